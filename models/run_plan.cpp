@@ -1,0 +1,34 @@
+#include "run_plan.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <string>
+
+namespace fleetsim::models {
+
+long steps_per_checkpoint(units::Seconds interval, units::Seconds step_time)
+{
+  assert(step_time.si() > 0);
+  return std::max(1L, std::lround(interval.si() / step_time.si()));
+}
+
+double uniform_arrival_time(long k, double rate)
+{
+  assert(rate > 0);
+  return (static_cast<double>(k) + 0.5) / rate;
+}
+
+units::Seconds detection_delay(const FailureCause& cause, units::Seconds fallback)
+{
+  return cause.detection.value_or(fallback);
+}
+
+std::string component_label(Scope scope, long index)
+{
+  if (scope == Scope::Job)
+    return "job";
+  return std::string(scope_name(scope)) + ":" + std::to_string(index);
+}
+
+}  // namespace fleetsim::models

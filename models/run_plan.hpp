@@ -1,0 +1,21 @@
+#pragma once
+// Small run-level rules the actors follow, kept here so that no formula lives in an actor.
+
+#include "failure_model.hpp"
+#include "units.hpp"
+
+namespace fleetsim::models {
+
+/// Steps between checkpoints: the interval rounded to whole steps, at least one.
+[[nodiscard]] long steps_per_checkpoint(units::Seconds interval, units::Seconds step_time);
+
+/// Time of the k-th (0-based) of evenly spaced events at `rate` per second: (k + 1/2) / rate.
+[[nodiscard]] double uniform_arrival_time(long k, double rate);
+
+/// The detection delay of a cause: its own, or the scenario default.
+[[nodiscard]] units::Seconds detection_delay(const FailureCause& cause, units::Seconds fallback);
+
+/// Component label of the i-th component of a scope: "gpu:1234", "node:17", "rack:3", "job".
+[[nodiscard]] std::string component_label(Scope scope, long index);
+
+}  // namespace fleetsim::models

@@ -1,0 +1,228 @@
+#include "step_model.hpp"
+
+#include "collectives.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace fleetsim::models {
+namespace {
+
+// Megatron tensor parallelism: two all-reduces in the forward pass of a layer (after attention
+// and after the MLP) and two in the backward pass.
+constexpr double kTpAllReducesPerLayer = 4.0;
+// Backward pass share of the compute of a step (forward 2 units, backward 4 units of 6).
+constexpr double kBackwardShare = 2.0 / 3.0;
+
+std::string num(double v)
+{
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+/// global_batch_tokens / (s * micro_batch_size * dp) as a real number.
+double micro_batches_exact(const StepInputs& in)
+{
+  const Workload& w = in.workload;
+  return w.global_batch_tokens /
+         (static_cast<double>(w.sequence_length) * w.micro_batch_size * in.layout.dp);
+}
+
+void check_workload(const Workload& w, std::vector<std::string>& out)
+{
+  if (!(w.parameters > 0))
+    out.push_back("parameters must be positive (got " + num(w.parameters) + ")");
+  if (w.layers <= 0)
+    out.push_back("layers must be positive (got " + std::to_string(w.layers) + ")");
+  if (w.hidden <= 0)
+    out.push_back("hidden size must be positive (got " + std::to_string(w.hidden) + ")");
+  if (w.sequence_length <= 0)
+    out.push_back("sequence length must be positive (got " + std::to_string(w.sequence_length) +
+                  ")");
+  if (!(w.global_batch_tokens > 0))
+    out.push_back("global batch tokens must be positive (got " + num(w.global_batch_tokens) + ")");
+  if (w.micro_batch_size <= 0)
+    out.push_back("micro-batch size must be positive (got " + std::to_string(w.micro_batch_size) +
+                  ")");
+  if (!(w.bytes_per_value > 0))
+    out.push_back("bytes per value must be positive (got " + num(w.bytes_per_value) + ")");
+}
+
+void check_accelerator(const Accelerator& a, std::vector<std::string>& out)
+{
+  if (!(a.peak_flops.si() > 0))
+    out.push_back("peak flops must be positive (got " + num(a.peak_flops.si()) + ")");
+  if (a.memory.si() < 0)
+    out.push_back("memory must not be negative (got " + num(a.memory.si()) + ")");
+  if (!(a.gemm_efficiency > 0 && a.gemm_efficiency <= 1))
+    out.push_back("gemm efficiency must be in (0, 1] (got " + num(a.gemm_efficiency) + ")");
+}
+
+void check_layout(const ParallelLayout& l, long gpus, std::vector<std::string>& out)
+{
+  if (l.tp <= 0 || l.pp <= 0 || l.dp <= 0) {
+    out.push_back("tp, pp and dp must be positive (got tp=" + std::to_string(l.tp) +
+                  " pp=" + std::to_string(l.pp) + " dp=" + std::to_string(l.dp) + ")");
+    return;
+  }
+  if (l.virtual_stages < 1)
+    out.push_back("virtual stages must be at least 1 (got " + std::to_string(l.virtual_stages) +
+                  ")");
+  const long product = static_cast<long>(l.tp) * l.pp * l.dp;
+  if (product != gpus)
+    out.push_back("tp*pp*dp = " + std::to_string(product) + " does not match the " +
+                  std::to_string(gpus) + " gpus of the job");
+}
+
+void check_fabric(const FabricParams& f, const ParallelLayout& l, std::vector<std::string>& out)
+{
+  if (l.tp > 1 && !(f.nvlink_bandwidth.si() > 0))
+    out.push_back("nvlink bandwidth must be positive when tp > 1 (got " +
+                  num(f.nvlink_bandwidth.si()) + ")");
+  if ((l.pp > 1 || l.dp > 1) && !(f.nic_bandwidth.si() > 0))
+    out.push_back("nic bandwidth must be positive when pp > 1 or dp > 1 (got " +
+                  num(f.nic_bandwidth.si()) + ")");
+  if (f.nvlink_latency.si() < 0 || f.nic_latency.si() < 0)
+    out.push_back("latencies must not be negative");
+  if (!(f.dp_overlap >= 0 && f.dp_overlap <= 1))
+    out.push_back("dp overlap must be in [0, 1] (got " + num(f.dp_overlap) + ")");
+}
+
+void check_partitioning(const StepInputs& in, std::vector<std::string>& out)
+{
+  const Workload& w = in.workload;
+  const ParallelLayout& l = in.layout;
+  const long chunks = static_cast<long>(l.pp) * l.virtual_stages;
+  if (w.layers > 0 && l.pp > 0 && l.virtual_stages >= 1 && w.layers < chunks)
+    out.push_back("layers (" + std::to_string(w.layers) + ") fewer than pp*virtual stages (" +
+                  std::to_string(chunks) + ")");
+  if (w.sequence_length <= 0 || w.micro_batch_size <= 0 || l.dp <= 0 ||
+      !(w.global_batch_tokens > 0))
+    return;  // already reported
+  const double m = micro_batches_exact(in);
+  const double rounded = std::round(m);
+  if (rounded < 1 || rounded > INT_MAX || std::fabs(m - rounded) > 1e-9 * m)
+    out.push_back("global batch of " + num(w.global_batch_tokens) +
+                  " tokens is not a positive whole number of micro-batches of sequence length * "
+                  "micro-batch size * dp = " +
+                  num(static_cast<double>(w.sequence_length) * w.micro_batch_size * l.dp) +
+                  " tokens (got " + num(m) + ")");
+}
+
+/// Tensor-parallel all-reduces on NVLink: (L/p) * m * 4 * T_allreduce(b*s*h*bytes, tp).
+units::Seconds tp_comm_time(const StepInputs& in, int micro_batches)
+{
+  const Workload& w = in.workload;
+  const ParallelLayout& l = in.layout;
+  if (l.tp <= 1)
+    return units::Seconds(0.0);
+  const units::Bytes activation(static_cast<double>(w.micro_batch_size) * w.sequence_length *
+                                w.hidden * w.bytes_per_value);
+  const AlphaBeta nvlink{in.fabric.nvlink_latency, in.fabric.nvlink_bandwidth};
+  const double layers_per_stage = static_cast<double>(w.layers) / l.pp;
+  return ring_allreduce_time(activation, l.tp, nvlink) *
+         (layers_per_stage * micro_batches * kTpAllReducesPerLayer);
+}
+
+/// Pipeline sends on the NIC: 2 * v * m point-to-point transfers of b*s*h*bytes / tp.
+units::Seconds pp_comm_time(const StepInputs& in, int micro_batches)
+{
+  const Workload& w = in.workload;
+  const ParallelLayout& l = in.layout;
+  if (l.pp <= 1)
+    return units::Seconds(0.0);
+  const units::Bytes activation(static_cast<double>(w.micro_batch_size) * w.sequence_length *
+                                w.hidden * w.bytes_per_value / l.tp);
+  const AlphaBeta nic{in.fabric.nic_latency, in.fabric.nic_bandwidth};
+  return p2p_time(activation, nic) * (2.0 * l.virtual_stages * micro_batches);
+}
+
+/// ZeRO-style data parallelism on the NIC: reduce-scatter of gradients, all-gather of parameters.
+units::Seconds dp_comm_time(const StepInputs& in)
+{
+  const ParallelLayout& l = in.layout;
+  if (l.dp <= 1)
+    return units::Seconds(0.0);
+  const units::Bytes shard(in.workload.parameters / (static_cast<double>(l.tp) * l.pp) *
+                           in.workload.bytes_per_value);
+  const AlphaBeta nic{in.fabric.nic_latency, in.fabric.nic_bandwidth};
+  return ring_reduce_scatter_time(shard, l.dp, nic) + ring_all_gather_time(shard, l.dp, nic);
+}
+
+std::string binding_term_of(const StepBreakdown& b)
+{
+  if (b.comm_exposed > b.compute && b.comm_exposed >= b.sync)
+    return "communication";
+  if (b.sync > b.compute && b.sync > b.comm_exposed)
+    return "coordination";
+  return "compute";
+}
+
+}  // namespace
+
+std::vector<std::string> check_step_inputs(const StepInputs& in, long gpus)
+{
+  std::vector<std::string> out;
+  if (gpus <= 0)
+    out.push_back("gpu count must be positive (got " + std::to_string(gpus) + ")");
+  check_workload(in.workload, out);
+  check_accelerator(in.accelerator, out);
+  check_layout(in.layout, gpus, out);
+  check_fabric(in.fabric, in.layout, out);
+  check_partitioning(in, out);
+  return out;
+}
+
+double training_flops_per_token(const Workload& w)
+{
+  const double attention = 12.0 * w.layers * static_cast<double>(w.hidden) * w.sequence_length;
+  return 6.0 * w.parameters + attention;
+}
+
+double pipeline_bubble_fraction(int stages, int micro_batches, int virtual_stages)
+{
+  assert(stages >= 1 && micro_batches >= 1 && virtual_stages >= 1);
+  return (stages - 1.0) / (static_cast<double>(virtual_stages) * micro_batches);
+}
+
+StepBreakdown AnalyticStepModel::step(const StepInputs& in) const
+{
+  const ParallelLayout& l = in.layout;
+  const long gpus = static_cast<long>(l.tp) * l.pp * l.dp;
+  assert(check_step_inputs(in, gpus).empty() && "check_step_inputs first");
+  assert(gpus <= INT_MAX);
+
+  StepBreakdown b;
+  b.micro_batches = static_cast<int>(std::lround(micro_batches_exact(in)));
+  b.flops_per_token = training_flops_per_token(in.workload);
+  b.tokens_per_step = in.workload.global_batch_tokens;
+  const double model_flops = b.flops_per_token * b.tokens_per_step;
+  const units::FlopsPerSecond achieved = in.accelerator.peak_flops * in.accelerator.gemm_efficiency;
+  b.compute = units::Flops(model_flops / static_cast<double>(gpus)) / achieved;
+
+  b.tp_comm = tp_comm_time(in, b.micro_batches);
+  b.pp_comm = pp_comm_time(in, b.micro_batches);
+  b.dp_comm = dp_comm_time(in);
+  b.comm = b.tp_comm + b.pp_comm + b.dp_comm;
+  b.overlap = std::min(b.dp_comm * in.fabric.dp_overlap, b.compute * kBackwardShare);
+  b.comm_exposed = b.comm - b.overlap;
+
+  b.bubble = b.compute * pipeline_bubble_fraction(l.pp, b.micro_batches, l.virtual_stages);
+  b.barrier = barrier_time(static_cast<int>(gpus), in.fabric.nic_latency);
+  b.sync = b.bubble + b.barrier;
+
+  b.step_time = b.compute + b.comm + b.sync - b.overlap;
+  const double peak_per_step = static_cast<double>(gpus) * in.accelerator.peak_flops.si() *
+                               b.step_time.si();
+  b.mfu = model_flops / peak_per_step;
+  b.compute_fraction = b.compute / b.step_time;
+  b.binding_term = binding_term_of(b);
+  return b;
+}
+
+}  // namespace fleetsim::models

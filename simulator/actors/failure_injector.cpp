@@ -1,0 +1,49 @@
+#include "failure_injector.hpp"
+
+#include "message.hpp"
+#include "models/random_stream.hpp"
+#include "models/run_plan.hpp"
+
+namespace fleetsim::sim {
+
+void FailureInjector::operator()() const
+{
+  const models::FailureCause& cause = ctx_.scenario->causes.at(static_cast<size_t>(cause_));
+  const double rate = models::fleet_rate_per_second(cause, ctx_.scenario->fleet);
+  const auto components = static_cast<std::uint64_t>(models::component_count(cause.scope, ctx_.scenario->fleet));
+  models::RandomStream arrivals(ctx_.seed, "failures/" + cause.name + "/arrivals");
+  models::RandomStream which(ctx_.seed, "failures/" + cause.name + "/components");
+  double t = 0;
+  while (true) {
+    t += arrivals.exponential(rate);
+    if (!(t < ctx_.horizon))
+      return;
+    sg4::this_actor::sleep_until(t);
+    Message m;
+    m.type = MessageType::Failure;
+    m.cause = cause_;
+    m.component = models::component_label(cause.scope, static_cast<long>(which.below(components)));
+    send(ctx_.scheduler, std::move(m));
+  }
+}
+
+void MaintenanceCalendar::operator()() const
+{
+  const auto& planned = ctx_.scenario->planned;
+  if (planned.count <= 0)
+    return;
+  const double rate = planned.count / planned.window.si();
+  models::RandomStream gaps(ctx_.seed, "planned/arrivals");
+  double t = 0;
+  for (long k = 0;; ++k) {
+    t = planned.poisson ? t + gaps.exponential(rate) : models::uniform_arrival_time(k, rate);
+    if (!(t < ctx_.horizon))
+      return;
+    sg4::this_actor::sleep_until(t);
+    Message m;
+    m.type = MessageType::Planned;
+    send(ctx_.scheduler, std::move(m));
+  }
+}
+
+}  // namespace fleetsim::sim

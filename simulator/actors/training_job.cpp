@@ -1,0 +1,127 @@
+#include "training_job.hpp"
+
+namespace fleetsim::sim {
+
+using models::Phase;
+
+void TrainingJob::operator()()
+{
+  Inbox inbox(ctx_.job);
+  while (true) {
+    auto m = inbox.wait(-1);
+    if (m && m->type == MessageType::Start)
+      run_incarnation(inbox, m->id);
+    // Anything else is addressed to an incarnation that is already gone.
+  }
+}
+
+void TrainingJob::run_incarnation(Inbox& inbox, long epoch)
+{
+  step_ = committed_step_;
+  while (true) {
+    Outcome o = train(inbox, epoch, ctx_.steps_per_checkpoint);
+    if (o == Outcome::Continue)
+      o = checkpoint(inbox, epoch);
+    if (o == Outcome::Interrupted) {
+      stopped(epoch, false);
+      return;
+    }
+    if (o == Outcome::PlannedStop) {
+      stopped(epoch, true);
+      return;
+    }
+  }
+}
+
+TrainingJob::Outcome TrainingJob::train(Inbox& inbox, long epoch, long steps)
+{
+  const double t0 = ctx_.now();
+  const double until = t0 + static_cast<double>(steps) * ctx_.step_time;
+  ctx_.trace->open(Phase::Training, t0);
+  while (true) {
+    auto m = inbox.wait(until);
+    if (!m) {
+      ctx_.trace->close(ctx_.now(), false);
+      step_ += steps;
+      return Outcome::Continue;
+    }
+    if (m->id != epoch)
+      continue;
+    if (m->type == MessageType::Interrupt) {
+      step_ += ctx_.trace->steps_in(ctx_.now() - t0);
+      ctx_.trace->close(ctx_.now(), true);
+      return Outcome::Interrupted;
+    }
+    if (m->type == MessageType::PlanStop)
+      return finish_step_then_stop(inbox, epoch, t0);
+  }
+}
+
+TrainingJob::Outcome TrainingJob::finish_step_then_stop(Inbox& inbox, long epoch, double t0)
+{
+  // Stop at the next step boundary: a step in flight is finished, not thrown away.
+  const long done = ctx_.trace->steps_in(ctx_.now() - t0);
+  const double boundary_elapsed = static_cast<double>(done) * ctx_.step_time;
+  const bool on_boundary = ctx_.now() - t0 <= boundary_elapsed + 1e-9;
+  const long target = on_boundary ? done : done + 1;
+  const double until = t0 + static_cast<double>(target) * ctx_.step_time;
+  while (true) {
+    auto m = inbox.wait(until);
+    if (!m)
+      break;
+    if (m->id == epoch && m->type == MessageType::Interrupt) {
+      step_ += ctx_.trace->steps_in(ctx_.now() - t0);
+      ctx_.trace->close(ctx_.now(), true);
+      return Outcome::Interrupted;
+    }
+  }
+  step_ += target;
+  ctx_.trace->close(ctx_.now(), false);
+  if (!ctx_.scenario->planned.checkpoint_before || target == 0)
+    return Outcome::PlannedStop;
+  return checkpoint(inbox, epoch) == Outcome::Interrupted ? Outcome::Interrupted : Outcome::PlannedStop;
+}
+
+TrainingJob::Outcome TrainingJob::checkpoint(Inbox& inbox, long epoch)
+{
+  const long request = next_request_++;
+  Message req;
+  req.type = MessageType::WriteRequest;
+  req.id = request;
+  req.bytes = ctx_.checkpoint_bytes;
+  req.overhead = ctx_.scenario->checkpoint.write_overhead.si();
+  req.reply_to = ctx_.job;
+  send(ctx_.coordinator, std::move(req));
+  ctx_.trace->open(Phase::Checkpoint, ctx_.now());
+  bool plan_stop = false;
+  while (true) {
+    auto m = inbox.wait(-1);
+    if (m->type == MessageType::IoDone && m->id == request) {
+      ctx_.trace->close(ctx_.now(), false);
+      committed_step_ = step_;
+      ctx_.trace->commit({ctx_.now(), step_, ctx_.checkpoint_bytes});
+      return plan_stop ? Outcome::PlannedStop : Outcome::Continue;
+    }
+    if (m->type == MessageType::PlanStop && m->id == epoch)
+      plan_stop = true;  // stop right after this checkpoint: nothing left to lose
+    if (m->type == MessageType::Interrupt && m->id == epoch) {
+      Message abort;
+      abort.type = MessageType::Abort;
+      abort.id = request;
+      send(ctx_.coordinator, std::move(abort));
+      ctx_.trace->close(ctx_.now(), true);
+      return Outcome::Interrupted;
+    }
+  }
+}
+
+void TrainingJob::stopped(long epoch, bool clean) const
+{
+  Message m;
+  m.type = MessageType::Stopped;
+  m.id = epoch;
+  m.clean = clean;
+  send(ctx_.scheduler, std::move(m));
+}
+
+}  // namespace fleetsim::sim

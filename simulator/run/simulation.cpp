@@ -1,0 +1,90 @@
+#include "simulation.hpp"
+
+#include "simulator/actors/checkpoint_coordinator.hpp"
+#include "simulator/actors/failure_injector.hpp"
+#include "simulator/actors/job_scheduler.hpp"
+#include "simulator/actors/training_job.hpp"
+#include "simulator/platform/platform_builder.hpp"
+#include "models/run_plan.hpp"
+
+#include <simgrid/s4u.hpp>
+#include <xbt/log.h>
+
+#include <cassert>
+#include <chrono>
+
+namespace fleetsim::sim {
+
+std::unique_ptr<models::StepTimeModel> make_step_model(const std::string& name)
+{
+  assert(name == "analytic" && "the scenario loader only accepts known step models");
+  (void)name;
+  return std::make_unique<models::AnalyticStepModel>();
+}
+
+namespace {
+
+std::unique_ptr<sg4::Engine> make_engine()
+{
+  [[maybe_unused]] static bool created = false;
+  assert(!created && "SimGrid allows one simulation per process");
+  created = true;
+  // SimGrid logs nothing unless something is wrong; fleetsim reports through its own outputs.
+  xbt_log_control_set("root.thresh:critical");
+  static char arg0[] = "fleetsim";
+  static char model[] = "--cfg=network/model:CM02";
+  static char xtraffic[] = "--cfg=network/crosstraffic:0";
+  static char* argv[] = {arg0, model, xtraffic, nullptr};
+  int argc = 3;
+  return std::make_unique<sg4::Engine>(&argc, argv);
+}
+
+}  // namespace
+
+RunResult run_simulation(const scenario::Scenario& s, std::uint64_t seed)
+{
+  const auto wall0 = std::chrono::steady_clock::now();
+  RunResult result;
+  result.seed = seed;
+  result.step = make_step_model(s.step_model)->step(s.step);
+  const double step_time = result.step.step_time.si();
+  result.checkpoint_write_s = (s.checkpoint_bytes() / s.storage.write_bandwidth).si() +
+                              s.checkpoint.write_overhead.si();
+
+  auto engine = make_engine();
+  Platform platform = build_platform(s);
+  TraceRecorder trace(step_time);
+  RunContext ctx;
+  ctx.scenario = &s;
+  ctx.trace = &trace;
+  ctx.step_time = step_time;
+  ctx.steps_per_checkpoint = models::steps_per_checkpoint(s.checkpoint.interval, result.step.step_time);
+  ctx.checkpoint_bytes = s.checkpoint_bytes().si();
+  ctx.horizon = s.duration.si();
+  ctx.seed = seed;
+  ctx.storage = platform.checkpoint_store;
+  ctx.scheduler = sg4::Mailbox::by_name("scheduler");
+  ctx.job = sg4::Mailbox::by_name("job");
+  ctx.coordinator = sg4::Mailbox::by_name("checkpoint-coordinator");
+
+  sg4::Actor::create("job-scheduler", platform.control, JobScheduler(ctx))->daemonize();
+  sg4::Actor::create("training-job", platform.control, TrainingJob(ctx))->daemonize();
+  sg4::Actor::create("checkpoint-coordinator", platform.control, CheckpointCoordinator(ctx))->daemonize();
+  sg4::Actor::create("maintenance-calendar", platform.control, MaintenanceCalendar(ctx))->daemonize();
+  for (size_t i = 0; i < s.causes.size(); ++i)
+    sg4::Actor::create("failures-" + s.causes[i].name, platform.control,
+                       FailureInjector(ctx, static_cast<int>(i)))->daemonize();
+
+  // The only non-daemon actor: when it returns at the end of the window, SimGrid stops every daemon
+  // and the run ends, whatever the other actors are waiting for.
+  const double horizon = ctx.horizon;
+  sg4::Actor::create("horizon", platform.control, [horizon] { sg4::this_actor::sleep_until(horizon); });
+  engine->run();
+  trace.finish(ctx.horizon);
+  result.log = trace.take();
+  result.report = models::account(result.log, step_time, s.step.workload.global_batch_tokens);
+  result.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return result;
+}
+
+}  // namespace fleetsim::sim

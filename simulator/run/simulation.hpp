@@ -1,0 +1,30 @@
+#pragma once
+// The one owner of the SimGrid Engine. run_simulation() configures the Engine, builds the platform,
+// starts the actors, runs the window and returns the typed trace and its accounting. SimGrid allows
+// one simulation per process: call it once per process (tests fork, sweeps spawn processes).
+
+#include "models/goodput.hpp"
+#include "models/step_model.hpp"
+#include "simulator/scenario/scenario.hpp"
+
+#include <cstdint>
+#include <memory>
+
+namespace fleetsim::sim {
+
+struct RunResult {
+  std::uint64_t seed = 0;
+  models::StepBreakdown step;
+  models::TraceLog log;
+  models::GoodputReport report;
+  double checkpoint_write_s = 0;  // uncontended write time of one checkpoint (delta)
+  double wall_time_s = 0;         // the simulator's own run time
+};
+
+/// The step-time model named by the scenario ("analytic").
+[[nodiscard]] std::unique_ptr<models::StepTimeModel> make_step_model(const std::string& name);
+
+/// Runs one replica. Must be called at most once per process.
+[[nodiscard]] RunResult run_simulation(const scenario::Scenario& s, std::uint64_t seed);
+
+}  // namespace fleetsim::sim

@@ -1,0 +1,37 @@
+#pragma once
+// Bad-input diagnostics: collected, never thrown past the loader, printed as
+//   file:line:col: error: message
+// (lower-case, no final period), exit code 2 at the CLI.
+
+#include <string>
+#include <vector>
+
+namespace fleetsim::scenario {
+
+struct SourceLocation {
+  std::string file;  // scenario path as given, or "command line"
+  int line = 0;      // 1-based; 0 when unknown
+  int column = 0;    // 1-based; 0 when unknown
+};
+
+struct Diagnostic {
+  SourceLocation where;
+  std::string message;
+  [[nodiscard]] std::string to_string() const;
+};
+
+class Diagnostics {
+public:
+  void error(SourceLocation where, std::string message);
+  [[nodiscard]] bool empty() const { return items_.empty(); }
+  [[nodiscard]] const std::vector<Diagnostic>& items() const { return items_; }
+  [[nodiscard]] std::string to_string() const;  // one line per diagnostic
+
+private:
+  std::vector<Diagnostic> items_;
+};
+
+/// Closest candidate by edit distance, or "" when nothing is close enough to suggest.
+[[nodiscard]] std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+
+}  // namespace fleetsim::scenario

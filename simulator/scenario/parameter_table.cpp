@@ -1,0 +1,236 @@
+#include "parameter_table.hpp"
+
+#include <cstdio>
+
+namespace fleetsim::scenario {
+namespace {
+
+using units::Dimension;
+
+ParamSpec quantity(std::string key, Dimension dim, std::optional<std::string> def, std::string desc,
+                   std::optional<double> min = 0.0, bool min_exclusive = true)
+{
+  return ParamSpec{std::move(key), Kind::Quantity, dim, std::move(def), std::move(desc), min,
+                   min_exclusive, std::nullopt, {}};
+}
+
+ParamSpec integer(std::string key, std::optional<std::string> def, std::string desc, double min,
+                  std::optional<double> max = std::nullopt)
+{
+  return ParamSpec{std::move(key), Kind::Int, Dimension::Time, std::move(def), std::move(desc), min,
+                   false, max, {}};
+}
+
+ParamSpec real(std::string key, std::optional<std::string> def, std::string desc,
+               std::optional<double> min, bool min_exclusive, std::optional<double> max)
+{
+  return ParamSpec{std::move(key), Kind::Float, Dimension::Time, std::move(def), std::move(desc), min,
+                   min_exclusive, max, {}};
+}
+
+ParamSpec text(std::string key, std::optional<std::string> def, std::string desc)
+{
+  return ParamSpec{std::move(key), Kind::String, Dimension::Time, std::move(def), std::move(desc),
+                   std::nullopt, false, std::nullopt, {}};
+}
+
+ParamSpec flag(std::string key, std::string def, std::string desc)
+{
+  return ParamSpec{std::move(key), Kind::Bool, Dimension::Time, std::move(def), std::move(desc),
+                   std::nullopt, false, std::nullopt, {}};
+}
+
+ParamSpec choice(std::string key, std::string def, std::string desc, std::vector<std::string> choices)
+{
+  return ParamSpec{std::move(key), Kind::Enum, Dimension::Time, std::move(def), std::move(desc),
+                   std::nullopt, false, std::nullopt, std::move(choices)};
+}
+
+std::vector<ParamSpec> build_table()
+{
+  const auto T = Dimension::Time;
+  const auto B = Dimension::Bytes;
+  const auto BW = Dimension::Bandwidth;
+  return {
+      text("name", "unnamed", "short name of the scenario, copied into summary.json"),
+      text("description", "", "one-line description"),
+
+      integer("cluster.gpus", "16384", "accelerators in the training job", 1, 1e8),
+      integer("cluster.gpus_per_node", "8", "accelerators per server (a node failure takes them all)", 1, 1024),
+      integer("cluster.gpus_per_rack", "16", "accelerators behind one top-of-rack switch", 1, 1e6),
+
+      text("accelerator.name", "H100-SXM-80GB", "accelerator model, for reports"),
+      quantity("accelerator.peak_flops", Dimension::FlopRate, "989TFLOPS", "peak dense BF16 throughput per accelerator"),
+      quantity("accelerator.memory", B, "80GB", "HBM capacity per accelerator"),
+      quantity("accelerator.power", Dimension::Power, "700W", "board power (TDP) per accelerator"),
+      real("accelerator.gemm_efficiency", "0.6", "achieved fraction of peak in the model's kernels", 0.0, true, 1.0),
+
+      real("model.parameters", "405e9", "trainable parameters", 0.0, true, std::nullopt),
+      integer("model.layers", "126", "transformer layers", 1, 1e6),
+      integer("model.hidden", "16384", "model dimension", 1, 1e7),
+      integer("model.sequence_length", "8192", "tokens per sequence", 1, 1e8),
+      real("model.global_batch_tokens", "16777216", "tokens per optimizer step (global batch)", 0.0, true, std::nullopt),
+      integer("model.micro_batch_size", "1", "sequences per micro-batch", 1, 1e6),
+      real("model.bytes_per_value", "2", "bytes per activation or gradient value on the wire", 0.0, true, 16.0),
+
+      integer("parallelism.tp", "8", "tensor-parallel degree", 1, 1e6),
+      integer("parallelism.pp", "16", "pipeline-parallel degree", 1, 1e6),
+      integer("parallelism.dp", "128", "data-parallel degree", 1, 1e8),
+      integer("parallelism.virtual_stages", "1", "interleaved pipeline chunks per device (v)", 1, 1024),
+
+      quantity("network.nvlink_bandwidth", BW, "450GB/s", "scale-up (NVLink) bandwidth per GPU, one direction"),
+      quantity("network.nvlink_latency", T, "1us", "scale-up per-message latency", 0.0, false),
+      quantity("network.nic_bandwidth", BW, "400Gbps", "scale-out NIC bandwidth per GPU, one direction"),
+      quantity("network.nic_latency", T, "5us", "scale-out per-message latency", 0.0, false),
+      real("network.dp_overlap", "0.8", "fraction of data-parallel traffic hidden behind the backward pass", 0.0, false, 1.0),
+
+      quantity("storage.write_bandwidth", BW, "2TB/s", "aggregate checkpoint write bandwidth of the storage service"),
+      quantity("storage.read_bandwidth", BW, "2TB/s", "aggregate checkpoint read bandwidth of the storage service"),
+
+      quantity("checkpoint.interval", T, "30min", "training time between the end of one checkpoint and the start of the next"),
+      quantity("checkpoint.state_per_gpu", B, "400MB", "checkpoint bytes written per accelerator"),
+      quantity("checkpoint.write_overhead", T, "0s", "fixed cost of each checkpoint besides the data transfer (barrier, metadata)", 0.0, false),
+
+      quantity("recovery.detection", T, "5min", "from a failure to the job being declared failed"),
+      quantity("recovery.restart", T, "10min", "rescheduling, process start, communicator init and rendezvous", 0.0, false),
+      quantity("recovery.warmup", T, "0s", "time after reload before steps run at full speed (counted as lost)", 0.0, false),
+
+      real("planned.count", "0", "planned interruptions per planned.window", 0.0, false, std::nullopt),
+      quantity("planned.window", T, "54d", "window over which planned.count is given"),
+      quantity("planned.duration", T, "15min", "downtime of one planned interruption, restart included", 0.0, false),
+      flag("planned.checkpoint_before", "true", "write a checkpoint just before a planned interruption"),
+      choice("planned.arrival", "uniform", "evenly spaced, or a Poisson process", {"uniform", "poisson"}),
+
+      integer("failures.reference_gpus", "16384", "fleet size at which failure counts were observed", 1, 1e9),
+      quantity("failures.reference_window", T, "54d", "window over which failure counts were observed"),
+      real("failures.causes.<name>.count", std::nullopt, "interruptions in the reference window at the reference fleet size", 0.0, false, std::nullopt),
+      quantity("failures.causes.<name>.mtbf", T, std::nullopt, "mean time between failures of one component of the cause's scope (instead of count)"),
+      choice("failures.causes.<name>.scope", "gpu", "failure domain the cause takes down", {"gpu", "node", "rack", "job"}),
+      text("failures.causes.<name>.category", "", "root-cause category, for reports"),
+      flag("failures.causes.<name>.scales_with_fleet", "true", "a count-based rate grows linearly with cluster.gpus"),
+      quantity("failures.causes.<name>.detection", T, std::nullopt, "detection delay of this cause (default recovery.detection)", 0.0, false),
+
+      quantity("run.duration", T, "54d", "simulated window"),
+      integer("run.seed", "1", "root random seed (overridden by --seed)", 0, 9.007199254740992e15),
+      choice("run.step_model", "analytic", "source of the step time", {"analytic"}),
+  };
+}
+
+bool matches(std::string_view pattern, std::string_view key)
+{
+  while (true) {
+    auto pdot = pattern.find('.');
+    auto kdot = key.find('.');
+    std::string_view pseg = pattern.substr(0, pdot);
+    std::string_view kseg = key.substr(0, kdot);
+    if (pseg != kseg && !(pseg == "<name>" && !kseg.empty()))
+      return false;
+    if (pdot == std::string_view::npos || kdot == std::string_view::npos)
+      return pdot == kdot;
+    pattern.remove_prefix(pdot + 1);
+    key.remove_prefix(kdot + 1);
+  }
+}
+
+// Does `pattern` start with the segments of `prefix` (wildcards matching)? Returns the rest.
+std::optional<std::string_view> strip_prefix(std::string_view pattern, std::string_view prefix)
+{
+  if (prefix.empty())
+    return pattern;
+  while (!prefix.empty()) {
+    auto pdot = pattern.find('.');
+    if (pdot == std::string_view::npos)
+      return std::nullopt;  // pattern is a leaf at this depth
+    auto kdot = prefix.find('.');
+    std::string_view pseg = pattern.substr(0, pdot);
+    std::string_view kseg = prefix.substr(0, kdot);
+    if (pseg != kseg && pseg != "<name>")
+      return std::nullopt;
+    pattern.remove_prefix(pdot + 1);
+    prefix = kdot == std::string_view::npos ? std::string_view{} : prefix.substr(kdot + 1);
+  }
+  return pattern;
+}
+
+std::string format_number(double v)
+{
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+}  // namespace
+
+const std::vector<ParamSpec>& parameter_table()
+{
+  static const std::vector<ParamSpec> table = build_table();
+  return table;
+}
+
+const ParamSpec* find_param(std::string_view key)
+{
+  for (const auto& p : parameter_table())
+    if (matches(p.key, key))
+      return &p;
+  return nullptr;
+}
+
+std::vector<std::string> children_of(std::string_view prefix)
+{
+  std::vector<std::string> out;
+  for (const auto& p : parameter_table()) {
+    auto rest = strip_prefix(p.key, prefix);
+    if (!rest)
+      continue;
+    std::string child(rest->substr(0, rest->find('.')));
+    bool seen = false;
+    for (const auto& c : out)
+      seen = seen || c == child;
+    if (!seen)
+      out.push_back(child);
+  }
+  return out;
+}
+
+bool is_section(std::string_view prefix)
+{
+  for (const auto& p : parameter_table()) {
+    auto rest = strip_prefix(p.key, prefix);
+    if (rest && !rest->empty())
+      return true;
+  }
+  return false;
+}
+
+std::string kind_description(const ParamSpec& spec)
+{
+  switch (spec.kind) {
+    case Kind::Int: return "integer";
+    case Kind::Float: return "number";
+    case Kind::Bool: return "boolean";
+    case Kind::String: return "string";
+    case Kind::Enum: {
+      std::string s = "one of:";
+      for (const auto& c : spec.choices)
+        s += " " + c;
+      return s;
+    }
+    case Kind::Quantity: return std::string(units::dimension_name(spec.dimension));
+  }
+  return "?";
+}
+
+std::string range_description(const ParamSpec& spec)
+{
+  auto fmt = [&](double v) {
+    return spec.kind == Kind::Quantity ? units::format_quantity(v, spec.dimension) : format_number(v);
+  };
+  std::string s;
+  if (spec.min)
+    s += (spec.min_exclusive ? "> " : ">= ") + fmt(*spec.min);
+  if (spec.max)
+    s += (s.empty() ? "" : ", ") + std::string("<= ") + fmt(*spec.max);
+  return s;
+}
+
+}  // namespace fleetsim::scenario

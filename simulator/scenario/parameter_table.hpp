@@ -1,0 +1,51 @@
+#pragma once
+// The one declaration of every scenario parameter: dotted key, kind, unit dimension, default,
+// valid range and description. The loader, `fleetsim describe` and docs/scenario-reference.md all
+// read this table; nothing else declares a parameter or a default.
+//
+// A key segment written "<name>" is a wildcard: `failures.causes.<name>.count` declares the count
+// of every named failure cause.
+
+#include "models/units.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fleetsim::scenario {
+
+enum class Kind { Int, Float, Bool, String, Enum, Quantity };
+
+struct ParamSpec {
+  std::string key;
+  Kind kind = Kind::Float;
+  units::Dimension dimension = units::Dimension::Time;  // Kind::Quantity only
+  std::optional<std::string> default_value;             // YAML scalar text; none = optional key
+  std::string description;
+  std::optional<double> min;  // inclusive unless min_exclusive (SI units for quantities)
+  bool min_exclusive = false;
+  std::optional<double> max;  // inclusive
+  std::vector<std::string> choices;  // Kind::Enum only
+};
+
+/// All parameters, in documentation order.
+[[nodiscard]] const std::vector<ParamSpec>& parameter_table();
+
+/// The spec for a concrete dotted key ("failures.causes.nic.count"), or nullptr.
+[[nodiscard]] const ParamSpec* find_param(std::string_view key);
+
+/// The allowed child names under a dotted prefix ("" is the root), for did-you-mean hints.
+/// A wildcard child is returned as "<name>".
+[[nodiscard]] std::vector<std::string> children_of(std::string_view prefix);
+
+/// True when `prefix` names a section (a map), not a leaf.
+[[nodiscard]] bool is_section(std::string_view prefix);
+
+/// "quantity (time)", "integer", "one of: a, b" ...
+[[nodiscard]] std::string kind_description(const ParamSpec& spec);
+
+/// The valid range in words, or "".
+[[nodiscard]] std::string range_description(const ParamSpec& spec);
+
+}  // namespace fleetsim::scenario

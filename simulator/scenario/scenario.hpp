@@ -1,0 +1,67 @@
+#pragma once
+// A validated scenario as plain structs: what the loader produces and the simulator consumes.
+// No SimGrid, no YAML: every value is already in SI units and inside its valid range.
+
+#include "models/failure_model.hpp"
+#include "models/step_model.hpp"
+#include "models/units.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fleetsim::scenario {
+
+struct StorageSpec {
+  units::BytesPerSecond write_bandwidth{0};
+  units::BytesPerSecond read_bandwidth{0};
+};
+
+struct CheckpointSpec {
+  units::Seconds interval{0};       // training time between checkpoints
+  units::Bytes state_per_gpu{0};    // bytes written per accelerator
+  units::Seconds write_overhead{0}; // fixed part of each checkpoint
+};
+
+struct RecoverySpec {
+  units::Seconds detection{0};
+  units::Seconds restart{0};
+  units::Seconds warmup{0};
+};
+
+struct PlannedSpec {
+  double count = 0;             // per window
+  units::Seconds window{0};
+  units::Seconds duration{0};
+  bool checkpoint_before = true;
+  bool poisson = false;         // false: evenly spaced
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::string source;  // file the scenario came from, as given
+
+  models::FleetShape fleet;
+  std::string accelerator_name;
+  units::Watts accelerator_power{0};
+  models::StepInputs step;
+
+  StorageSpec storage;
+  CheckpointSpec checkpoint;
+  RecoverySpec recovery;
+  PlannedSpec planned;
+  std::vector<models::FailureCause> causes;  // in the order the scenario names them
+
+  units::Seconds duration{0};
+  std::uint64_t seed = 1;
+  std::string step_model = "analytic";
+
+  /// Total checkpoint size: state_per_gpu x gpus.
+  [[nodiscard]] units::Bytes checkpoint_bytes() const
+  {
+    return checkpoint.state_per_gpu * static_cast<double>(fleet.gpus);
+  }
+};
+
+}  // namespace fleetsim::scenario

@@ -1,0 +1,228 @@
+#include "scenario_builder.hpp"
+
+#include "parameter_table.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <map>
+
+namespace fleetsim::scenario {
+namespace {
+
+class Reader {
+public:
+  Reader(const std::vector<ResolvedValue>& resolved, std::string file, Diagnostics& diags)
+      : file_(std::move(file)), diags_(diags)
+  {
+    for (const auto& v : resolved)
+      values_[v.key] = &v;
+  }
+
+  bool has(const std::string& key) const { return values_.count(key) != 0; }
+
+  SourceLocation where(const std::string& key) const
+  {
+    auto it = values_.find(key);
+    return it == values_.end() ? SourceLocation{file_, 0, 0} : it->second->where;
+  }
+
+  void error(const std::string& key, const std::string& msg) { diags_.error(where(key), msg); }
+
+  double number(const std::string& key)
+  {
+    const ResolvedValue* v = lookup(key);
+    const ParamSpec* spec = find_param(key);
+    if (v == nullptr || spec == nullptr)
+      return 0;
+    double x = 0;
+    switch (spec->kind) {
+      case Kind::Quantity: {
+        auto r = units::parse_quantity(v->text, spec->dimension);
+        if (!r.ok()) {
+          error(key, "'" + key + "': " + r.error);
+          return 0;
+        }
+        x = r.value;
+        break;
+      }
+      case Kind::Int:
+      case Kind::Float: {
+        if (!parse_number(v->text, x)) {
+          error(key, "'" + key + "' expects " + std::string(spec->kind == Kind::Int ? "an integer" : "a number") +
+                         ", got '" + v->text + "'");
+          return 0;
+        }
+        if (spec->kind == Kind::Int && x != std::floor(x)) {
+          error(key, "'" + key + "' expects an integer, got '" + v->text + "'");
+          return 0;
+        }
+        break;
+      }
+      default:
+        return 0;
+    }
+    check_range(key, *spec, x, v->text);
+    return x;
+  }
+
+  long integer(const std::string& key) { return static_cast<long>(number(key)); }
+
+  bool boolean(const std::string& key)
+  {
+    const ResolvedValue* v = lookup(key);
+    if (v == nullptr)
+      return false;
+    if (v->text == "true")
+      return true;
+    if (v->text != "false")
+      error(key, "'" + key + "' expects true or false, got '" + v->text + "'");
+    return false;
+  }
+
+  std::string text(const std::string& key)
+  {
+    const ResolvedValue* v = lookup(key);
+    if (v == nullptr)
+      return {};
+    const ParamSpec* spec = find_param(key);
+    if (spec != nullptr && spec->kind == Kind::Enum) {
+      for (const auto& c : spec->choices)
+        if (c == v->text)
+          return v->text;
+      error(key, "'" + key + "' must be " + kind_description(*spec) + ", got '" + v->text + "'");
+    }
+    return v->text;
+  }
+
+private:
+  const ResolvedValue* lookup(const std::string& key) const
+  {
+    auto it = values_.find(key);
+    return it == values_.end() ? nullptr : it->second;
+  }
+
+  static bool parse_number(const std::string& s, double& out)
+  {
+    const char* b = s.data();
+    const char* e = s.data() + s.size();
+    if (b != e && *b == '+')
+      ++b;
+    auto [p, ec] = std::from_chars(b, e, out);
+    return ec == std::errc() && p == e && b != e && std::isfinite(out);
+  }
+
+  void check_range(const std::string& key, const ParamSpec& spec, double x, const std::string& text)
+  {
+    bool low = spec.min && (spec.min_exclusive ? x <= *spec.min : x < *spec.min);
+    bool high = spec.max && x > *spec.max;
+    if (low || high)
+      error(key, "'" + key + "' must be " + range_description(spec) + ", got '" + text + "'");
+  }
+
+  std::string file_;
+  Diagnostics& diags_;
+  std::map<std::string, const ResolvedValue*> values_;
+};
+
+void read_step_inputs(Reader& r, Scenario& s)
+{
+  auto& w = s.step.workload;
+  w.parameters = r.number("model.parameters");
+  w.layers = static_cast<int>(r.integer("model.layers"));
+  w.hidden = static_cast<int>(r.integer("model.hidden"));
+  w.sequence_length = static_cast<int>(r.integer("model.sequence_length"));
+  w.global_batch_tokens = r.number("model.global_batch_tokens");
+  w.micro_batch_size = static_cast<int>(r.integer("model.micro_batch_size"));
+  w.bytes_per_value = r.number("model.bytes_per_value");
+  auto& a = s.step.accelerator;
+  a.peak_flops = units::FlopsPerSecond(r.number("accelerator.peak_flops"));
+  a.memory = units::Bytes(r.number("accelerator.memory"));
+  a.gemm_efficiency = r.number("accelerator.gemm_efficiency");
+  auto& l = s.step.layout;
+  l.tp = static_cast<int>(r.integer("parallelism.tp"));
+  l.pp = static_cast<int>(r.integer("parallelism.pp"));
+  l.dp = static_cast<int>(r.integer("parallelism.dp"));
+  l.virtual_stages = static_cast<int>(r.integer("parallelism.virtual_stages"));
+  auto& f = s.step.fabric;
+  f.nvlink_bandwidth = units::BytesPerSecond(r.number("network.nvlink_bandwidth"));
+  f.nvlink_latency = units::Seconds(r.number("network.nvlink_latency"));
+  f.nic_bandwidth = units::BytesPerSecond(r.number("network.nic_bandwidth"));
+  f.nic_latency = units::Seconds(r.number("network.nic_latency"));
+  f.dp_overlap = r.number("network.dp_overlap");
+}
+
+void read_causes(Reader& r, const std::vector<ResolvedValue>& resolved, Scenario& s)
+{
+  const std::string prefix = "failures.causes.";
+  const auto ref_window = units::Seconds(r.number("failures.reference_window"));
+  const long ref_gpus = r.integer("failures.reference_gpus");
+  for (const auto& v : resolved) {
+    if (v.key.rfind(prefix, 0) != 0 || v.key.substr(v.key.rfind('.')) != ".scope")
+      continue;  // one pass per cause, keyed on its always-present scope
+    const std::string name = v.key.substr(prefix.size(), v.key.rfind('.') - prefix.size());
+    const std::string base = prefix + name + ".";
+    models::FailureCause c;
+    c.name = name;
+    c.category = r.text(base + "category");
+    c.scope = models::scope_from_name(r.text(base + "scope")).value_or(models::Scope::Gpu);
+    c.reference_window = ref_window;
+    c.reference_gpus = ref_gpus;
+    c.scales_with_fleet = r.boolean(base + "scales_with_fleet");
+    if (r.has(base + "count"))
+      c.count = r.number(base + "count");
+    if (r.has(base + "mtbf"))
+      c.component_mtbf = units::Seconds(r.number(base + "mtbf"));
+    if (r.has(base + "detection"))
+      c.detection = units::Seconds(r.number(base + "detection"));
+    if (c.count && c.component_mtbf)
+      r.error(base + "mtbf", "failure cause '" + name + "' gives both count and mtbf; keep one");
+    else if (!c.count && !c.component_mtbf)
+      r.error(base + "scope", "failure cause '" + name + "' needs a rate: count (over the reference window) or mtbf");
+    s.causes.push_back(std::move(c));
+  }
+}
+
+}  // namespace
+
+Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::string& file,
+                        Diagnostics& diags)
+{
+  Reader r(resolved, file, diags);
+  Scenario s;
+  s.source = file;
+  s.name = r.text("name");
+  s.description = r.text("description");
+  s.fleet.gpus = r.integer("cluster.gpus");
+  s.fleet.gpus_per_node = static_cast<int>(r.integer("cluster.gpus_per_node"));
+  s.fleet.gpus_per_rack = static_cast<int>(r.integer("cluster.gpus_per_rack"));
+  s.accelerator_name = r.text("accelerator.name");
+  s.accelerator_power = units::Watts(r.number("accelerator.power"));
+  read_step_inputs(r, s);
+  s.storage.write_bandwidth = units::BytesPerSecond(r.number("storage.write_bandwidth"));
+  s.storage.read_bandwidth = units::BytesPerSecond(r.number("storage.read_bandwidth"));
+  s.checkpoint.interval = units::Seconds(r.number("checkpoint.interval"));
+  s.checkpoint.state_per_gpu = units::Bytes(r.number("checkpoint.state_per_gpu"));
+  s.checkpoint.write_overhead = units::Seconds(r.number("checkpoint.write_overhead"));
+  s.recovery.detection = units::Seconds(r.number("recovery.detection"));
+  s.recovery.restart = units::Seconds(r.number("recovery.restart"));
+  s.recovery.warmup = units::Seconds(r.number("recovery.warmup"));
+  s.planned.count = r.number("planned.count");
+  s.planned.window = units::Seconds(r.number("planned.window"));
+  s.planned.duration = units::Seconds(r.number("planned.duration"));
+  s.planned.checkpoint_before = r.boolean("planned.checkpoint_before");
+  s.planned.poisson = r.text("planned.arrival") == "poisson";
+  read_causes(r, resolved, s);
+  s.duration = units::Seconds(r.number("run.duration"));
+  s.seed = static_cast<std::uint64_t>(r.integer("run.seed"));
+  s.step_model = r.text("run.step_model");
+
+  if (!diags.empty())
+    return s;  // cross-key checks only make sense on well-typed values
+  if (s.fleet.gpus_per_rack % s.fleet.gpus_per_node != 0)
+    r.error("cluster.gpus_per_rack", "cluster.gpus_per_rack must be a multiple of cluster.gpus_per_node");
+  for (const auto& msg : models::check_step_inputs(s.step, s.fleet.gpus))
+    r.error("parallelism.dp", msg);
+  return s;
+}
+
+}  // namespace fleetsim::scenario

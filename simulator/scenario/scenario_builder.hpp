@@ -1,0 +1,17 @@
+#pragma once
+// Typed conversion and validation of resolved scenario values (internal to the loader).
+
+#include "diagnostics.hpp"
+#include "scenario.hpp"
+#include "scenario_loader.hpp"
+
+#include <vector>
+
+namespace fleetsim::scenario {
+
+/// Converts every resolved value to its type, checks ranges and cross-key rules, and reports each
+/// problem at the location of the value that causes it.
+[[nodiscard]] Scenario build_scenario(const std::vector<ResolvedValue>& resolved,
+                                      const std::string& file, Diagnostics& diags);
+
+}  // namespace fleetsim::scenario

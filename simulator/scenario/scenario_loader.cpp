@@ -1,0 +1,267 @@
+#include "scenario_loader.hpp"
+
+#include "parameter_table.hpp"
+#include "scenario_builder.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace fleetsim::scenario {
+namespace {
+
+SourceLocation at(const std::string& file, const YAML::Mark& m)
+{
+  if (m.line < 0)
+    return {file, 0, 0};
+  return {file, m.line + 1, m.column + 1};
+}
+
+std::string join(std::string_view prefix, std::string_view key)
+{
+  return prefix.empty() ? std::string(key) : std::string(prefix) + "." + std::string(key);
+}
+
+bool valid_name(const std::string& s)
+{
+  if (s.empty())
+    return false;
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
+      return false;
+  return true;
+}
+
+class Flattener {
+public:
+  Flattener(std::string file, std::vector<ResolvedValue>& out, Diagnostics& diags)
+      : file_(std::move(file)), out_(out), diags_(diags) {}
+
+  void walk_map(const YAML::Node& map, const std::string& prefix)
+  {
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const YAML::Node& k = it->first;
+      const YAML::Node& v = it->second;
+      if (!k.IsScalar()) {
+        diags_.error(at(file_, k.Mark()), "keys must be plain names");
+        continue;
+      }
+      const std::string name = k.Scalar();
+      const std::string path = join(prefix, name);
+      if (is_wildcard_level(prefix) && !valid_name(name)) {
+        diags_.error(at(file_, k.Mark()), "invalid name '" + name + "' for an entry of '" + prefix +
+                                             "' (use lower-case letters, digits and _)");
+        continue;
+      }
+      if (is_section(path)) {
+        if (v.IsNull())
+          continue;  // an empty section
+        if (!v.IsMap()) {
+          diags_.error(at(file_, v.Mark()), "'" + path + "' is a section: expected a map of keys");
+          continue;
+        }
+        walk_map(v, path);
+      } else if (find_param(path) != nullptr) {
+        add_leaf(path, v, k.Mark());
+      } else {
+        unknown_key(prefix, name, k.Mark());
+      }
+    }
+  }
+
+private:
+  bool is_wildcard_level(const std::string& prefix) const
+  {
+    auto kids = children_of(prefix);
+    return kids.size() == 1 && kids[0] == "<name>";
+  }
+
+  void add_leaf(const std::string& path, const YAML::Node& v, const YAML::Mark& key_mark)
+  {
+    if (v.IsNull()) {
+      diags_.error(at(file_, key_mark), "missing value for '" + path + "'");
+    } else if (!v.IsScalar()) {
+      diags_.error(at(file_, v.Mark()), "'" + path + "' expects a single value, not a list or map");
+    } else {
+      out_.push_back({path, v.Scalar(), at(file_, v.Mark()), false});
+    }
+  }
+
+  void unknown_key(const std::string& prefix, const std::string& name, const YAML::Mark& mark)
+  {
+    std::vector<std::string> kids = children_of(prefix);
+    std::string msg = "unknown key '" + join(prefix, name) + "'";
+    std::string hint = did_you_mean(name, kids);
+    if (!hint.empty() && hint != "<name>")
+      msg += " (did you mean '" + join(prefix, hint) + "'?)";
+    diags_.error(at(file_, mark), msg);
+  }
+
+  std::string file_;
+  std::vector<ResolvedValue>& out_;
+  Diagnostics& diags_;
+};
+
+std::vector<std::string> concrete_keys()
+{
+  std::vector<std::string> keys;
+  for (const auto& p : parameter_table())
+    keys.push_back(p.key);
+  return keys;
+}
+
+void apply_overrides(const std::vector<std::string>& overrides, std::vector<ResolvedValue>& values,
+                     Diagnostics& diags)
+{
+  for (const auto& o : overrides) {
+    const SourceLocation where{"command line", 0, 0};
+    auto eq = o.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      diags.error(where, "--set '" + o + "' is not of the form key=value");
+      continue;
+    }
+    std::string key = o.substr(0, eq);
+    std::string value = o.substr(eq + 1);
+    if (find_param(key) == nullptr) {
+      std::string msg = "--set: unknown key '" + key + "'";
+      std::string hint = did_you_mean(key, concrete_keys());
+      if (!hint.empty())
+        msg += " (did you mean '" + hint + "'?)";
+      diags.error(where, msg);
+      continue;
+    }
+    bool replaced = false;
+    for (auto& v : values) {
+      if (v.key == key) {
+        v = {key, value, where, false};
+        replaced = true;
+      }
+    }
+    if (!replaced)
+      values.push_back({key, value, where, false});
+  }
+}
+
+// Causes in order of first appearance, from keys "failures.causes.<name>.*".
+std::vector<std::string> cause_names(const std::vector<ResolvedValue>& values)
+{
+  const std::string prefix = "failures.causes.";
+  std::vector<std::string> names;
+  for (const auto& v : values) {
+    if (v.key.rfind(prefix, 0) != 0)
+      continue;
+    std::string name = v.key.substr(prefix.size(), v.key.find('.', prefix.size()) - prefix.size());
+    bool seen = false;
+    for (const auto& n : names)
+      seen = seen || n == name;
+    if (!seen)
+      names.push_back(name);
+  }
+  return names;
+}
+
+// Every parameter in table order, given values first, then defaults; wildcard entries per name.
+std::vector<ResolvedValue> resolve(const std::vector<ResolvedValue>& given, const std::string& file)
+{
+  std::vector<ResolvedValue> out;
+  auto emit = [&](const ParamSpec& spec, const std::string& key) {
+    for (const auto& g : given)
+      if (g.key == key) {
+        out.push_back(g);
+        return;
+      }
+    if (spec.default_value)
+      out.push_back({key, *spec.default_value, {file, 0, 0}, true});
+  };
+  const auto names = cause_names(given);
+  const auto& table = parameter_table();
+  for (size_t i = 0; i < table.size(); ++i) {
+    const auto& spec = table[i];
+    auto wild = spec.key.find("<name>");
+    if (wild == std::string::npos) {
+      emit(spec, spec.key);
+      continue;
+    }
+    // A block of wildcard specs: emit it whole for each name, then skip past it.
+    size_t end = i;
+    while (end < table.size() && table[end].key.find("<name>") != std::string::npos)
+      ++end;
+    for (const auto& name : names)
+      for (size_t j = i; j < end; ++j) {
+        std::string key = table[j].key;
+        key.replace(key.find("<name>"), 6, name);
+        emit(table[j], key);
+      }
+    i = end - 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+LoadResult load_scenario_text(std::string_view yaml, const std::string& display_name,
+                              const std::vector<std::string>& overrides)
+{
+  LoadResult result;
+  std::vector<ResolvedValue> given;
+  try {
+    YAML::Node root = YAML::Load(std::string(yaml));
+    if (root.IsMap()) {
+      Flattener(display_name, given, result.diagnostics).walk_map(root, "");
+    } else if (!root.IsNull()) {
+      result.diagnostics.error(at(display_name, root.Mark()), "a scenario must be a map of keys");
+    }
+  } catch (const YAML::Exception& e) {
+    result.diagnostics.error(at(display_name, e.mark), "malformed YAML: " + e.msg);
+    return result;
+  }
+  apply_overrides(overrides, given, result.diagnostics);
+  result.resolved = resolve(given, display_name);
+  if (!result.diagnostics.empty())
+    return result;
+  result.scenario = build_scenario(result.resolved, display_name, result.diagnostics);
+  if (!result.diagnostics.empty())
+    result.scenario.reset();
+  return result;
+}
+
+LoadResult load_scenario_file(const std::string& path, const std::vector<std::string>& overrides)
+{
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    LoadResult result;
+    result.diagnostics.error({path, 0, 0}, "cannot open scenario file");
+    return result;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return load_scenario_text(buffer.str(), path, overrides);
+}
+
+std::string dump_resolved(const std::vector<ResolvedValue>& resolved)
+{
+  std::string out;
+  std::vector<std::string> open;  // currently open sections
+  for (const auto& v : resolved) {
+    std::vector<std::string> segs;
+    std::stringstream ss(v.key);
+    for (std::string s; std::getline(ss, s, '.');)
+      segs.push_back(s);
+    size_t common = 0;
+    while (common < open.size() && common + 1 < segs.size() && open[common] == segs[common])
+      ++common;
+    open.resize(common);
+    for (size_t d = common; d + 1 < segs.size(); ++d) {
+      out += std::string(2 * d, ' ') + segs[d] + ":\n";
+      open.push_back(segs[d]);
+    }
+    YAML::Emitter e;
+    e << v.text;
+    out += std::string(2 * (segs.size() - 1), ' ') + segs.back() + ": " + e.c_str();
+    out += v.is_default ? "  # default\n" : "\n";
+  }
+  return out;
+}
+
+}  // namespace fleetsim::scenario

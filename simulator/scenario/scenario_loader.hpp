@@ -1,0 +1,39 @@
+#pragma once
+// YAML scenario -> validated Scenario. All problems are collected as diagnostics (file:line:col),
+// nothing is thrown at the caller, and a scenario with any error yields no Scenario at all.
+
+#include "diagnostics.hpp"
+#include "scenario.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fleetsim::scenario {
+
+/// One leaf of the fully resolved scenario: its dotted key, its text as written (with unit) and
+/// where it came from.
+struct ResolvedValue {
+  std::string key;
+  std::string text;
+  SourceLocation where;
+  bool is_default = false;
+};
+
+struct LoadResult {
+  std::optional<Scenario> scenario;      // set only when diagnostics is empty
+  std::vector<ResolvedValue> resolved;   // every parameter, defaults included, in table order
+  Diagnostics diagnostics;
+};
+
+/// `overrides` are "dotted.key=value" strings (from --set), applied on top of the file.
+[[nodiscard]] LoadResult load_scenario_file(const std::string& path,
+                                            const std::vector<std::string>& overrides = {});
+[[nodiscard]] LoadResult load_scenario_text(std::string_view yaml, const std::string& display_name,
+                                            const std::vector<std::string>& overrides = {});
+
+/// The resolved scenario as YAML, defaults marked with a comment.
+[[nodiscard]] std::string dump_resolved(const std::vector<ResolvedValue>& resolved);
+
+}  // namespace fleetsim::scenario

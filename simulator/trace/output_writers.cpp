@@ -1,0 +1,207 @@
+#include "output_writers.hpp"
+
+#include "models/checkpoint_interval.hpp"
+#include "models/failure_model.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <sstream>
+
+namespace fleetsim::sim {
+namespace {
+
+using nlohmann::ordered_json;
+
+std::string fixed(double v, int decimals = 6)
+{
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+ordered_json step_json(const models::StepBreakdown& b)
+{
+  return ordered_json{
+      {"model", "analytic"},
+      {"step_time_s", b.step_time.si()},
+      {"compute_s", b.compute.si()},
+      {"comm_s", b.comm.si()},
+      {"comm_exposed_s", b.comm_exposed.si()},
+      {"tp_comm_s", b.tp_comm.si()},
+      {"pp_comm_s", b.pp_comm.si()},
+      {"dp_comm_s", b.dp_comm.si()},
+      {"sync_s", b.sync.si()},
+      {"bubble_s", b.bubble.si()},
+      {"barrier_s", b.barrier.si()},
+      {"overlap_s", b.overlap.si()},
+      {"micro_batches", b.micro_batches},
+      {"flops_per_token", b.flops_per_token},
+      {"compute_fraction", b.compute_fraction},
+      {"binding_term", b.binding_term},
+  };
+}
+
+ordered_json interruptions_json(const scenario::Scenario& s, const RunResult& r)
+{
+  std::map<std::string, long> counts;
+  for (const auto& rec : r.log)
+    if (const auto* in = std::get_if<models::Interruption>(&rec); in && !in->planned)
+      counts[in->cause]++;
+  ordered_json by_cause = ordered_json::object();
+  ordered_json expected = ordered_json::object();
+  double expected_total = 0;
+  for (const auto& c : s.causes) {
+    by_cause[c.name] = counts[c.name];
+    double e = models::expected_count(c, s.fleet, s.duration);
+    expected[c.name] = e;
+    expected_total += e;
+  }
+  return ordered_json{
+      {"unexpected", r.report.unexpected},
+      {"planned", r.report.planned},
+      {"by_cause", by_cause},
+      {"expected_unexpected", expected_total},
+      {"expected_by_cause", expected},
+  };
+}
+
+ordered_json checkpoint_json(const scenario::Scenario& s, const RunResult& r)
+{
+  const auto mtbf = models::job_mtbf(s.causes, s.fleet);
+  const units::Seconds delta(r.checkpoint_write_s);
+  ordered_json j{
+      {"committed", r.report.checkpoints},
+      {"interval_s", s.checkpoint.interval.si()},
+      {"bytes", s.checkpoint_bytes().si()},
+      {"write_time_s", r.checkpoint_write_s},
+      {"job_mtbf_s", std::isfinite(mtbf.si()) ? ordered_json(mtbf.si()) : ordered_json(nullptr)},
+  };
+  if (std::isfinite(mtbf.si())) {
+    j["young_interval_s"] = models::young_interval(delta, mtbf).si();
+    j["daly_interval_s"] = models::daly_interval(delta, mtbf).si();
+  }
+  return j;
+}
+
+}  // namespace
+
+ordered_json summary_json(const scenario::Scenario& s, const RunResult& r)
+{
+  const auto& b = r.report.breakdown;
+  ordered_json j;
+  j["scenario"] = s.name;
+  j["scenario_file"] = s.source;
+  j["seed"] = r.seed;
+  j["gpus"] = s.fleet.gpus;
+  j["simulated_time_s"] = r.report.elapsed;
+  j["ettr"] = r.report.ettr;
+  j["tokens_trained"] = r.report.tokens;
+  j["steps_trained"] = r.report.steps;
+  j["step_time_s"] = r.step.step_time.si();
+  j["mfu"] = r.step.mfu;
+  j["interruptions"] = interruptions_json(s, r);
+  j["time_breakdown_s"] = ordered_json{
+      {"productive", b.productive}, {"checkpoint", b.checkpoint}, {"detection", b.detection},
+      {"restart", b.restart},       {"reload", b.reload},         {"warmup", b.warmup},
+      {"lost_work", b.lost_work},   {"planned", b.planned},
+  };
+  j["checkpoints"] = checkpoint_json(s, r);
+  j["step"] = step_json(r.step);
+  // Last, on its own line: the only value that is not a function of scenario and seed.
+  j["wall_time_s"] = r.wall_time_s;
+  return j;
+}
+
+void write_timeline_csv(std::ostream& out, const RunResult& r)
+{
+  out << "t_begin_s,t_end_s,state,interrupted,productive_s,steps,tokens,goodput\n";
+  for (const auto& row : r.report.timeline) {
+    out << fixed(row.t_begin) << ',' << fixed(row.t_end) << ',' << models::phase_name(row.phase) << ','
+        << (row.interrupted ? 1 : 0) << ',' << fixed(row.productive_s) << ',' << row.steps << ','
+        << fixed(row.tokens, 0) << ',' << fixed(row.goodput) << '\n';
+  }
+}
+
+void write_events_csv(std::ostream& out, const RunResult& r)
+{
+  out << "time_s,event,cause,component,during,duration_s,outcome\n";
+  size_t interruption = 0;
+  for (const auto& rec : r.log) {
+    if (const auto* seg = std::get_if<models::PhaseSegment>(&rec)) {
+      if (seg->phase == models::Phase::Training)
+        continue;
+      out << fixed(seg->t_begin) << ',' << models::phase_name(seg->phase) << ",,,,"
+          << fixed(seg->t_end - seg->t_begin) << ',' << (seg->interrupted ? "interrupted" : "completed") << '\n';
+    } else if (const auto* in = std::get_if<models::Interruption>(&rec)) {
+      const double lost = r.report.lost_per_interruption.at(interruption++);
+      out << fixed(in->t) << ',' << (in->planned ? "planned_interruption" : "failure") << ',' << in->cause
+          << ',' << in->component << ',' << models::phase_name(in->during) << ',' << fixed(lost)
+          << ",lost_work\n";
+    }
+  }
+}
+
+std::string write_outputs(const std::string& dir, const scenario::Scenario& s, const RunResult& r)
+{
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec)
+    return "cannot create output directory '" + dir + "': " + ec.message();
+  auto write = [&](const std::string& name, auto&& body) -> std::string {
+    const fs::path final_path = fs::path(dir) / name;
+    const fs::path tmp = fs::path(dir) / ("." + name + ".tmp");
+    {
+      std::ofstream f(tmp, std::ios::binary);
+      if (!f)
+        return "cannot write '" + tmp.string() + "'";
+      body(f);
+      if (!f.good())
+        return "error while writing '" + tmp.string() + "'";
+    }
+    fs::rename(tmp, final_path, ec);
+    return ec ? "cannot rename '" + tmp.string() + "': " + ec.message() : "";
+  };
+  std::string err = write("summary.json", [&](std::ostream& o) { o << summary_json(s, r).dump(2) << '\n'; });
+  if (err.empty())
+    err = write("timeline.csv", [&](std::ostream& o) { write_timeline_csv(o, r); });
+  if (err.empty())
+    err = write("events.csv", [&](std::ostream& o) { write_events_csv(o, r); });
+  return err;
+}
+
+void print_run_table(std::ostream& out, const scenario::Scenario& s, const RunResult& r)
+{
+  const auto& b = r.report.breakdown;
+  const double T = r.report.elapsed > 0 ? r.report.elapsed : 1;
+  char line[160];
+  std::snprintf(line, sizeof line, "%s: %ld GPUs, %.1f days, seed %llu\n", s.name.c_str(), s.fleet.gpus,
+                r.report.elapsed / units::kDay, static_cast<unsigned long long>(r.seed));
+  out << line;
+  std::snprintf(line, sizeof line, "  step %.3f s  MFU %.1f%%  binding: %s\n", r.step.step_time.si(),
+                100 * r.step.mfu, r.step.binding_term.c_str());
+  out << line;
+  std::snprintf(line, sizeof line, "  interruptions: %ld unexpected, %ld planned; %ld checkpoints\n",
+                r.report.unexpected, r.report.planned, r.report.checkpoints);
+  out << line;
+  std::snprintf(line, sizeof line, "  ETTR %.4f   tokens trained %.4g\n", r.report.ettr, r.report.tokens);
+  out << line;
+  out << "  time breakdown        hours   share\n";
+  const std::pair<const char*, double> rows[] = {
+      {"productive", b.productive}, {"checkpoint", b.checkpoint}, {"detection", b.detection},
+      {"restart", b.restart},       {"reload", b.reload},         {"warmup", b.warmup},
+      {"lost_work", b.lost_work},   {"planned", b.planned},
+  };
+  for (const auto& [name, v] : rows) {
+    std::snprintf(line, sizeof line, "    %-16s %9.2f  %5.1f%%\n", name, v / units::kHour, 100 * v / T);
+    out << line;
+  }
+  std::snprintf(line, sizeof line, "  wall time %.3f s\n", r.wall_time_s);
+  out << line;
+}
+
+}  // namespace fleetsim::sim

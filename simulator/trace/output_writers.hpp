@@ -1,0 +1,30 @@
+#pragma once
+// Sinks: the files a run leaves behind, all derived from the typed trace and its accounting.
+//   summary.json  - headline figures, interruptions by cause, the time breakdown
+//   timeline.csv  - the goodput trace: one row per phase segment
+//   events.csv    - every interruption and every non-training phase
+// Files are written to temporary names and renamed into place, so a crash never leaves a
+// half-written file under its final name.
+
+#include "simulator/run/simulation.hpp"
+#include "simulator/scenario/scenario.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <iosfwd>
+#include <string>
+
+namespace fleetsim::sim {
+
+[[nodiscard]] nlohmann::ordered_json summary_json(const scenario::Scenario& s, const RunResult& r);
+void write_timeline_csv(std::ostream& out, const RunResult& r);
+void write_events_csv(std::ostream& out, const RunResult& r);
+
+/// Writes the three files into `dir` (created if needed). Returns "" or an error message.
+[[nodiscard]] std::string write_outputs(const std::string& dir, const scenario::Scenario& s,
+                                        const RunResult& r);
+
+/// The short table printed on the terminal after a run.
+void print_run_table(std::ostream& out, const scenario::Scenario& s, const RunResult& r);
+
+}  // namespace fleetsim::sim

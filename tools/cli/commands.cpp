@@ -1,0 +1,140 @@
+#include "commands.hpp"
+
+#include "simulator/run/simulation.hpp"
+#include "simulator/scenario/parameter_table.hpp"
+#include "simulator/scenario/scenario_loader.hpp"
+#include "simulator/trace/output_writers.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+
+namespace fleetsim::cli {
+namespace {
+
+// Loads and validates; prints every diagnostic and returns nullopt on error.
+std::optional<scenario::LoadResult> load(const Options& opts)
+{
+  const std::string path = opts.scenario.empty() ? default_scenario_path() : opts.scenario;
+  auto result = scenario::load_scenario_file(path, opts.sets);
+  if (!result.diagnostics.empty()) {
+    std::cerr << result.diagnostics.to_string();
+    return std::nullopt;
+  }
+  return result;
+}
+
+void print_step(const scenario::Scenario& s, const models::StepBreakdown& b)
+{
+  const double T = b.step_time.si();
+  auto row = [&](const char* name, double v, const char* note) {
+    std::printf("  %-22s %10.4f s  %5.1f%%  %s\n", name, v, 100 * v / T, note);
+  };
+  std::printf("%s: %ld GPUs, TP %d x PP %d x DP %d, v = %d, %d micro-batches per step\n", s.name.c_str(),
+              s.fleet.gpus, s.step.layout.tp, s.step.layout.pp, s.step.layout.dp,
+              s.step.layout.virtual_stages, b.micro_batches);
+  row("T_compute/N", b.compute.si(), "computation");
+  row("T_comm(N)", b.comm.si(), "communication (before overlap)");
+  row("  tensor-parallel", b.tp_comm.si(), "NVLink all-reduces");
+  row("  pipeline-parallel", b.pp_comm.si(), "NIC activation sends");
+  row("  data-parallel", b.dp_comm.si(), "NIC reduce-scatter + all-gather");
+  row("T_sync(N)", b.sync.si(), "coordination");
+  row("  pipeline bubble", b.bubble.si(), "");
+  row("  barrier", b.barrier.si(), "");
+  row("- T_overlap", b.overlap.si(), "hidden behind backward");
+  row("= T_step", T, "");
+  std::printf("  MFU %.1f%%   compute fraction %.2f   binding term: %s\n", 100 * b.mfu, b.compute_fraction,
+              b.binding_term.c_str());
+}
+
+std::string cell(const std::optional<std::string>& v) { return v ? (v->empty() ? "\"\"" : *v) : "(none)"; }
+
+}  // namespace
+
+int cmd_validate(const Options& opts)
+{
+  auto loaded = load(opts);
+  if (!loaded)
+    return kExitBadInput;
+  if (opts.dump_resolved) {
+    std::cout << scenario::dump_resolved(loaded->resolved);
+    return kExitOk;
+  }
+  std::cout << loaded->scenario->source << ": ok (" << loaded->scenario->causes.size() << " failure causes)\n";
+  return kExitOk;
+}
+
+int cmd_step(const Options& opts)
+{
+  auto loaded = load(opts);
+  if (!loaded)
+    return kExitBadInput;
+  if (opts.dump_resolved) {
+    std::cout << scenario::dump_resolved(loaded->resolved);
+    return kExitOk;
+  }
+  const auto& s = *loaded->scenario;
+  print_step(s, sim::make_step_model(s.step_model)->step(s.step));
+  return kExitOk;
+}
+
+int cmd_run(const Options& opts)
+{
+  auto loaded = load(opts);
+  if (!loaded)
+    return kExitBadInput;
+  if (opts.dump_resolved) {
+    std::cout << scenario::dump_resolved(loaded->resolved);
+    return kExitOk;
+  }
+  const auto& s = *loaded->scenario;
+  const std::uint64_t seed = opts.has_seed ? opts.seed : s.seed;
+  const std::string out = opts.out.empty() ? "out/" + s.name : opts.out;
+  const bool existed = std::filesystem::exists(out);
+  const sim::RunResult result = sim::run_simulation(s, seed);
+  if (std::string err = sim::write_outputs(out, s, result); !err.empty()) {
+    std::cerr << "fleetsim: error: " << err << "\n";
+    if (!existed) {
+      std::error_code ec;
+      std::filesystem::remove_all(out, ec);
+    }
+    return kExitFailure;
+  }
+  if (!opts.quiet) {
+    sim::print_run_table(std::cout, s, result);
+    std::cout << "  outputs in " << out << "/ (summary.json, timeline.csv, events.csv)\n";
+  }
+  return kExitOk;
+}
+
+int cmd_describe(const Options& opts)
+{
+  const auto& table = scenario::parameter_table();
+  if (opts.markdown) {
+    std::cout << "| key | type | default | valid range | description |\n|---|---|---|---|---|\n";
+    for (const auto& p : table)
+      std::cout << "| `" << p.key << "` | " << scenario::kind_description(p) << " | " << cell(p.default_value)
+                << " | " << scenario::range_description(p) << " | " << p.description << " |\n";
+    return kExitOk;
+  }
+  std::string section;
+  for (const auto& p : table) {
+    const std::string top = p.key.substr(0, p.key.find('.'));
+    if (top != section && p.key.find('.') != std::string::npos) {
+      section = top;
+      std::cout << "\n" << section << ":\n";
+    }
+    std::cout << "  " << p.key << "  [" << scenario::kind_description(p) << "]  default " << cell(p.default_value);
+    if (auto r = scenario::range_description(p); !r.empty())
+      std::cout << "  range " << r;
+    std::cout << "\n      " << p.description << "\n";
+  }
+  std::cout << "\nQuantities need a unit:\n";
+  for (auto d : {units::Dimension::Time, units::Dimension::Bytes, units::Dimension::Bandwidth,
+                 units::Dimension::FlopRate, units::Dimension::Power})
+    std::cout << "  " << units::dimension_name(d) << ": " << units::accepted_units(d) << "\n";
+  return kExitOk;
+}
+
+}  // namespace fleetsim::cli

@@ -1,0 +1,38 @@
+#pragma once
+// The fleetsim command line: parsing and the sub-commands. Exit codes: 0 success, 1 internal or
+// I/O failure, 2 bad input (unknown option, bad scenario).
+
+#include <string>
+#include <vector>
+
+namespace fleetsim::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitBadInput = 2;
+
+struct Options {
+  std::string command;            // run, validate, step, describe, help
+  std::string scenario;           // path; empty = the default scenario
+  std::vector<std::string> sets;  // --set key=value
+  std::string out;                // --out DIR
+  bool has_seed = false;
+  unsigned long long seed = 0;
+  bool dump_resolved = false;
+  bool markdown = false;          // describe --markdown
+  bool quiet = false;
+};
+
+/// Parses argv; on error prints a message to stderr and returns false.
+bool parse_options(int argc, char** argv, Options& opts);
+
+int cmd_run(const Options& opts);
+int cmd_validate(const Options& opts);
+int cmd_step(const Options& opts);
+int cmd_describe(const Options& opts);
+void print_usage();
+
+/// The default scenario (the Llama 3 replay), found from the working directory or the source tree.
+std::string default_scenario_path();
+
+}  // namespace fleetsim::cli

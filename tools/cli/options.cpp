@@ -1,0 +1,126 @@
+#include "commands.hpp"
+
+#include <charconv>
+#include <filesystem>
+#include <iostream>
+#include <string_view>
+
+namespace fleetsim::cli {
+namespace {
+
+bool is_command(std::string_view s)
+{
+  return s == "run" || s == "validate" || s == "step" || s == "describe" || s == "help";
+}
+
+bool bad(const std::string& msg)
+{
+  std::cerr << "fleetsim: error: " << msg << "\n(see 'fleetsim help')\n";
+  return false;
+}
+
+}  // namespace
+
+void print_usage()
+{
+  std::cout <<
+      R"(usage: fleetsim <command> [SCENARIO] [options]
+
+commands:
+  run [SCENARIO]       replay a training run; writes summary.json, timeline.csv, events.csv
+  validate SCENARIO    check a scenario and exit (0 = valid, 2 = errors)
+  step [SCENARIO]      print the step-time breakdown (fleet law) of the scenario
+  describe             print every scenario parameter: unit, default, range, description
+  help                 this text
+
+SCENARIO defaults to scenarios/llama3_405b_16k.yaml (the Llama 3 405B replay).
+
+options:
+  --seed N             root random seed (overrides run.seed)
+  --out DIR            output directory of 'run' (default: out/<scenario name>)
+  --set KEY=VALUE      override any scenario key by its dotted path, e.g.
+                       --set checkpoint.interval=10min --set failures.causes.nic.count=14
+  --dump-resolved      print the fully defaulted scenario as YAML and exit
+  --markdown           'describe' as a Markdown table
+  --quiet              'run' prints nothing on success
+)";
+}
+
+bool parse_options(int argc, char** argv, Options& opts)
+{
+  int i = 1;
+  if (argc < 2) {
+    opts.command = "help";
+    return true;
+  }
+  std::string first = argv[1];
+  if (first == "--help" || first == "-h") {
+    opts.command = "help";
+    return true;
+  }
+  if (!is_command(first))
+    return bad("unknown command '" + first + "'");
+  opts.command = first;
+  ++i;
+  auto value = [&](const std::string& flag) -> const char* {
+    if (i + 1 >= argc)
+      return nullptr;
+    (void)flag;
+    return argv[++i];
+  };
+  for (; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--seed") {
+      const char* v = value(a);
+      if (v == nullptr)
+        return bad("--seed needs a value");
+      std::string_view sv(v);
+      auto [p, ec] = std::from_chars(sv.data(), sv.data() + sv.size(), opts.seed);
+      if (ec != std::errc() || p != sv.data() + sv.size())
+        return bad("--seed expects a non-negative integer, got '" + std::string(sv) + "'");
+      opts.has_seed = true;
+    } else if (a == "--out") {
+      const char* v = value(a);
+      if (v == nullptr)
+        return bad("--out needs a directory");
+      opts.out = v;
+    } else if (a == "--set") {
+      const char* v = value(a);
+      if (v == nullptr)
+        return bad("--set needs key=value");
+      opts.sets.emplace_back(v);
+    } else if (a.rfind("--set=", 0) == 0) {
+      opts.sets.push_back(a.substr(6));
+    } else if (a == "--dump-resolved") {
+      opts.dump_resolved = true;
+    } else if (a == "--markdown") {
+      opts.markdown = true;
+    } else if (a == "--quiet" || a == "-q") {
+      opts.quiet = true;
+    } else if (a == "--help" || a == "-h") {
+      opts.command = "help";
+    } else if (!a.empty() && a[0] == '-') {
+      return bad("unknown option '" + a + "'");
+    } else if (opts.scenario.empty()) {
+      opts.scenario = a;
+    } else {
+      return bad("unexpected argument '" + a + "' (one scenario per run)");
+    }
+  }
+  return true;
+}
+
+std::string default_scenario_path()
+{
+  const std::string rel = "scenarios/llama3_405b_16k.yaml";
+  if (std::filesystem::exists(rel))
+    return rel;
+#ifdef FLEETSIM_SOURCE_DIR
+  const std::string in_tree = std::string(FLEETSIM_SOURCE_DIR) + "/" + rel;
+  if (std::filesystem::exists(in_tree))
+    return in_tree;
+#endif
+  return rel;
+}
+
+}  // namespace fleetsim::cli
