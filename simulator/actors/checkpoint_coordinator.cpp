@@ -1,52 +1,52 @@
 #include "checkpoint_coordinator.hpp"
 
+#include <algorithm>
+
 namespace fleetsim::sim {
+
+void CoordinatorLink::abort(long id)
+{
+  if (active_id_ == id && active_io_) {
+    active_io_->cancel();
+    return;
+  }
+  aborted_.push_back(id);
+}
 
 void CheckpointCoordinator::operator()() const
 {
-  Inbox inbox(ctx_.coordinator);
+  CoordinatorLink& link = *ctx_.coordinator;
   while (true) {
-    auto m = inbox.wait(-1);
-    if (!m || (m->type != MessageType::WriteRequest && m->type != MessageType::ReadRequest))
-      continue;  // a late Abort for a request that already completed
-    if (serve(inbox, *m)) {
+    auto m = link.requests.wait(-1);
+    if (serve(link, *m)) {
       Message done;
       done.type = MessageType::IoDone;
       done.id = m->id;
-      send(m->reply_to, std::move(done));
+      m->reply_to->post(std::move(done));
     }
   }
 }
 
-bool CheckpointCoordinator::serve(Inbox& inbox, const Message& request) const
+bool CheckpointCoordinator::serve(CoordinatorLink& link, const Message& request) const
 {
-  auto aborted = [&](const std::optional<Message>& m) {
-    return m && m->type == MessageType::Abort && m->id == request.id;
-  };
-  // Fixed part first (barrier, metadata), then the data transfer.
-  if (request.overhead > 0) {
-    const double until = ctx_.now() + request.overhead;
-    while (true) {
-      auto m = inbox.wait(until);
-      if (!m)
-        break;
-      if (aborted(m))
-        return false;
-    }
+  auto it = std::find(link.aborted_.begin(), link.aborted_.end(), request.id);
+  if (it != link.aborted_.end()) {
+    link.aborted_.erase(it);
+    return false;
   }
   const auto size = static_cast<sg_size_t>(request.bytes);
-  sg4::IoPtr io = request.type == MessageType::WriteRequest ? ctx_.storage->write_async(size)
+  link.active_id_ = request.id;
+  link.active_io_ = request.type == MessageType::WriteRequest ? ctx_.storage->write_async(size)
                                                               : ctx_.storage->read_async(size);
-  while (true) {
-    bool done = false;
-    auto m = inbox.wait(-1, io, &done);
-    if (done)
-      return true;
-    if (aborted(m)) {
-      io->cancel();
-      return false;
-    }
+  bool completed = true;
+  try {
+    link.active_io_->wait();
+  } catch (const simgrid::CancelException&) {
+    completed = false;
   }
+  link.active_id_ = 0;
+  link.active_io_ = nullptr;
+  return completed;
 }
 
 }  // namespace fleetsim::sim

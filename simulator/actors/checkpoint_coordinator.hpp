@@ -1,12 +1,26 @@
 #pragma once
 // Serves checkpoint writes and reloads against the storage service. The transfer is a SimGrid Io on
-// the storage Disk, so concurrent transfers share its bandwidth. A request can be aborted (the job
-// died mid-write, or a failure struck during reload): the Io is cancelled and nothing is reported.
+// the storage Disk, so concurrent transfers share its bandwidth. A requester whose job died
+// mid-transfer aborts its request: the Io is cancelled and no completion is reported.
 
 #include "message.hpp"
 #include "run_context.hpp"
 
 namespace fleetsim::sim {
+
+/// The coordinator's side shared with requesters: its request queue and the transfer in flight.
+class CoordinatorLink {
+public:
+  Inbox requests;  // WriteRequest / ReadRequest, each with a reply_to inbox
+  /// Abandons request `id`, queued or in flight. A request that already completed is unaffected.
+  void abort(long id);
+
+private:
+  friend class CheckpointCoordinator;
+  long active_id_ = 0;
+  sg4::IoPtr active_io_;
+  std::vector<long> aborted_;  // ids aborted before their transfer started
+};
 
 class CheckpointCoordinator {
 public:
@@ -14,8 +28,8 @@ public:
   void operator()() const;
 
 private:
-  /// Runs one request to completion or abort; returns true when it completed.
-  bool serve(Inbox& inbox, const Message& request) const;
+  /// Runs one transfer; returns true when it completed, false when it was aborted.
+  bool serve(CoordinatorLink& link, const Message& request) const;
   const RunContext& ctx_;
 };
 

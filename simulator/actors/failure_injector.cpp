@@ -23,7 +23,7 @@ void FailureInjector::operator()() const
     m.type = MessageType::Failure;
     m.cause = cause_;
     m.component = models::component_label(cause.scope, static_cast<long>(which.below(components)));
-    send(ctx_.scheduler, std::move(m));
+    ctx_.scheduler->post(std::move(m));
   }
 }
 
@@ -42,7 +42,7 @@ void MaintenanceCalendar::operator()() const
     sg4::this_actor::sleep_until(t);
     Message m;
     m.type = MessageType::Planned;
-    send(ctx_.scheduler, std::move(m));
+    ctx_.scheduler->post(std::move(m));
   }
 }
 

@@ -1,5 +1,7 @@
 #include "job_scheduler.hpp"
 
+#include "checkpoint_coordinator.hpp"
+
 #include "models/run_plan.hpp"
 
 namespace fleetsim::sim {
@@ -8,7 +10,7 @@ using models::Phase;
 
 void JobScheduler::operator()()
 {
-  Inbox inbox(ctx_.scheduler);
+  Inbox& inbox = *ctx_.scheduler;
   start_job();
   while (true) {
     std::optional<Message> m;
@@ -54,7 +56,7 @@ void JobScheduler::start_job()
   Message m;
   m.type = MessageType::Start;
   m.id = ++epoch_;
-  send(ctx_.job, std::move(m));
+  ctx_.job->post(std::move(m));
 }
 
 bool JobScheduler::stop_job(Inbox& inbox, MessageType how, std::optional<Message>& failure)
@@ -62,7 +64,7 @@ bool JobScheduler::stop_job(Inbox& inbox, MessageType how, std::optional<Message
   Message order;
   order.type = how;
   order.id = epoch_;
-  send(ctx_.job, std::move(order));
+  ctx_.job->post(std::move(order));
   std::vector<Message> later;
   bool clean = false;
   while (true) {
@@ -77,7 +79,7 @@ bool JobScheduler::stop_job(Inbox& inbox, MessageType how, std::optional<Message
       Message kill;
       kill.type = MessageType::Interrupt;
       kill.id = epoch_;
-      send(ctx_.job, std::move(kill));
+      ctx_.job->post(std::move(kill));
       failure = std::move(*m);
       continue;
     }
@@ -148,7 +150,7 @@ std::optional<Message> JobScheduler::reload_phase(Inbox& inbox)
   req.bytes = ctx_.checkpoint_bytes;
   req.reply_to = ctx_.scheduler;
   const long id = req.id;
-  send(ctx_.coordinator, std::move(req));
+  ctx_.coordinator->requests.post(std::move(req));
   ctx_.trace->open(Phase::Reload, ctx_.now());
   while (true) {
     auto m = inbox.wait(-1);
@@ -157,10 +159,7 @@ std::optional<Message> JobScheduler::reload_phase(Inbox& inbox)
       return std::nullopt;
     }
     if (m->type == MessageType::Failure) {
-      Message abort;
-      abort.type = MessageType::Abort;
-      abort.id = id;
-      send(ctx_.coordinator, std::move(abort));
+      ctx_.coordinator->abort(id);
       ctx_.trace->close(ctx_.now(), true);
       record_failure(*m, Phase::Reload);
       return m;

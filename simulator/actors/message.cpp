@@ -1,57 +1,36 @@
 #include "message.hpp"
 
+#include <mutex>
+
 namespace fleetsim::sim {
 
-void send(sg4::Mailbox* to, Message m)
+void Inbox::post(Message m)
 {
-  // put_init(...)->detach(): fire and forget (put_async()->detach() aborts in 3.32).
-  to->put_init(new Message(std::move(m)), 0)->detach();
+  // Actors run one at a time, so the queue needs no lock of its own; the mutex exists because
+  // SimGrid's condition variable waits on one.
+  queue_.push_back(std::move(m));
+  cv_->notify_one();
 }
 
-Inbox::~Inbox()
+std::optional<Message> Inbox::wait(double deadline)
 {
-  // Inboxes die when SimGrid kills the daemons at the end of the window: no simcall is allowed
-  // then, so a pending receive is left to the engine's teardown.
-  delete slot_;
-}
-
-std::optional<Message> Inbox::wait(double deadline, sg4::ActivityPtr activity, bool* activity_done)
-{
-  if (activity_done != nullptr)
-    *activity_done = false;
-  if (!kept_.empty()) {
-    Message m = std::move(kept_.front());
-    kept_.pop_front();
-    return m;
+  std::deque<Message>* from = !kept_.empty() ? &kept_ : &queue_;
+  if (from->empty()) {
+    std::unique_lock<sg4::Mutex> lock(*mutex_);
+    while (queue_.empty()) {
+      if (deadline < 0) {
+        cv_->wait(lock);
+      } else if (deadline <= sg4::Engine::get_clock() ||
+                 cv_->wait_until(lock, deadline) == std::cv_status::timeout) {
+        if (queue_.empty())
+          return std::nullopt;
+      }
+    }
+    from = &queue_;
   }
-  if (!pending_)
-    pending_ = mailbox_->get_async<Message>(&slot_);
-  std::vector<sg4::ActivityPtr> acts{pending_};
-  if (activity)
-    acts.push_back(activity);
-  double timeout = -1;
-  if (deadline >= 0) {
-    timeout = deadline - sg4::Engine::get_clock();
-    if (timeout < 0)
-      timeout = 0;
-  }
-  ssize_t which = -1;
-  if (pending_->test())
-    which = 0;
-  else if (activity && activity->test())
-    which = 1;
-  else
-    which = sg4::Activity::wait_any_for(acts, timeout);
-  if (which == 0) {
-    Message m = std::move(*slot_);
-    delete slot_;
-    slot_ = nullptr;
-    pending_ = nullptr;
-    return m;
-  }
-  if (which == 1 && activity_done != nullptr)
-    *activity_done = true;
-  return std::nullopt;
+  Message m = std::move(from->front());
+  from->pop_front();
+  return m;
 }
 
 }  // namespace fleetsim::sim

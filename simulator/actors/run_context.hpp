@@ -12,6 +12,8 @@
 namespace fleetsim::sim {
 
 namespace sg4 = simgrid::s4u;
+class Inbox;
+class CoordinatorLink;
 
 struct RunContext {
   const scenario::Scenario* scenario = nullptr;
@@ -22,9 +24,9 @@ struct RunContext {
   double horizon = 0;           // end of the simulated window (s)
   std::uint64_t seed = 0;
   sg4::Disk* storage = nullptr; // the checkpoint store (bandwidth is a SimGrid resource)
-  sg4::Mailbox* scheduler = nullptr;
-  sg4::Mailbox* job = nullptr;
-  sg4::Mailbox* coordinator = nullptr;
+  Inbox* scheduler = nullptr;
+  Inbox* job = nullptr;
+  CoordinatorLink* coordinator = nullptr;
 
   [[nodiscard]] static double now() { return sg4::Engine::get_clock(); }
 };

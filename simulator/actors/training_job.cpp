@@ -1,12 +1,14 @@
 #include "training_job.hpp"
 
+#include "checkpoint_coordinator.hpp"
+
 namespace fleetsim::sim {
 
 using models::Phase;
 
 void TrainingJob::operator()()
 {
-  Inbox inbox(ctx_.job);
+  Inbox& inbox = *ctx_.job;
   while (true) {
     auto m = inbox.wait(-1);
     if (m && m->type == MessageType::Start)
@@ -84,16 +86,27 @@ TrainingJob::Outcome TrainingJob::finish_step_then_stop(Inbox& inbox, long epoch
 
 TrainingJob::Outcome TrainingJob::checkpoint(Inbox& inbox, long epoch)
 {
+  ctx_.trace->open(Phase::Checkpoint, ctx_.now());
+  bool plan_stop = false;
+  // The fixed part (device-to-host copy, barrier, metadata) is the job's own time ...
+  const double overhead_until = ctx_.now() + ctx_.scenario->checkpoint.write_overhead.si();
+  while (auto m = inbox.wait(overhead_until)) {
+    if (m->id != epoch)
+      continue;
+    if (m->type == MessageType::Interrupt) {
+      ctx_.trace->close(ctx_.now(), true);
+      return Outcome::Interrupted;
+    }
+    plan_stop = plan_stop || m->type == MessageType::PlanStop;
+  }
+  // ... the transfer is the storage service's.
   const long request = next_request_++;
   Message req;
   req.type = MessageType::WriteRequest;
   req.id = request;
   req.bytes = ctx_.checkpoint_bytes;
-  req.overhead = ctx_.scenario->checkpoint.write_overhead.si();
   req.reply_to = ctx_.job;
-  send(ctx_.coordinator, std::move(req));
-  ctx_.trace->open(Phase::Checkpoint, ctx_.now());
-  bool plan_stop = false;
+  ctx_.coordinator->requests.post(std::move(req));
   while (true) {
     auto m = inbox.wait(-1);
     if (m->type == MessageType::IoDone && m->id == request) {
@@ -105,10 +118,7 @@ TrainingJob::Outcome TrainingJob::checkpoint(Inbox& inbox, long epoch)
     if (m->type == MessageType::PlanStop && m->id == epoch)
       plan_stop = true;  // stop right after this checkpoint: nothing left to lose
     if (m->type == MessageType::Interrupt && m->id == epoch) {
-      Message abort;
-      abort.type = MessageType::Abort;
-      abort.id = request;
-      send(ctx_.coordinator, std::move(abort));
+      ctx_.coordinator->abort(request);
       ctx_.trace->close(ctx_.now(), true);
       return Outcome::Interrupted;
     }
@@ -121,7 +131,7 @@ void TrainingJob::stopped(long epoch, bool clean) const
   m.type = MessageType::Stopped;
   m.id = epoch;
   m.clean = clean;
-  send(ctx_.scheduler, std::move(m));
+  ctx_.scheduler->post(std::move(m));
 }
 
 }  // namespace fleetsim::sim

@@ -63,9 +63,12 @@ RunResult run_simulation(const scenario::Scenario& s, std::uint64_t seed)
   ctx.horizon = s.duration.si();
   ctx.seed = seed;
   ctx.storage = platform.checkpoint_store;
-  ctx.scheduler = sg4::Mailbox::by_name("scheduler");
-  ctx.job = sg4::Mailbox::by_name("job");
-  ctx.coordinator = sg4::Mailbox::by_name("checkpoint-coordinator");
+  Inbox scheduler_inbox;
+  Inbox job_inbox;
+  CoordinatorLink coordinator_link;
+  ctx.scheduler = &scheduler_inbox;
+  ctx.job = &job_inbox;
+  ctx.coordinator = &coordinator_link;
 
   sg4::Actor::create("job-scheduler", platform.control, JobScheduler(ctx))->daemonize();
   sg4::Actor::create("training-job", platform.control, TrainingJob(ctx))->daemonize();
