@@ -31,6 +31,7 @@ struct PhaseSegment {
   Phase phase = Phase::Training;
   long steps = 0;            // training steps completed inside (Training only)
   bool interrupted = false;  // ended by an interruption rather than by completing
+  bool window_end = false;   // still running when the simulated window closed
 };
 
 /// An unexpected failure or a planned interruption. Training since the last committed checkpoint

@@ -135,7 +135,7 @@ void write_events_csv(std::ostream& out, const RunResult& r)
       if (seg->phase == models::Phase::Training)
         continue;
       out << fixed(seg->t_begin) << ',' << models::phase_name(seg->phase) << ",,,,"
-          << fixed(seg->t_end - seg->t_begin) << ',' << (seg->interrupted ? "interrupted" : "completed") << '\n';
+          << fixed(seg->t_end - seg->t_begin) << ',' << (seg->interrupted ? "interrupted" : seg->window_end ? "window_end" : "completed") << '\n';
     } else if (const auto* in = std::get_if<models::Interruption>(&rec)) {
       const double lost = r.report.lost_per_interruption.at(interruption++);
       out << fixed(in->t) << ',' << (in->planned ? "planned_interruption" : "failure") << ',' << in->cause

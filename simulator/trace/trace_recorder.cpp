@@ -28,8 +28,10 @@ void TraceRecorder::close(double t, bool interrupted)
 
 void TraceRecorder::finish(double horizon)
 {
-  if (open_)
-    close(horizon, false);
+  if (!open_)
+    return;
+  close(horizon, false);
+  std::get<models::PhaseSegment>(log_.back()).window_end = true;
 }
 
 long TraceRecorder::steps_in(double seconds) const

@@ -1,0 +1,93 @@
+#include "models/run_plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace fleetsim::models {
+namespace {
+
+using units::kDay;
+using units::Seconds;
+
+// ---- steps_per_checkpoint -----------------------------------------------------------------------
+
+TEST(StepsPerCheckpoint, RoundsToNearestWholeStepWhenIntervalIsNotAMultiple)
+{
+  // 600 / 6.28 = 95.54 -> 96 (rounded, not truncated to 95).
+  EXPECT_EQ(steps_per_checkpoint(Seconds(600), Seconds(6.28)), 96);
+  // 620 / 6.28 = 98.73 -> 99; 590 / 6.28 = 93.95 -> 94; 6.2 / 6.28 = 0.99 -> 1.
+  EXPECT_EQ(steps_per_checkpoint(Seconds(620), Seconds(6.28)), 99);
+  EXPECT_EQ(steps_per_checkpoint(Seconds(590), Seconds(6.28)), 94);
+  // 302 / 6 = 50.33 -> 50 (rounded down, not up).
+  EXPECT_EQ(steps_per_checkpoint(Seconds(302), Seconds(6)), 50);
+}
+
+TEST(StepsPerCheckpoint, GivesExactCountWhenIntervalIsAMultiple)
+{
+  EXPECT_EQ(steps_per_checkpoint(Seconds(1800), Seconds(6)), 300);
+}
+
+TEST(StepsPerCheckpoint, IsAtLeastOneWhenIntervalIsShorterThanAStep)
+{
+  EXPECT_EQ(steps_per_checkpoint(Seconds(1), Seconds(6)), 1);
+  EXPECT_EQ(steps_per_checkpoint(Seconds(0), Seconds(6)), 1);
+}
+
+// ---- uniform_arrival_time -----------------------------------------------------------------------
+
+TEST(UniformArrivalTime, IsKPlusOneHalfOverRate)
+{
+  EXPECT_DOUBLE_EQ(uniform_arrival_time(0, 2.0), 0.25);
+  EXPECT_DOUBLE_EQ(uniform_arrival_time(3, 0.5), 7.0);
+}
+
+TEST(UniformArrivalTime, SpreadsEventsInsideTheWindowWhen47EventsOver54Days)
+{
+  const double window = 54 * kDay;
+  const long n = 47;
+  const double rate = static_cast<double>(n) / window;
+  EXPECT_NEAR(uniform_arrival_time(0, rate), window / 94, 1e-6);
+  const double last = uniform_arrival_time(n - 1, rate);
+  EXPECT_NEAR(last, window * 93.0 / 94.0, 1e-6);
+  EXPECT_LT(last, window);
+  // Evenly spaced one period apart, half a period from each edge.
+  EXPECT_NEAR(uniform_arrival_time(1, rate) - uniform_arrival_time(0, rate), window / n, 1e-6);
+  EXPECT_NEAR(window - last, uniform_arrival_time(0, rate), 1e-6);
+}
+
+// ---- detection_delay ----------------------------------------------------------------------------
+
+TEST(DetectionDelay, UsesCauseValueWhenSet)
+{
+  FailureCause c;
+  c.detection = Seconds(300);
+  EXPECT_EQ(detection_delay(c, Seconds(60)).si(), 300);
+  c.detection = Seconds(0);  // an explicit zero is still the cause's own value
+  EXPECT_EQ(detection_delay(c, Seconds(60)).si(), 0);
+}
+
+TEST(DetectionDelay, FallsBackToDefaultWhenCauseHasNone)
+{
+  const FailureCause c;
+  EXPECT_EQ(detection_delay(c, Seconds(60)).si(), 60);
+}
+
+// ---- component_label ----------------------------------------------------------------------------
+
+TEST(ComponentLabel, JoinsScopeNameAndIndexWhenScopeIsAComponent)
+{
+  EXPECT_EQ(component_label(Scope::Gpu, 12), "gpu:12");
+  EXPECT_EQ(component_label(Scope::Node, 3), "node:3");
+  EXPECT_EQ(component_label(Scope::Rack, 0), "rack:0");
+  EXPECT_EQ(component_label(Scope::Gpu, 16383), "gpu:16383");
+}
+
+TEST(ComponentLabel, IsJobWithoutIndexWhenScopeIsJob)
+{
+  EXPECT_EQ(component_label(Scope::Job, 0), "job");
+  EXPECT_EQ(component_label(Scope::Job, 7), "job");
+}
+
+}  // namespace
+}  // namespace fleetsim::models

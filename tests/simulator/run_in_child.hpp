@@ -1,0 +1,153 @@
+#pragma once
+// Runs simulations in forked children: SimGrid allows one simulation per process. Each child loads
+// a scenario, runs it and sends back summary.json, timeline.csv and events.csv through a pipe.
+// Up to `parallel` children run at once.
+
+#include "simulator/run/simulation.hpp"
+#include "simulator/scenario/scenario_loader.hpp"
+#include "simulator/trace/output_writers.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fleetsim::testing {
+
+struct ChildRun {
+  std::string scenario;  // path
+  std::vector<std::string> sets;
+  std::uint64_t seed = 1;
+  bool with_files = false;  // also send timeline.csv and events.csv
+};
+
+struct ChildResult {
+  bool ok = false;
+  std::string error;
+  nlohmann::json summary;
+  std::string summary_text;  // summary.json as written (wall_time_s included)
+  std::string timeline;
+  std::string events;
+};
+
+inline std::string scenario_path(const std::string& name)
+{
+  return std::string(FLEETSIM_SOURCE_DIR) + "/" + name;
+}
+
+namespace detail {
+
+inline void child_main(const ChildRun& run, int fd)
+{
+  auto loaded = scenario::load_scenario_file(run.scenario, run.sets);
+  nlohmann::json out;
+  if (!loaded.scenario) {
+    out["error"] = loaded.diagnostics.to_string();
+  } else {
+    const auto result = sim::run_simulation(*loaded.scenario, run.seed);
+    out["summary"] = sim::summary_json(*loaded.scenario, result).dump(2);
+    if (run.with_files) {
+      std::ostringstream t, e;
+      sim::write_timeline_csv(t, result);
+      sim::write_events_csv(e, result);
+      out["timeline"] = t.str();
+      out["events"] = e.str();
+    }
+  }
+  const std::string text = out.dump();
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n <= 0)
+      break;
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+}
+
+inline ChildResult collect(pid_t pid, int fd)
+{
+  std::string text;
+  char buf[65536];
+  ssize_t n;
+  while ((n = ::read(fd, buf, sizeof buf)) > 0)
+    text.append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ChildResult r;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    r.error = "child crashed or failed, status " + std::to_string(status);
+    return r;
+  }
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) {
+    r.error = "child sent no valid result";
+  } else if (j.contains("error")) {
+    r.error = j["error"].get<std::string>();
+  } else {
+    r.ok = true;
+    r.summary_text = j["summary"].get<std::string>();
+    r.summary = nlohmann::json::parse(r.summary_text);
+    if (j.contains("timeline")) {
+      r.timeline = j["timeline"].get<std::string>();
+      r.events = j["events"].get<std::string>();
+    }
+  }
+  return r;
+}
+
+}  // namespace detail
+
+inline std::vector<ChildResult> run_children(const std::vector<ChildRun>& runs, int parallel = 2)
+{
+  std::vector<ChildResult> results(runs.size());
+  std::vector<std::pair<size_t, std::pair<pid_t, int>>> active;
+  auto drain_one = [&] {
+    auto [index, proc] = active.front();
+    active.erase(active.begin());
+    results[index] = detail::collect(proc.first, proc.second);
+  };
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (static_cast<int>(active.size()) >= parallel)
+      drain_one();
+    int fds[2];
+    if (::pipe(fds) != 0) {
+      results[i].error = "pipe failed";
+      continue;
+    }
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      ::close(fds[0]);
+      detail::child_main(runs[i], fds[1]);
+      std::_Exit(0);
+    }
+    ::close(fds[1]);
+    active.push_back({i, {pid, fds[0]}});
+  }
+  while (!active.empty())
+    drain_one();
+  return results;
+}
+
+inline ChildResult run_child(const ChildRun& run) { return run_children({run}, 1).at(0); }
+
+/// summary.json text without its wall_time_s line (the one value that is not a function of the
+/// scenario and the seed).
+inline std::string without_wall_time(const std::string& summary)
+{
+  std::istringstream in(summary);
+  std::string line, out;
+  while (std::getline(in, line))
+    if (line.find("\"wall_time_s\"") == std::string::npos)
+      out += line + "\n";
+  return out;
+}
+
+}  // namespace fleetsim::testing
