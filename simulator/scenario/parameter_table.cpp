@@ -56,8 +56,8 @@ std::vector<ParamSpec> build_table()
       text("description", "", "one-line description"),
 
       integer("cluster.gpus", "16384", "accelerators in the training job", 1, 1e8),
-      integer("cluster.gpus_per_node", "8", "accelerators per server (a node failure takes them all)", 1, 1024),
-      integer("cluster.gpus_per_rack", "16", "accelerators behind one top-of-rack switch", 1, 1e6),
+      integer("cluster.gpus_per_node", "8", "accelerators per server (node scope of failure causes)", 1, 1024),
+      integer("cluster.gpus_per_rack", "16", "accelerators behind one top-of-rack switch (rack scope of failure causes)", 1, 1e6),
 
       text("accelerator.name", "H100-SXM-80GB", "accelerator model, for reports"),
       quantity("accelerator.peak_flops", Dimension::FlopRate, "989TFLOPS", "peak dense BF16 throughput per accelerator"),

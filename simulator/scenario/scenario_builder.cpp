@@ -28,6 +28,19 @@ public:
 
   void error(const std::string& key, const std::string& msg) { diags_.error(where(key), msg); }
 
+  /// Reports a problem that involves several keys at the first of them the user wrote.
+  void error_at_first_given(const std::vector<std::string>& keys, const std::string& msg)
+  {
+    for (const auto& k : keys) {
+      auto loc = where(k);
+      if (loc.line > 0) {
+        diags_.error(loc, msg);
+        return;
+      }
+    }
+    diags_.error({file_, 0, 0}, msg);
+  }
+
   double number(const std::string& key)
   {
     const ResolvedValue* v = lookup(key);
@@ -174,10 +187,14 @@ void read_causes(Reader& r, const std::vector<ResolvedValue>& resolved, Scenario
       c.component_mtbf = units::Seconds(r.number(base + "mtbf"));
     if (r.has(base + "detection"))
       c.detection = units::Seconds(r.number(base + "detection"));
+    std::vector<std::string> cause_keys;
+    for (const char* k : {"mtbf", "count", "scope", "category", "scales_with_fleet", "detection"})
+      cause_keys.push_back(base + k);
     if (c.count && c.component_mtbf)
-      r.error(base + "mtbf", "failure cause '" + name + "' gives both count and mtbf; keep one");
+      r.error_at_first_given(cause_keys, "failure cause '" + name + "' gives both count and mtbf; keep one");
     else if (!c.count && !c.component_mtbf)
-      r.error(base + "scope", "failure cause '" + name + "' needs a rate: count (over the reference window) or mtbf");
+      r.error_at_first_given(cause_keys, "failure cause '" + name +
+                                             "' needs a rate: count (over the reference window) or mtbf");
     s.causes.push_back(std::move(c));
   }
 }
@@ -219,9 +236,15 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
   if (!diags.empty())
     return s;  // cross-key checks only make sense on well-typed values
   if (s.fleet.gpus_per_rack % s.fleet.gpus_per_node != 0)
-    r.error("cluster.gpus_per_rack", "cluster.gpus_per_rack must be a multiple of cluster.gpus_per_node");
+    r.error_at_first_given({"cluster.gpus_per_rack", "cluster.gpus_per_node"},
+                           "cluster.gpus_per_rack must be a multiple of cluster.gpus_per_node");
+  // The layout rules involve many keys; report at the first one the scenario sets.
+  const std::vector<std::string> layout_keys = {
+      "parallelism.dp",        "parallelism.tp",          "parallelism.pp",     "parallelism.virtual_stages",
+      "cluster.gpus",          "model.global_batch_tokens", "model.sequence_length", "model.micro_batch_size",
+      "model.layers",          "network.nvlink_bandwidth", "network.nic_bandwidth"};
   for (const auto& msg : models::check_step_inputs(s.step, s.fleet.gpus))
-    r.error("parallelism.dp", msg);
+    r.error_at_first_given(layout_keys, msg);
   return s;
 }
 

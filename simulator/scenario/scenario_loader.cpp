@@ -5,7 +5,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 namespace fleetsim::scenario {
@@ -49,9 +51,21 @@ public:
       }
       const std::string name = k.Scalar();
       const std::string path = join(prefix, name);
-      if (is_wildcard_level(prefix) && !valid_name(name)) {
+      if (name.find('.') != std::string::npos) {
+        diags_.error(at(file_, k.Mark()), "key '" + name + "' contains '.': nest it instead (" +
+                                             name.substr(0, name.find('.')) + ": {" +
+                                             name.substr(name.find('.') + 1) + ": ...})");
+        continue;
+      }
+      const bool wildcard = is_wildcard_level(prefix);
+      if (wildcard && !valid_name(name)) {
         diags_.error(at(file_, k.Mark()), "invalid name '" + name + "' for an entry of '" + prefix +
                                              "' (use lower-case letters, digits and _)");
+        continue;
+      }
+      if (wildcard && (v.IsNull() || (v.IsMap() && v.size() == 0))) {
+        diags_.error(at(file_, k.Mark()), "'" + path + "' is empty: give its keys (" +
+                                             join_children(path) + ")");
         continue;
       }
       if (is_section(path)) {
@@ -77,8 +91,23 @@ private:
     return kids.size() == 1 && kids[0] == "<name>";
   }
 
+  static std::string join_children(const std::string& path)
+  {
+    std::string out;
+    for (const auto& c : children_of(path))
+      out += (out.empty() ? "" : ", ") + c;
+    return out;
+  }
+
   void add_leaf(const std::string& path, const YAML::Node& v, const YAML::Mark& key_mark)
   {
+    for (const auto& earlier : out_) {
+      if (earlier.key == path) {
+        diags_.error(at(file_, key_mark), "duplicate key '" + path + "' (first given at line " +
+                                              std::to_string(earlier.where.line) + ")");
+        return;
+      }
+    }
     if (v.IsNull()) {
       diags_.error(at(file_, key_mark), "missing value for '" + path + "'");
     } else if (!v.IsScalar()) {
@@ -103,11 +132,26 @@ private:
   Diagnostics& diags_;
 };
 
-std::vector<std::string> concrete_keys()
+// The name a key gives to a "<name>" segment ("failures.causes.nic.count" -> "nic"), if any.
+std::optional<std::string> wildcard_name(const std::string& key)
 {
+  const std::string prefix = "failures.causes.";
+  if (key.rfind(prefix, 0) != 0)
+    return std::nullopt;
+  return key.substr(prefix.size(), key.find('.', prefix.size()) - prefix.size());
+}
+
+// Every declared key, with "<name>" replaced by the name the user's key gives, for hints.
+std::vector<std::string> concrete_keys(const std::string& user_key)
+{
+  const auto name = wildcard_name(user_key);
   std::vector<std::string> keys;
-  for (const auto& p : parameter_table())
-    keys.push_back(p.key);
+  for (const auto& p : parameter_table()) {
+    std::string k = p.key;
+    if (auto pos = k.find("<name>"); pos != std::string::npos && name)
+      k.replace(pos, 6, *name);
+    keys.push_back(k);
+  }
   return keys;
 }
 
@@ -125,10 +169,15 @@ void apply_overrides(const std::vector<std::string>& overrides, std::vector<Reso
     std::string value = o.substr(eq + 1);
     if (find_param(key) == nullptr) {
       std::string msg = "--set: unknown key '" + key + "'";
-      std::string hint = did_you_mean(key, concrete_keys());
+      std::string hint = did_you_mean(key, concrete_keys(key));
       if (!hint.empty())
         msg += " (did you mean '" + hint + "'?)";
       diags.error(where, msg);
+      continue;
+    }
+    if (auto name = wildcard_name(key); name && !valid_name(*name)) {
+      diags.error(where, "--set: invalid name '" + *name + "' in '" + key +
+                             "' (use lower-case letters, digits and _)");
       continue;
     }
     bool replaced = false;
@@ -206,7 +255,11 @@ LoadResult load_scenario_text(std::string_view yaml, const std::string& display_
   LoadResult result;
   std::vector<ResolvedValue> given;
   try {
-    YAML::Node root = YAML::Load(std::string(yaml));
+    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(yaml));
+    YAML::Node root = docs.empty() ? YAML::Node() : docs.front();
+    if (docs.size() > 1)
+      result.diagnostics.error(at(display_name, docs[1].Mark()),
+                               "a scenario file holds one YAML document, found " + std::to_string(docs.size()));
     if (root.IsMap()) {
       Flattener(display_name, given, result.diagnostics).walk_map(root, "");
     } else if (!root.IsNull()) {
@@ -218,8 +271,7 @@ LoadResult load_scenario_text(std::string_view yaml, const std::string& display_
   }
   apply_overrides(overrides, given, result.diagnostics);
   result.resolved = resolve(given, display_name);
-  if (!result.diagnostics.empty())
-    return result;
+  // Keep going after structural errors: value errors are reported in the same pass.
   result.scenario = build_scenario(result.resolved, display_name, result.diagnostics);
   if (!result.diagnostics.empty())
     result.scenario.reset();
@@ -228,6 +280,12 @@ LoadResult load_scenario_text(std::string_view yaml, const std::string& display_
 
 LoadResult load_scenario_file(const std::string& path, const std::vector<std::string>& overrides)
 {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    LoadResult result;
+    result.diagnostics.error({path, 0, 0}, "is a directory, not a scenario file");
+    return result;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     LoadResult result;
@@ -236,6 +294,11 @@ LoadResult load_scenario_file(const std::string& path, const std::vector<std::st
   }
   std::stringstream buffer;
   buffer << in.rdbuf();
+  if (in.bad()) {
+    LoadResult result;
+    result.diagnostics.error({path, 0, 0}, "cannot read scenario file");
+    return result;
+  }
   return load_scenario_text(buffer.str(), path, overrides);
 }
 

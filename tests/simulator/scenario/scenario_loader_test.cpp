@@ -262,13 +262,9 @@ TEST(ScenarioLoader, ReportsEveryStructuralErrorWhenFileHasSeveral)
   EXPECT_NE(r.diagnostics.items()[3].message.find("'run.seed' expects a single value"), std::string::npos);
 }
 
-// BUG (scenario_loader.cpp, load_scenario_text: `if (!result.diagnostics.empty()) return result;`
-// before build_scenario): once the YAML walk finds an unknown key, no value is type- or range-checked,
-// so a file with one unknown key and one missing unit reports only the first. The header promises
-// "all problems are collected".
+// Structural errors (unknown keys) do not hide value errors: all are reported in one pass.
 TEST(ScenarioLoader, ReportsValueErrorsAlongsideUnknownKeys)
 {
-  GTEST_SKIP() << "known bug: structural errors hide value errors (see comment)";
   const LoadResult r = load("cluster:\n  gpu: 8\ncheckpoint:\n  interval: 10\n");
   EXPECT_EQ(r.diagnostics.items().size(), 2u) << r.diagnostics.to_string();
 }
@@ -319,13 +315,9 @@ TEST(ScenarioLoader, AcceptsSmallLayoutWhenProductMatchesGpus)
   EXPECT_EQ(r.scenario->fleet.gpus, 8);
 }
 
-// BUG (scenario_builder.cpp, read_causes and build_scenario): cross-key errors are pinned to a key
-// that may not be in the file (`<cause>.scope`, `parallelism.dp`); when that key is a default the
-// diagnostic has no line, e.g. "test.yaml: error: tp*pp*dp = 16384 does not match the 8 gpus".
-// They should point at a key the user wrote (the cause's name, cluster.gpus or the layout).
+// Errors that involve several keys point at a key the user wrote, not at a defaulted one.
 TEST(ScenarioLoader, LocatesCrossKeyErrorsInTheFileWhenTheyInvolveDefaults)
 {
-  GTEST_SKIP() << "known bug: cross-key errors pinned to defaulted keys have no line (see comment)";
   EXPECT_GT(only_error(load("failures:\n  causes:\n    psu: {category: Host}\n")).where.line, 0);
   EXPECT_GT(only_error(load("name: x\ncluster: {gpus: 8}\n")).where.line, 0);
 }
@@ -373,11 +365,9 @@ TEST(ScenarioLoader, ChecksOverrideValuesLikeFileValues)
   EXPECT_NE(d.message.find("no unit"), std::string::npos) << d.message;
 }
 
-// Weak spot (scenario_loader.cpp, apply_overrides): --set does not apply the cause-name rule the
-// YAML walk applies, so `failures.causes.NIC.count=3` is accepted while `NIC:` in a file is not.
+// --set applies the same cause-name rule as the YAML walk.
 TEST(ScenarioLoader, RejectsUpperCaseCauseNameInOverride)
 {
-  GTEST_SKIP() << "known bug: --set bypasses the cause-name check (see comment)";
   EXPECT_FALSE(load("", {"failures.causes.NIC.count=3"}).diagnostics.empty());
 }
 
@@ -484,23 +474,17 @@ TEST(ScenarioLoader, ReportsCannotOpenWhenFileIsMissing)
   EXPECT_EQ(r.diagnostics.to_string(), path + ": error: cannot open scenario file\n");
 }
 
-// BUG (scenario_loader.cpp, load_scenario_file): std::ifstream opens a directory without error and
-// reads nothing, so a directory is loaded as an empty scenario (all defaults) instead of failing;
-// `fleetsim validate scenarios` prints "ok" and exits 0.
+// A directory is not an empty scenario: std::ifstream opens one without complaint.
 TEST(ScenarioLoader, RejectsDirectoryGivenAsScenarioFile)
 {
-  GTEST_SKIP() << "known bug: a directory loads as an empty scenario (see comment)";
   const LoadResult r = load_scenario_file(std::string(FLEETSIM_SOURCE_DIR) + "/scenarios");
   EXPECT_FALSE(r.scenario.has_value());
   EXPECT_EQ(r.diagnostics.items().size(), 1u);
 }
 
-// BUG (scenario_loader.cpp, Flattener::walk_map): yaml-cpp keeps duplicate keys and the first one
-// silently wins, so `gpus: 8` followed by `gpus: 16` runs with 8 GPUs. It should be an error at the
-// second key (YAML requires unique keys).
+// YAML requires unique keys; a duplicate is an error at the second one (not first-one-wins).
 TEST(ScenarioLoader, RejectsDuplicateKey)
 {
-  GTEST_SKIP() << "known bug: duplicate keys are accepted, the first wins (see comment)";
   const Diagnostic d = only_error(load("cluster:\n  gpus: 8\n  gpus: 16\n"));
   EXPECT_EQ(d.where.line, 3);
 }

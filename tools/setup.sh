@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what fleetsim needs (Debian 12 packages only) and builds it into build/.
+# Sourced by tools/fleetsim.sh and tools/test.sh; safe to run again: it only installs what is
+# missing and only rebuilds what changed.
+set -euo pipefail
+
+FLEETSIM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+FLEETSIM_BUILD="${FLEETSIM_BUILD:-$FLEETSIM_ROOT/build}"
+FLEETSIM_PACKAGES=(g++ cmake make pkg-config libsimgrid-dev libboost-dev libyaml-cpp-dev
+                   nlohmann-json3-dev libgtest-dev)
+
+fleetsim_install_deps() {
+  local missing=()
+  for p in "${FLEETSIM_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "setup: installing ${missing[*]}" >&2
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+fleetsim_build() {
+  [ -x "$FLEETSIM_BUILD/fleetsim" ] || echo "setup: building fleetsim into $FLEETSIM_BUILD (a few minutes the first time)" >&2
+  if [ ! -f "$FLEETSIM_BUILD/CMakeCache.txt" ]; then
+    cmake -S "$FLEETSIM_ROOT" -B "$FLEETSIM_BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  fi
+  cmake --build "$FLEETSIM_BUILD" -j "$(nproc)" -- --no-print-directory >/dev/null
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  fleetsim_install_deps
+  fleetsim_build
+  echo "setup: built $FLEETSIM_BUILD/fleetsim"
+fi
