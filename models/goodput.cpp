@@ -1,5 +1,6 @@
 #include "goodput.hpp"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 
@@ -77,6 +78,14 @@ GoodputReport account(const TraceLog& log, double step_time, double tokens_per_s
       r.lost_per_interruption.push_back(p.pending_s);
       p.pending_s = 0;
       p.pending_steps = 0;
+      // The interruption happens at the end of the last row: show the rolled-back progress there.
+      if (!r.timeline.empty()) {
+        TimelineRow& last = r.timeline.back();
+        last.productive_s = p.committed_s;
+        last.steps = p.committed_steps;
+        last.tokens = last.productive_s / step_time * tokens_per_step;
+        last.goodput = last.t_end > 0 ? last.productive_s / last.t_end : 0;
+      }
       (in->planned ? r.planned : r.unexpected)++;
     } else if (std::get_if<CheckpointCommitted>(&rec) != nullptr) {
       p.committed_s += p.pending_s;
@@ -92,7 +101,7 @@ GoodputReport account(const TraceLog& log, double step_time, double tokens_per_s
   r.breakdown.productive = p.committed_s;
   r.elapsed = clock;
   r.ettr = clock > 0 ? r.breakdown.productive / clock : 0;
-  // Whole steps plus the partial step in flight when the window closed.
+  // Whole steps only; tokens (from time) include the partial step in flight at the window's end.
   r.steps = p.committed_steps;
   r.tokens = r.breakdown.productive / step_time * tokens_per_step;
   assert(std::fabs(r.breakdown.total() - clock) <= 1e-6 * std::max(1.0, clock));

@@ -7,7 +7,7 @@
 //    window closes (the work is still in memory and training continues past the window);
 //  - training time that an interruption finds uncommitted (including a partial step) is lost work;
 //  - every other phase counts as itself (checkpoint, detection, restart, reload, warmup, planned).
-// The breakdown sums to the elapsed time by construction, which `account` checks.
+// The breakdown sums to the elapsed time by construction, which `account` asserts.
 
 #include "trace_records.hpp"
 
@@ -36,7 +36,7 @@ struct TimelineRow {
   double t_end = 0;
   Phase phase = Phase::Training;
   bool interrupted = false;
-  double productive_s = 0;  // net training time in the model so far (rolled back on interruption)
+  double productive_s = 0;  // net training time in the model at t_end, after any interruption at t_end
   long steps = 0;           // net steps so far
   double tokens = 0;        // net tokens so far
   double goodput = 0;       // productive_s / t_end
@@ -46,7 +46,7 @@ struct GoodputReport {
   TimeBreakdown breakdown;
   double elapsed = 0;
   double ettr = 0;       // productive / elapsed
-  long steps = 0;        // net steps trained at the end of the window
+  long steps = 0;        // net whole steps trained at the end of the window
   double tokens = 0;     // net tokens trained
   long unexpected = 0;   // unexpected interruptions
   long planned = 0;      // planned interruptions
