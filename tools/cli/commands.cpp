@@ -13,16 +13,22 @@
 namespace fleetsim::cli {
 namespace {
 
-// Loads and validates; prints every diagnostic and returns nullopt on error.
-std::optional<scenario::LoadResult> load(const Options& opts)
+// Loads and validates the scenario into `out`. Returns an exit code when the command is already
+// done: 2 after printing every diagnostic, or 0 after printing --dump-resolved.
+std::optional<int> prepare(const Options& opts, scenario::Scenario& out)
 {
   const std::string path = opts.scenario.empty() ? default_scenario_path() : opts.scenario;
   auto result = scenario::load_scenario_file(path, opts.sets);
   if (!result.diagnostics.empty()) {
     std::cerr << result.diagnostics.to_string();
-    return std::nullopt;
+    return kExitBadInput;
   }
-  return result;
+  if (opts.dump_resolved) {
+    std::cout << scenario::dump_resolved(result.resolved);
+    return kExitOk;
+  }
+  out = std::move(*result.scenario);
+  return std::nullopt;
 }
 
 void print_step(const scenario::Scenario& s, const models::StepBreakdown& b)
@@ -54,41 +60,27 @@ std::string cell(const std::optional<std::string>& v) { return v ? (v->empty() ?
 
 int cmd_validate(const Options& opts)
 {
-  auto loaded = load(opts);
-  if (!loaded)
-    return kExitBadInput;
-  if (opts.dump_resolved) {
-    std::cout << scenario::dump_resolved(loaded->resolved);
-    return kExitOk;
-  }
-  std::cout << loaded->scenario->source << ": ok (" << loaded->scenario->causes.size() << " failure causes)\n";
+  scenario::Scenario s;
+  if (auto done = prepare(opts, s))
+    return *done;
+  std::cout << s.source << ": ok (" << s.causes.size() << " failure causes)\n";
   return kExitOk;
 }
 
 int cmd_step(const Options& opts)
 {
-  auto loaded = load(opts);
-  if (!loaded)
-    return kExitBadInput;
-  if (opts.dump_resolved) {
-    std::cout << scenario::dump_resolved(loaded->resolved);
-    return kExitOk;
-  }
-  const auto& s = *loaded->scenario;
+  scenario::Scenario s;
+  if (auto done = prepare(opts, s))
+    return *done;
   print_step(s, sim::make_step_model(s.step_model)->step(s.step));
   return kExitOk;
 }
 
 int cmd_run(const Options& opts)
 {
-  auto loaded = load(opts);
-  if (!loaded)
-    return kExitBadInput;
-  if (opts.dump_resolved) {
-    std::cout << scenario::dump_resolved(loaded->resolved);
-    return kExitOk;
-  }
-  const auto& s = *loaded->scenario;
+  scenario::Scenario s;
+  if (auto done = prepare(opts, s))
+    return *done;
   const std::uint64_t seed = opts.has_seed ? opts.seed : s.seed;
   const std::string out = opts.out.empty() ? "out/" + s.name : opts.out;
   const bool existed = std::filesystem::exists(out);
