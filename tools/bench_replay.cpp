@@ -139,8 +139,8 @@ int main(int argc, char** argv)
   }
   const auto self = std::filesystem::read_symlink("/proc/self/exe");
   const std::string fleetsim = (self.parent_path() / "fleetsim").string();
-  char tmpl[] = "/tmp/fleetsim-bench-XXXXXX";
-  const char* tmp = mkdtemp(tmpl);
+  std::string pattern = (std::filesystem::temp_directory_path() / "fleetsim-bench-XXXXXX").string();
+  const char* tmp = mkdtemp(pattern.data());
   if (tmp == nullptr) {
     std::perror("mkdtemp");
     return 1;
