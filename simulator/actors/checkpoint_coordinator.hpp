@@ -1,7 +1,8 @@
 #pragma once
-// Serves checkpoint writes and reloads against the storage service. The transfer is a SimGrid Io on
-// the storage Disk, so concurrent transfers share its bandwidth. A requester whose job died
-// mid-transfer aborts its request: the Io is cancelled and no completion is reported.
+// Serves checkpoint writes and reloads against the storage service, one request at a time. The
+// transfer is a SimGrid Io on the storage Disk, a bandwidth resource that concurrent transfers
+// (several coordinators, several jobs) would share. A requester whose job died mid-transfer aborts
+// its request: the Io is cancelled and no completion is reported.
 
 #include "message.hpp"
 #include "run_context.hpp"

@@ -29,10 +29,10 @@ void JobScheduler::operator()()
       recover(inbox, *m);
     } else if (m->type == MessageType::Planned) {
       std::optional<Message> failure;
-      const bool clean = stop_job(inbox, MessageType::PlanStop, failure);
-      if (!clean) {
-        // A failure hit while the job was getting ready for maintenance: recover first, then
-        // run the maintenance.
+      stop_job(inbox, MessageType::PlanStop, failure);
+      if (failure) {
+        // A failure hit while the job was getting ready for maintenance (or at the very instant
+        // it stopped cleanly): recover first, then run the maintenance.
         record_failure(*failure, failure_during_);
         ++deferred_planned_;
         recover(inbox, *failure);

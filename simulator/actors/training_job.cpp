@@ -2,6 +2,8 @@
 
 #include "checkpoint_coordinator.hpp"
 
+#include <algorithm>
+
 namespace fleetsim::sim {
 
 using models::Phase;
@@ -43,15 +45,16 @@ TrainingJob::Outcome TrainingJob::train(Inbox& inbox, long epoch, long steps)
   while (true) {
     auto m = inbox.wait(until);
     if (!m) {
-      ctx_.trace->close(ctx_.now(), false);
+      ctx_.trace->close(ctx_.now(), false, steps);
       step_ += steps;
       return Outcome::Continue;
     }
     if (m->id != epoch)
       continue;
     if (m->type == MessageType::Interrupt) {
-      step_ += ctx_.trace->steps_in(ctx_.now() - t0);
-      ctx_.trace->close(ctx_.now(), true);
+      const long done = std::min(steps, ctx_.trace->steps_in(t0, ctx_.now()));
+      step_ += done;
+      ctx_.trace->close(ctx_.now(), true, done);
       return Outcome::Interrupted;
     }
     if (m->type == MessageType::PlanStop)
@@ -62,23 +65,22 @@ TrainingJob::Outcome TrainingJob::train(Inbox& inbox, long epoch, long steps)
 TrainingJob::Outcome TrainingJob::finish_step_then_stop(Inbox& inbox, long epoch, double t0)
 {
   // Stop at the next step boundary: a step in flight is finished, not thrown away.
-  const long done = ctx_.trace->steps_in(ctx_.now() - t0);
-  const double boundary_elapsed = static_cast<double>(done) * ctx_.step_time;
-  const bool on_boundary = ctx_.now() - t0 <= boundary_elapsed + 1e-9;
-  const long target = on_boundary ? done : done + 1;
+  const long done = ctx_.trace->steps_in(t0, ctx_.now());
+  const long target = ctx_.trace->on_step_boundary(t0, ctx_.now()) ? done : done + 1;
   const double until = t0 + static_cast<double>(target) * ctx_.step_time;
   while (true) {
     auto m = inbox.wait(until);
     if (!m)
       break;
     if (m->id == epoch && m->type == MessageType::Interrupt) {
-      step_ += ctx_.trace->steps_in(ctx_.now() - t0);
-      ctx_.trace->close(ctx_.now(), true);
+      const long partial = std::min(target, ctx_.trace->steps_in(t0, ctx_.now()));
+      step_ += partial;
+      ctx_.trace->close(ctx_.now(), true, partial);
       return Outcome::Interrupted;
     }
   }
   step_ += target;
-  ctx_.trace->close(ctx_.now(), false);
+  ctx_.trace->close(ctx_.now(), false, target);
   if (!ctx_.scenario->planned.checkpoint_before || target == 0)
     return Outcome::PlannedStop;
   return checkpoint(inbox, epoch) == Outcome::Interrupted ? Outcome::Interrupted : Outcome::PlannedStop;

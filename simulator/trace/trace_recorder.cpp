@@ -1,7 +1,9 @@
 #include "trace_recorder.hpp"
 
 #include <cassert>
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace fleetsim::sim {
 
@@ -14,14 +16,14 @@ void TraceRecorder::open(models::Phase phase, double t)
   open_ = seg;
 }
 
-void TraceRecorder::close(double t, bool interrupted)
+void TraceRecorder::close(double t, bool interrupted, long steps)
 {
   assert(open_ && "no phase is open");
   models::PhaseSegment seg = *open_;
   seg.t_end = t;
   seg.interrupted = interrupted;
   if (seg.phase == models::Phase::Training)
-    seg.steps = steps_in(t - seg.t_begin);
+    seg.steps = steps >= 0 ? steps : steps_in(seg.t_begin, t);
   log_.emplace_back(seg);
   open_.reset();
 }
@@ -34,10 +36,23 @@ void TraceRecorder::finish(double horizon)
   std::get<models::PhaseSegment>(log_.back()).window_end = true;
 }
 
-long TraceRecorder::steps_in(double seconds) const
+namespace {
+
+// Rounding slack of a simulated instant t, in seconds: a few ULPs of t, at least 1 ns.
+double clock_slack(double t) { return std::max(1e-9, 8 * std::numeric_limits<double>::epsilon() * std::fabs(t)); }
+
+}  // namespace
+
+long TraceRecorder::steps_in(double t_begin, double t_end) const
 {
-  // A relative tolerance absorbs the rounding of deadlines computed as t0 + n * step_time.
-  return static_cast<long>(std::floor(seconds / step_time_ * (1 + 1e-12) + 1e-9));
+  return static_cast<long>(std::floor((t_end - t_begin + clock_slack(t_end)) / step_time_));
+}
+
+bool TraceRecorder::on_step_boundary(double t_begin, double t_end) const
+{
+  const double elapsed = t_end - t_begin;
+  const double whole = static_cast<double>(steps_in(t_begin, t_end)) * step_time_;
+  return elapsed <= whole + clock_slack(t_end);
 }
 
 }  // namespace fleetsim::sim

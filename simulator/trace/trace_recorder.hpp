@@ -15,8 +15,9 @@ public:
   explicit TraceRecorder(double step_time) : step_time_(step_time) {}
 
   void open(models::Phase phase, double t);
-  /// Closes the open phase at t. For training, the steps completed are counted from its length.
-  void close(double t, bool interrupted);
+  /// Closes the open phase at t. For training, `steps` is the number of steps completed, or -1
+  /// to count the whole steps that fit in the segment.
+  void close(double t, bool interrupted, long steps = -1);
   void interruption(models::Interruption rec) { log_.emplace_back(std::move(rec)); }
   void commit(models::CheckpointCommitted rec) { log_.emplace_back(rec); }
 
@@ -26,8 +27,11 @@ public:
   [[nodiscard]] bool is_open() const { return open_.has_value(); }
   [[nodiscard]] models::Phase open_phase() const { return open_->phase; }
   [[nodiscard]] double open_since() const { return open_->t_begin; }
-  /// Whole steps in a training stretch of the given length.
-  [[nodiscard]] long steps_in(double seconds) const;
+  /// Whole steps in a training stretch from t_begin to t_end. The tolerance grows with the clock:
+  /// at day 54 a double resolves ~1e-9 s, after 3,000 days ~6e-8 s.
+  [[nodiscard]] long steps_in(double t_begin, double t_end) const;
+  /// True when `elapsed` seconds after t_begin is a whole number of steps, up to clock rounding.
+  [[nodiscard]] bool on_step_boundary(double t_begin, double t_end) const;
   [[nodiscard]] const models::TraceLog& log() const { return log_; }
   [[nodiscard]] models::TraceLog take() { return std::move(log_); }
 
