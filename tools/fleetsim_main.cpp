@@ -17,6 +17,8 @@ int main(int argc, char** argv)
       return cmd_validate(opts);
     if (opts.command == "step")
       return cmd_step(opts);
+    if (opts.command == "collective")
+      return cmd_collective(opts);
     if (opts.command == "describe")
       return cmd_describe(opts);
     print_usage();

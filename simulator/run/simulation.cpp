@@ -6,9 +6,9 @@
 #include "simulator/actors/training_job.hpp"
 #include "simulator/platform/platform_builder.hpp"
 #include "models/run_plan.hpp"
+#include "simulator/run/engine_setup.hpp"
 
 #include <simgrid/s4u.hpp>
-#include <xbt/log.h>
 
 #include <cassert>
 #include <chrono>
@@ -22,24 +22,6 @@ std::unique_ptr<models::StepTimeModel> make_step_model(const std::string& name)
   return std::make_unique<models::AnalyticStepModel>();
 }
 
-namespace {
-
-std::unique_ptr<sg4::Engine> make_engine()
-{
-  [[maybe_unused]] static bool created = false;
-  assert(!created && "SimGrid allows one simulation per process");
-  created = true;
-  // SimGrid logs nothing unless something is wrong; fleetsim reports through its own outputs.
-  xbt_log_control_set("root.thresh:critical");
-  static char arg0[] = "fleetsim";
-  static char model[] = "--cfg=network/model:CM02";
-  static char xtraffic[] = "--cfg=network/crosstraffic:0";
-  static char* argv[] = {arg0, model, xtraffic, nullptr};
-  int argc = 3;
-  return std::make_unique<sg4::Engine>(&argc, argv);
-}
-
-}  // namespace
 
 RunResult run_simulation(const scenario::Scenario& s, std::uint64_t seed)
 {

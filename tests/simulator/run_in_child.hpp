@@ -138,6 +138,38 @@ inline std::vector<ChildResult> run_children(const std::vector<ChildRun>& runs, 
 
 inline ChildResult run_child(const ChildRun& run) { return run_children({run}, 1).at(0); }
 
+/// Runs `body` in a forked child and returns the text it produced (empty if the child died).
+template <class Body>
+std::string in_child(Body body)
+{
+  int fds[2];
+  if (::pipe(fds) != 0)
+    return {};
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    const std::string text = body();
+    size_t done = 0;
+    while (done < text.size()) {
+      ssize_t n = ::write(fds[1], text.data() + done, text.size() - done);
+      if (n <= 0)
+        break;
+      done += static_cast<size_t>(n);
+    }
+    std::_Exit(0);
+  }
+  ::close(fds[1]);
+  std::string text;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(fds[0], buf, sizeof buf)) > 0)
+    text.append(buf, static_cast<size_t>(n));
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? text : std::string();
+}
+
 /// summary.json text without its wall_time_s line (the one value that is not a function of the
 /// scenario and the seed).
 inline std::string without_wall_time(const std::string& summary)

@@ -21,6 +21,12 @@ struct Options {
   bool dump_resolved = false;
   bool markdown = false;          // describe --markdown
   bool quiet = false;
+  // collective
+  std::string op = "allreduce";
+  std::string algo = "ring";
+  std::string ranks;              // default: the scenario's data-parallel degree
+  std::string size = "1GB";
+  std::string mode = "reduced";   // full | reduced
 };
 
 /// Parses argv; on error prints a message to stderr and returns false.
@@ -30,6 +36,7 @@ int cmd_run(const Options& opts);
 int cmd_validate(const Options& opts);
 int cmd_step(const Options& opts);
 int cmd_describe(const Options& opts);
+int cmd_collective(const Options& opts);
 void print_usage();
 
 /// The default scenario (the Llama 3 replay), found from the working directory or the source tree.

@@ -10,7 +10,7 @@ namespace {
 
 bool is_command(std::string_view s)
 {
-  return s == "run" || s == "validate" || s == "step" || s == "describe" || s == "help";
+  return s == "run" || s == "validate" || s == "step" || s == "describe" || s == "collective" || s == "help";
 }
 
 bool bad(const std::string& msg)
@@ -30,6 +30,10 @@ commands:
   run [SCENARIO]       replay a training run; writes summary.json, timeline.csv, events.csv
   validate SCENARIO    check a scenario and exit (0 = valid, 2 = errors)
   step [SCENARIO]      print the step-time breakdown (fleet law) of the scenario
+  collective [SCENARIO] --op OP --algo ALGO --ranks N --size BYTES [--mode full|reduced]
+                       time one collective on a simulated fabric built from the scenario's
+                       network.nic_* values, beside its alpha-beta prediction
+                       (OP: allreduce reducescatter allgather broadcast; ALGO: ring tree)
   describe             print every scenario parameter: unit, default, range, description
   help                 this text
 
@@ -91,6 +95,14 @@ bool parse_options(int argc, char** argv, Options& opts)
       opts.sets.emplace_back(v);
     } else if (a.rfind("--set=", 0) == 0) {
       opts.sets.push_back(a.substr(6));
+    } else if (a == "--op" || a == "--algo" || a == "--ranks" || a == "--size" || a == "--mode") {
+      const char* v = value(a);
+      if (v == nullptr)
+        return bad(a + " needs a value");
+      std::string& field = a == "--op" ? opts.op : a == "--algo" ? opts.algo : a == "--ranks" ? opts.ranks
+                                                    : a == "--size"                ? opts.size
+                                                                                    : opts.mode;
+      field = v;
     } else if (a == "--dump-resolved") {
       opts.dump_resolved = true;
     } else if (a == "--markdown") {

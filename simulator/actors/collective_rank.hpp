@@ -1,0 +1,41 @@
+#pragma once
+// One rank of a collective: for every traffic step of the plan it sends its outgoing flows, receives
+// its incoming ones, and meets the other ranks at a barrier so that rank 0 can time the step.
+// In reduced mode each distinct step runs once; in full mode every repetition runs.
+
+#include "models/collective_plan.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include <vector>
+
+namespace fleetsim::sim {
+
+namespace sg4 = simgrid::s4u;
+
+struct CollectiveShared {
+  const models::CollectivePlan* plan = nullptr;
+  bool full = true;
+  std::vector<sg4::Mailbox*> inbox;  // per rank
+  sg4::BarrierPtr barrier;
+  std::vector<double> step_seconds;  // per plan step: time of one repetition (the mean in full mode)
+  // Per step, per rank: outgoing flows and number of incoming ones.
+  std::vector<std::vector<std::vector<models::Flow>>> outgoing;
+  std::vector<std::vector<int>> incoming;
+};
+
+/// Precomputes the per-rank flow lists of a plan.
+void index_flows(CollectiveShared& shared);
+
+class CollectiveRank {
+public:
+  CollectiveRank(CollectiveShared& shared, int rank) : shared_(shared), rank_(rank) {}
+  void operator()() const;
+
+private:
+  void exchange(size_t step) const;
+  CollectiveShared& shared_;
+  int rank_;
+};
+
+}  // namespace fleetsim::sim

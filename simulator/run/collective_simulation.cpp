@@ -1,0 +1,37 @@
+#include "collective_simulation.hpp"
+
+#include "simulator/actors/collective_rank.hpp"
+#include "simulator/run/engine_setup.hpp"
+
+#include <chrono>
+#include <string>
+
+namespace fleetsim::sim {
+
+CollectiveTiming run_collective(const models::CollectivePlan& plan, const FabricSpec& fabric, bool full)
+{
+  const auto wall0 = std::chrono::steady_clock::now();
+  auto engine = make_engine();
+  const Fabric f = build_star_fabric(fabric);
+  CollectiveShared shared;
+  shared.plan = &plan;
+  shared.full = full;
+  for (int r = 0; r < plan.ranks; ++r)
+    shared.inbox.push_back(sg4::Mailbox::by_name("rank" + std::to_string(r)));
+  shared.barrier = sg4::Barrier::create(static_cast<unsigned>(plan.ranks));
+  index_flows(shared);
+  for (int r = 0; r < plan.ranks; ++r)
+    sg4::Actor::create("rank" + std::to_string(r), f.ranks[static_cast<size_t>(r)], CollectiveRank(shared, r));
+  engine->run();
+
+  CollectiveTiming t;
+  t.step_seconds = shared.step_seconds;
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    t.time_s += shared.step_seconds[s] * static_cast<double>(plan.steps[s].repetitions);
+    t.steps_simulated += full ? plan.steps[s].repetitions : 1;
+  }
+  t.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return t;
+}
+
+}  // namespace fleetsim::sim

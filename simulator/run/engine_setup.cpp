@@ -1,0 +1,24 @@
+#include "engine_setup.hpp"
+
+#include <xbt/log.h>
+
+#include <cassert>
+
+namespace fleetsim::sim {
+
+std::unique_ptr<simgrid::s4u::Engine> make_engine()
+{
+  [[maybe_unused]] static bool created = false;
+  assert(!created && "SimGrid allows one simulation per process");
+  created = true;
+  // SimGrid logs nothing unless something is wrong; fleetsim reports through its own outputs.
+  xbt_log_control_set("root.thresh:critical");
+  static char arg0[] = "fleetsim";
+  static char model[] = "--cfg=network/model:CM02";
+  static char xtraffic[] = "--cfg=network/crosstraffic:0";
+  static char* argv[] = {arg0, model, xtraffic, nullptr};
+  int argc = 3;
+  return std::make_unique<simgrid::s4u::Engine>(&argc, argv);
+}
+
+}  // namespace fleetsim::sim

@@ -1,0 +1,56 @@
+// `fleetsim collective` as a user runs it.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace {
+
+struct Output {
+  int code = -1;
+  std::string text;  // stdout and stderr
+};
+
+Output fleetsim(const std::string& args)
+{
+  Output out;
+  const std::string cmd = std::string(FLEETSIM_BINARY) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr)
+    return out;
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
+    out.text.append(buf.data(), n);
+  const int status = pclose(p);
+  out.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+const std::string kScenario = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/llama3_405b_16k.yaml";
+
+TEST(CollectiveCli, PrintsSimulatedTimeBesideTheAlphaBetaPrediction)
+{
+  const Output o = fleetsim("collective " + kScenario + " --op allreduce --algo ring --ranks 64 --size 64MB --mode full");
+  ASSERT_EQ(o.code, 0) << o.text;
+  // 2*63*5us + 2*63/64*64MB/50GB/s = 0.63 ms + 2.52 ms = 3.15 ms.
+  EXPECT_NE(o.text.find("0.003150"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("alpha-beta prediction"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("(simulated +0.000%)"), std::string::npos) << o.text;
+}
+
+TEST(CollectiveCli, RejectsUnknownOpAlgoAndBadSizes)
+{
+  EXPECT_EQ(fleetsim("collective " + kScenario + " --op alltoall").code, 2);
+  EXPECT_EQ(fleetsim("collective " + kScenario + " --algo butterfly").code, 2);
+  EXPECT_EQ(fleetsim("collective " + kScenario + " --op allgather --algo tree").code, 2);
+  const Output o = fleetsim("collective " + kScenario + " --size 1000");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.text.find("no unit"), std::string::npos) << o.text;
+  EXPECT_EQ(fleetsim("collective " + kScenario + " --ranks 0").code, 2);
+}
+
+}  // namespace
