@@ -119,6 +119,22 @@ CollectivePlan make_plan(CollectiveOp op, CollectiveAlgo algo, int ranks, double
   return p;
 }
 
+CollectivePlan concurrent_groups(const CollectivePlan& plan, int groups)
+{
+  assert(groups >= 1);
+  CollectivePlan out = plan;
+  out.ranks = plan.ranks * groups;
+  for (auto& step : out.steps) {
+    std::vector<Flow> flows;
+    flows.reserve(step.flows.size() * static_cast<size_t>(groups));
+    for (int g = 0; g < groups; ++g)
+      for (const auto& f : step.flows)
+        flows.push_back({f.src * groups + g, f.dst * groups + g, f.bytes});
+    step.flows = std::move(flows);
+  }
+  return out;
+}
+
 double CollectivePlan::bytes_sent_per_rank() const
 {
   std::map<int, double> sent;

@@ -62,6 +62,11 @@ struct CollectivePlan {
 ///    then broadcast: 2 ceil(log2 N) levels of one full-buffer message per receiver.
 [[nodiscard]] CollectivePlan make_plan(CollectiveOp op, CollectiveAlgo algo, int ranks, double bytes);
 
+/// `groups` copies of a plan running at once, as the data-parallel groups of a 3-D layout do. Rank i
+/// of group g becomes rank i * groups + g (data parallelism outermost, as Megatron-LM places it), so
+/// consecutive members of one group sit `groups` ranks apart.
+[[nodiscard]] CollectivePlan concurrent_groups(const CollectivePlan& plan, int groups);
+
 /// Alpha-beta time of a plan on uncontended links: every step costs alpha + (largest flow)/beta.
 [[nodiscard]] units::Seconds plan_time(const CollectivePlan& plan, AlphaBeta link);
 

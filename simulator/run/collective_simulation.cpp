@@ -12,7 +12,7 @@ CollectiveTiming run_collective(const models::CollectivePlan& plan, const Fabric
 {
   const auto wall0 = std::chrono::steady_clock::now();
   auto engine = make_engine();
-  const Fabric f = build_star_fabric(fabric);
+  const Fabric f = build_fabric(fabric);
   CollectiveShared shared;
   shared.plan = &plan;
   shared.full = full;
@@ -25,6 +25,7 @@ CollectiveTiming run_collective(const models::CollectivePlan& plan, const Fabric
   engine->run();
 
   CollectiveTiming t;
+  t.pods = f.pods;
   t.step_seconds = shared.step_seconds;
   for (size_t s = 0; s < plan.steps.size(); ++s) {
     t.time_s += shared.step_seconds[s] * static_cast<double>(plan.steps[s].repetitions);

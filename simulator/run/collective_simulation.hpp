@@ -11,6 +11,7 @@ struct CollectiveTiming {
   double time_s = 0;                 // simulated time of the whole collective
   std::vector<double> step_seconds;  // one repetition of each plan step
   long steps_simulated = 0;          // step executions actually simulated
+  int pods = 1;                      // pods of the fabric the ranks occupied
   double wall_time_s = 0;
 };
 

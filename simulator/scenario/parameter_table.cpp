@@ -83,6 +83,8 @@ std::vector<ParamSpec> build_table()
       quantity("network.nic_bandwidth", BW, "400Gbps", "scale-out NIC bandwidth per GPU, one direction"),
       quantity("network.nic_latency", T, "5us", "scale-out per-message latency", 0.0, false),
       real("network.dp_overlap", "0.8", "fraction of data-parallel traffic hidden behind the backward pass", 0.0, false, 1.0),
+      integer("network.pod_size", "0", "GPUs per full-bisection pod of the scale-out fabric (0: one pod)", 0, 1e8),
+      real("network.pod_oversubscription", "1", "pod-to-aggregation oversubscription (7 means 1:7)", 1.0, false, std::nullopt),
 
       quantity("storage.write_bandwidth", BW, "2TB/s", "aggregate checkpoint write bandwidth of the storage service"),
       quantity("storage.read_bandwidth", BW, "2TB/s", "aggregate checkpoint read bandwidth of the storage service"),

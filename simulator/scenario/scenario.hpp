@@ -12,6 +12,12 @@
 
 namespace fleetsim::scenario {
 
+/// The scale-out fabric's shape beyond the per-GPU NIC (which lives in the step inputs).
+struct FabricShape {
+  long pod_size = 0;               // GPUs per full-bisection pod; 0 = one pod
+  double pod_oversubscription = 1;
+};
+
 struct StorageSpec {
   units::BytesPerSecond write_bandwidth{0};
   units::BytesPerSecond read_bandwidth{0};
@@ -46,6 +52,7 @@ struct Scenario {
   std::string accelerator_name;
   units::Watts accelerator_power{0};
   models::StepInputs step;
+  FabricShape fabric;
 
   StorageSpec storage;
   CheckpointSpec checkpoint;

@@ -162,6 +162,8 @@ void read_step_inputs(Reader& r, Scenario& s)
   f.nic_bandwidth = units::BytesPerSecond(r.number("network.nic_bandwidth"));
   f.nic_latency = units::Seconds(r.number("network.nic_latency"));
   f.dp_overlap = r.number("network.dp_overlap");
+  s.fabric.pod_size = r.integer("network.pod_size");
+  s.fabric.pod_oversubscription = r.number("network.pod_oversubscription");
 }
 
 void read_causes(Reader& r, const std::vector<ResolvedValue>& resolved, Scenario& s)

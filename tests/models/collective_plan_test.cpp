@@ -82,6 +82,23 @@ TEST(CollectivePlan, TreeOnlyRunsAllReduceAndBroadcast)
   EXPECT_EQ(algo_from_name("tree"), CollectiveAlgo::Tree);
 }
 
+TEST(CollectivePlan, ConcurrentGroupsInterleaveRanksDataParallelOutermost)
+{
+  const auto one = make_plan(CollectiveOp::AllReduce, CollectiveAlgo::Ring, 4, 400);
+  const auto p = concurrent_groups(one, 3);
+  EXPECT_EQ(p.ranks, 12);
+  ASSERT_EQ(p.steps[0].flows.size(), 12u);
+  EXPECT_EQ(p.steps[0].repetitions, one.steps[0].repetitions);
+  // Group 1's ring 0->1->2->3->0 lands on GPUs 1->4->7->10->1.
+  std::set<std::pair<int, int>> edges;
+  for (const auto& f : p.steps[0].flows)
+    edges.insert({f.src, f.dst});
+  for (auto e : {std::pair{1, 4}, std::pair{4, 7}, std::pair{7, 10}, std::pair{10, 1}})
+    EXPECT_TRUE(edges.count(e)) << e.first << "->" << e.second;
+  EXPECT_DOUBLE_EQ(p.bytes_sent_per_rank(), one.bytes_sent_per_rank());
+  EXPECT_NEAR(plan_time(p, kLink).si(), plan_time(one, kLink).si(), 1e-15);
+}
+
 TEST(CollectivePlan, SingleRankHasNoTraffic)
 {
   const auto p = make_plan(CollectiveOp::AllReduce, CollectiveAlgo::Ring, 1, 1e9);

@@ -19,6 +19,12 @@ int bad(const std::string& msg)
   return kExitBadInput;
 }
 
+bool parse_count(const std::string& text, int& out)
+{
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && p == text.data() + text.size() && out >= 1 && out <= 65536;
+}
+
 }  // namespace
 
 int cmd_collective(const Options& opts)
@@ -41,25 +47,34 @@ int cmd_collective(const Options& opts)
   if (opts.mode != "full" && opts.mode != "reduced")
     return bad("--mode must be full or reduced; got '" + opts.mode + "'");
   int ranks = s.step.layout.dp;
-  if (!opts.ranks.empty()) {
-    auto [p, ec] = std::from_chars(opts.ranks.data(), opts.ranks.data() + opts.ranks.size(), ranks);
-    if (ec != std::errc() || p != opts.ranks.data() + opts.ranks.size() || ranks < 1 || ranks > 65536)
-      return bad("--ranks expects an integer from 1 to 65536; got '" + opts.ranks + "'");
-  }
+  if (!opts.ranks.empty() && !parse_count(opts.ranks, ranks))
+    return bad("--ranks expects an integer from 1 to 65536; got '" + opts.ranks + "'");
+  int groups = 1;
+  if (!parse_count(opts.groups, groups))
+    return bad("--groups expects an integer from 1 to 65536; got '" + opts.groups + "'");
+  if (static_cast<long>(ranks) * groups > 65536)
+    return bad("--ranks x --groups must not exceed 65,536 GPUs");
   const auto size = units::parse_quantity(opts.size, units::Dimension::Bytes);
   if (!size.ok() || size.value < 0)
     return bad("--size: " + (size.ok() ? std::string("must not be negative") : size.error));
 
-  const auto plan = models::make_plan(*op, *algo, ranks, size.value);
-  const sim::FabricSpec fabric{ranks, s.step.fabric.nic_bandwidth.si(), s.step.fabric.nic_latency.si()};
+  const auto one = models::make_plan(*op, *algo, ranks, size.value);
+  const auto plan = models::concurrent_groups(one, groups);
+  const sim::FabricSpec fabric{plan.ranks, s.step.fabric.nic_bandwidth.si(), s.step.fabric.nic_latency.si(),
+                               static_cast<int>(s.fabric.pod_size), s.fabric.pod_oversubscription};
   const models::AlphaBeta link{s.step.fabric.nic_latency, s.step.fabric.nic_bandwidth};
-  const double predicted = models::plan_time(plan, link).si();
+  const double predicted = models::plan_time(one, link).si();
   const auto t = sim::run_collective(plan, fabric, opts.mode == "full");
 
-  std::printf("%s %s, %d ranks, %s on a non-blocking star (%s per rank, %s per message)\n", opts.op.c_str(),
-              opts.algo.c_str(), ranks, units::format_quantity(size.value, units::Dimension::Bytes).c_str(),
+  std::printf("%s %s, %d ranks x %d group%s, %s\n", opts.op.c_str(), opts.algo.c_str(), ranks, groups,
+              groups == 1 ? "" : "s", units::format_quantity(size.value, units::Dimension::Bytes).c_str());
+  char shape[96] = "one full-bisection pod";
+  if (t.pods > 1)
+    std::snprintf(shape, sizeof shape, "%d pods of %d GPUs, 1:%g between pods", t.pods, fabric.pod_size,
+                  fabric.pod_oversubscription);
+  std::printf("  fabric: %s per GPU NIC, %s per message, %s\n",
               units::format_quantity(fabric.nic_bandwidth, units::Dimension::Bandwidth).c_str(),
-              units::format_quantity(fabric.nic_latency, units::Dimension::Time).c_str());
+              units::format_quantity(fabric.nic_latency, units::Dimension::Time).c_str(), shape);
   std::printf("  simulated (%s, %ld of %ld steps)  %12.6f s   bus bandwidth %s\n", opts.mode.c_str(),
               t.steps_simulated, plan.total_step_executions(), t.time_s,
               units::format_quantity(models::bus_bandwidth(*op, ranks, size.value, units::Seconds(t.time_s)),
@@ -69,7 +84,7 @@ int cmd_collective(const Options& opts)
     error_pct = 0;  // print +0.000%, not -0.000%
   std::printf("  alpha-beta prediction        %12.6f s   (simulated %+.3f%%)\n", predicted, error_pct);
   std::printf("  bytes sent per rank %s; wall time %.3f s\n",
-              units::format_quantity(plan.bytes_sent_per_rank(), units::Dimension::Bytes).c_str(), t.wall_time_s);
+              units::format_quantity(one.bytes_sent_per_rank(), units::Dimension::Bytes).c_str(), t.wall_time_s);
   return kExitOk;
 }
 

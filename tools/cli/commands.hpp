@@ -27,6 +27,7 @@ struct Options {
   std::string ranks;              // default: the scenario's data-parallel degree
   std::string size = "1GB";
   std::string mode = "reduced";   // full | reduced
+  std::string groups = "1";       // concurrent groups (e.g. all data-parallel groups at once)
 };
 
 /// Parses argv; on error prints a message to stderr and returns false.

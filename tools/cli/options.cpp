@@ -30,9 +30,10 @@ commands:
   run [SCENARIO]       replay a training run; writes summary.json, timeline.csv, events.csv
   validate SCENARIO    check a scenario and exit (0 = valid, 2 = errors)
   step [SCENARIO]      print the step-time breakdown (fleet law) of the scenario
-  collective [SCENARIO] --op OP --algo ALGO --ranks N --size BYTES [--mode full|reduced]
+  collective [SCENARIO] --op OP --algo ALGO --ranks N --size BYTES [--groups G] [--mode full|reduced]
                        time one collective on a simulated fabric built from the scenario's
-                       network.nic_* values, beside its alpha-beta prediction
+                       network.* values, beside its alpha-beta prediction; --groups runs G
+                       copies at once, member i of group g on GPU i*G+g (data-parallel groups)
                        (OP: allreduce reducescatter allgather broadcast; ALGO: ring tree)
   describe             print every scenario parameter: unit, default, range, description
   help                 this text
@@ -95,14 +96,18 @@ bool parse_options(int argc, char** argv, Options& opts)
       opts.sets.emplace_back(v);
     } else if (a.rfind("--set=", 0) == 0) {
       opts.sets.push_back(a.substr(6));
-    } else if (a == "--op" || a == "--algo" || a == "--ranks" || a == "--size" || a == "--mode") {
+    } else if (a == "--op" || a == "--algo" || a == "--ranks" || a == "--size" || a == "--mode" ||
+               a == "--groups") {
       const char* v = value(a);
       if (v == nullptr)
         return bad(a + " needs a value");
-      std::string& field = a == "--op" ? opts.op : a == "--algo" ? opts.algo : a == "--ranks" ? opts.ranks
-                                                    : a == "--size"                ? opts.size
-                                                                                    : opts.mode;
-      field = v;
+      std::string* field = a == "--op"     ? &opts.op
+                           : a == "--algo"  ? &opts.algo
+                           : a == "--ranks" ? &opts.ranks
+                           : a == "--size"  ? &opts.size
+                           : a == "--mode"  ? &opts.mode
+                                            : &opts.groups;
+      *field = v;
     } else if (a == "--dump-resolved") {
       opts.dump_resolved = true;
     } else if (a == "--markdown") {
