@@ -1,6 +1,10 @@
 // fleetsim_bench: wall time and peak memory of whole replays, as a user runs them.
 //
 //   build/fleetsim_bench [--runs N] [--target-wall S] [--target-rss MB] [SCENARIO] [-- extra fleetsim args]
+//   build/fleetsim_bench --exec [--runs N] [--target-wall S] [--target-rss MB] -- FLEETSIM ARGS
+//
+// --exec times any fleetsim command line as given, e.g. a 16,384-rank collective:
+//   build/fleetsim_bench --exec --runs 3 --target-wall 30 --target-rss 2000 -- collective --ranks 16384
 //
 // Runs `fleetsim run SCENARIO --seed i --quiet --out <tmp>` N times (seeds 1..N), each as its own
 // process, and reports per run the process wall time (fork to exit), the simulator's own
@@ -111,6 +115,32 @@ bool run_once(const std::string& fleetsim, const std::vector<std::string>& args,
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+// Times `fleetsim ARGS` as given, `runs` times.
+int bench_exec(const std::string& fleetsim, const std::vector<std::string>& args, int runs, double target_wall,
+               double target_rss)
+{
+  std::string line = "fleetsim";
+  for (const auto& a : args)
+    line += " " + a;
+  std::printf("fleetsim_bench --exec: %s, %d runs\n", line.c_str(), runs);
+  std::vector<double> walls, rsss;
+  for (int i = 1; i <= runs; ++i) {
+    Sample s;
+    if (!run_once(fleetsim, args, s)) {
+      std::fprintf(stderr, "fleetsim_bench: run %d failed\n", i);
+      return 1;
+    }
+    std::printf("  run %2d   wall %8.3f s   peak RSS %7.1f MB\n", i, s.wall_s, s.rss_mb);
+    walls.push_back(s.wall_s);
+    rsss.push_back(s.rss_mb);
+  }
+  const double mw = median(walls), mr = *std::max_element(rsss.begin(), rsss.end());
+  std::printf("median wall %.3f s; peak RSS %.1f MB\n", mw, mr);
+  std::printf("target: wall <= %.2f s: %s; peak RSS <= %.0f MB: %s\n", target_wall, mw <= target_wall ? "met" : "MISSED",
+              target_rss, mr <= target_rss ? "met" : "MISSED");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -119,9 +149,12 @@ int main(int argc, char** argv)
   double target_wall = 0.3, target_rss = 150;
   std::string scenario = "scenarios/llama3_405b_16k.yaml";
   std::vector<std::string> extra;
+  bool exec_mode = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--runs" && i + 1 < argc)
+    if (a == "--exec")
+      exec_mode = true;
+    else if (a == "--runs" && i + 1 < argc)
       runs = std::max(1, std::atoi(argv[++i]));
     else if (a == "--target-wall" && i + 1 < argc)
       target_wall = std::atof(argv[++i]);
@@ -133,12 +166,14 @@ int main(int argc, char** argv)
     } else if (!a.empty() && a[0] != '-')
       scenario = a;
     else {
-      std::fprintf(stderr, "usage: fleetsim_bench [--runs N] [--target-wall S] [--target-rss MB] [SCENARIO] [-- args]\n");
+      std::fprintf(stderr, "usage: fleetsim_bench [--exec] [--runs N] [--target-wall S] [--target-rss MB] [SCENARIO] [-- args]\n");
       return 2;
     }
   }
   const auto self = std::filesystem::read_symlink("/proc/self/exe");
   const std::string fleetsim = (self.parent_path() / "fleetsim").string();
+  if (exec_mode)
+    return bench_exec(fleetsim, extra, runs, target_wall, target_rss);
   std::string pattern = (std::filesystem::temp_directory_path() / "fleetsim-bench-XXXXXX").string();
   const char* tmp = mkdtemp(pattern.data());
   if (tmp == nullptr) {
