@@ -1,33 +1,17 @@
 // `fleetsim collective` as a user runs it.
+#include "fleetsim_process.hpp"
+
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
 #include <string>
 
 namespace {
 
-struct Output {
-  int code = -1;
-  std::string text;  // stdout and stderr
-};
+using Output = fleetsim::testing::ProcessOutput;
 
 Output fleetsim(const std::string& args)
 {
-  Output out;
-  const std::string cmd = std::string(FLEETSIM_BINARY) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr)
-    return out;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
-    out.text.append(buf.data(), n);
-  const int status = pclose(p);
-  out.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
+  return fleetsim::testing::run_command(std::string(FLEETSIM_BINARY) + " " + args + " 2>&1");
 }
 
 const std::string kScenario = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/llama3_405b_16k.yaml";

@@ -1,27 +1,13 @@
 // Docs that are generated from code must match the code.
+#include "fleetsim_process.hpp"
+
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 namespace {
-
-std::string run_capture(const std::string& cmd)
-{
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr)
-    return out;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
-    out.append(buf.data(), n);
-  pclose(p);
-  return out;
-}
 
 TEST(Docs, ScenarioReferenceMatchesDescribe)
 {
@@ -37,7 +23,8 @@ TEST(Docs, ScenarioReferenceMatchesDescribe)
   ASSERT_NE(b, std::string::npos);
   ASSERT_NE(e, std::string::npos);
   const std::string table = doc.substr(b + begin.size(), e - b - begin.size());
-  const std::string generated = run_capture(std::string(FLEETSIM_BINARY) + " describe --markdown");
+  const std::string generated =
+      fleetsim::testing::run_command(std::string(FLEETSIM_BINARY) + " describe --markdown").text;
   ASSERT_FALSE(generated.empty());
   EXPECT_EQ(table, generated) << "regenerate the table with: build/fleetsim describe --markdown";
 }
