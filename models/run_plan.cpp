@@ -19,6 +19,19 @@ double uniform_arrival_time(long k, double rate)
   return (static_cast<double>(k) + 0.5) / rate;
 }
 
+double rate_per_second(double count, units::Seconds window)
+{
+  assert(window.si() > 0);
+  return count / window.si();
+}
+
+units::Seconds checkpoint_write_time(units::Bytes bytes, units::BytesPerSecond write_bandwidth,
+                                     units::Seconds overhead)
+{
+  assert(write_bandwidth.si() > 0);
+  return overhead + bytes / write_bandwidth;
+}
+
 units::Seconds detection_delay(const FailureCause& cause, units::Seconds fallback)
 {
   return cause.detection.value_or(fallback);

@@ -12,6 +12,13 @@ namespace fleetsim::models {
 /// Time of the k-th (0-based) of evenly spaced events at `rate` per second: (k + 1/2) / rate.
 [[nodiscard]] double uniform_arrival_time(long k, double rate);
 
+/// Events per second of a count given over a window (planned interruptions: 47 per 54 days).
+[[nodiscard]] double rate_per_second(double count, units::Seconds window);
+
+/// Uncontended time of one blocking checkpoint: fixed overhead + bytes / write bandwidth (delta).
+[[nodiscard]] units::Seconds checkpoint_write_time(units::Bytes bytes, units::BytesPerSecond write_bandwidth,
+                                                   units::Seconds overhead);
+
 /// The detection delay of a cause: its own, or the scenario default.
 [[nodiscard]] units::Seconds detection_delay(const FailureCause& cause, units::Seconds fallback);
 

@@ -32,7 +32,7 @@ void MaintenanceCalendar::operator()() const
   const auto& planned = ctx_.scenario->planned;
   if (planned.count <= 0)
     return;
-  const double rate = planned.count / planned.window.si();
+  const double rate = models::rate_per_second(planned.count, planned.window);
   models::RandomStream gaps(ctx_.seed, "planned/arrivals");
   double t = 0;
   for (long k = 0;; ++k) {

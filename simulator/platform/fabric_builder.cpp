@@ -19,8 +19,8 @@ sg4::NetZone* build_pod(const FabricSpec& spec, int pod, int first, int last, Fa
     zone->set_parent(parent);
   for (int r = first; r < last; ++r) {
     const std::string name = "rank" + std::to_string(r);
-    // 989 TFLOP/s hosts: the step simulation spends compute on them in a later slice.
-    sg4::Host* host = zone->create_host(name, 989e12)->seal();
+    // Hosts run at the accelerator's peak: the step simulation will spend compute on them.
+    sg4::Host* host = zone->create_host(name, spec.gpu_flops)->seal();
     sg4::SplitDuplexLink* nic = zone->create_split_duplex_link(name + "-nic", spec.nic_bandwidth);
     nic->set_latency(spec.nic_latency / 2);
     nic->seal();

@@ -29,6 +29,7 @@ struct FabricSpec {
   double nic_latency = 0;           // seconds, end to end (alpha)
   int pod_size = 0;                 // ranks per pod; 0 = one pod
   double pod_oversubscription = 1;  // pod bandwidth to the aggregation layer is 1/this of its NICs'
+  double gpu_flops = 0;             // host speed (FLOP/s): the accelerator's peak
 };
 
 struct Fabric {

@@ -30,8 +30,8 @@ RunResult run_simulation(const scenario::Scenario& s, std::uint64_t seed)
   result.seed = seed;
   result.step = make_step_model(s.step_model)->step(s.step);
   const double step_time = result.step.step_time.si();
-  result.checkpoint_write_s = (s.checkpoint_bytes() / s.storage.write_bandwidth).si() +
-                              s.checkpoint.write_overhead.si();
+  result.checkpoint_write_s =
+      models::checkpoint_write_time(s.checkpoint_bytes(), s.storage.write_bandwidth, s.checkpoint.write_overhead).si();
 
   auto engine = make_engine();
   Platform platform = build_platform(s);

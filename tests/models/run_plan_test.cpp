@@ -91,3 +91,24 @@ TEST(ComponentLabel, IsJobWithoutIndexWhenScopeIsJob)
 
 }  // namespace
 }  // namespace fleetsim::models
+
+namespace fleetsim::models {
+namespace {
+
+TEST(RunPlanRates, RatePerSecondIsCountOverWindow)
+{
+  // 47 planned interruptions in 54 days: one every 27.6 hours.
+  EXPECT_NEAR(1.0 / rate_per_second(47, units::Seconds(54 * units::kDay)), 54.0 * 24 / 47 * 3600, 1e-6);
+  EXPECT_EQ(rate_per_second(0, units::Seconds(1)), 0.0);
+}
+
+TEST(RunPlanRates, CheckpointWriteTimeIsOverheadPlusBytesOverBandwidth)
+{
+  // Llama 3 scenario: 350 MB x 16,384 GPUs at 2 TB/s plus 10 s = 2.8672 s + 10 s.
+  const auto t = checkpoint_write_time(units::Bytes(350e6 * 16384), units::BytesPerSecond(2e12), units::Seconds(10));
+  EXPECT_NEAR(t.si(), 12.8672, 1e-9);
+  EXPECT_NEAR(checkpoint_write_time(units::Bytes(3e11), units::BytesPerSecond(1e9), units::Seconds(0)).si(), 300, 1e-9);
+}
+
+}  // namespace
+}  // namespace fleetsim::models

@@ -23,7 +23,7 @@ double simulate(CollectiveOp op, CollectiveAlgo algo, int ranks, double bytes, b
 {
   const std::string out = in_child([&] {
     const auto plan = models::concurrent_groups(models::make_plan(op, algo, ranks, bytes), groups);
-    const auto t = sim::run_collective(plan, {plan.ranks, 50e9, 5e-6, pod_size, oversubscription}, full);
+    const auto t = sim::run_collective(plan, {plan.ranks, 50e9, 5e-6, pod_size, oversubscription, 989e12}, full);
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.17g", t.time_s);
     return std::string(buf);

@@ -61,7 +61,8 @@ int cmd_collective(const Options& opts)
   const auto one = models::make_plan(*op, *algo, ranks, size.value);
   const auto plan = models::concurrent_groups(one, groups);
   const sim::FabricSpec fabric{plan.ranks, s.step.fabric.nic_bandwidth.si(), s.step.fabric.nic_latency.si(),
-                               static_cast<int>(s.fabric.pod_size), s.fabric.pod_oversubscription};
+                               static_cast<int>(s.fabric.pod_size), s.fabric.pod_oversubscription,
+                               s.step.accelerator.peak_flops.si()};
   const models::AlphaBeta link{s.step.fabric.nic_latency, s.step.fabric.nic_bandwidth};
   const double predicted = models::plan_time(one, link).si();
   const auto t = sim::run_collective(plan, fabric, opts.mode == "full");
