@@ -154,7 +154,9 @@ units::Seconds dp_comm_time(const StepInputs& in)
   return ring_reduce_scatter_time(shard, l.dp, nic) + ring_all_gather_time(shard, l.dp, nic);
 }
 
-std::string binding_term_of(const StepBreakdown& b)
+}  // namespace
+
+std::string binding_term(const StepBreakdown& b)
 {
   if (b.comm_exposed > b.compute && b.comm_exposed >= b.sync)
     return "communication";
@@ -162,8 +164,6 @@ std::string binding_term_of(const StepBreakdown& b)
     return "coordination";
   return "compute";
 }
-
-}  // namespace
 
 std::vector<std::string> check_step_inputs(const StepInputs& in, long gpus)
 {
@@ -221,7 +221,7 @@ StepBreakdown AnalyticStepModel::step(const StepInputs& in) const
                                b.step_time.si();
   b.mfu = model_flops / peak_per_step;
   b.compute_fraction = b.compute / b.step_time;
-  b.binding_term = binding_term_of(b);
+  b.binding_term = binding_term(b);
   return b;
 }
 

@@ -52,6 +52,7 @@ struct StepInputs {
 
 /// Everything a planner needs to know about one training step. Times are per step, per GPU.
 struct StepBreakdown {
+  std::string model = "analytic";  // which StepTimeModel produced it
   units::Seconds step_time{0};     // T_step
   units::Seconds compute{0};       // T_compute / N: useful math of one GPU at achieved efficiency
   units::Seconds comm{0};          // T_comm(N) = tp_comm + pp_comm + dp_comm (before overlap)
@@ -80,6 +81,10 @@ struct StepBreakdown {
 
 /// Pipeline bubble as a fraction of ideal compute: (p-1)/(v*m).
 [[nodiscard]] double pipeline_bubble_fraction(int stages, int micro_batches, int virtual_stages);
+
+/// The C3 term that binds a decomposed step: "communication" if exposed communication is larger
+/// than compute and at least sync, "coordination" if sync is the largest, "compute" otherwise.
+[[nodiscard]] std::string binding_term(const StepBreakdown& b);
 
 class StepTimeModel {
 public:

@@ -1,73 +1,57 @@
 #include "fabric_builder.hpp"
 
-#include <algorithm>
+#include "cluster_zone.hpp"
+
 #include <string>
 
 namespace fleetsim::sim {
 
-namespace sg4 = simgrid::s4u;
-using NetPoint = simgrid::kernel::routing::NetPoint;
-
-namespace {
-
-// A star zone holding ranks [first, last); its ranks reach the outside through `gateway`.
-sg4::NetZone* build_pod(const FabricSpec& spec, int pod, int first, int last, Fabric& f,
-                        sg4::NetZone* parent, NetPoint** gateway)
+std::vector<std::string> check_fabric(const FabricSpec& spec)
 {
-  auto* zone = sg4::create_star_zone("pod" + std::to_string(pod));
-  if (parent != nullptr)
-    zone->set_parent(parent);
-  for (int r = first; r < last; ++r) {
-    const std::string name = "rank" + std::to_string(r);
-    // Hosts run at the accelerator's peak: the step simulation will spend compute on them.
-    sg4::Host* host = zone->create_host(name, spec.gpu_flops)->seal();
-    sg4::SplitDuplexLink* nic = zone->create_split_duplex_link(name + "-nic", spec.nic_bandwidth);
-    nic->set_latency(spec.nic_latency / 2);
-    nic->seal();
-    zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr,
-                    {sg4::LinkInRoute(nic, sg4::LinkInRoute::Direction::UP)}, true);
-    f.ranks.push_back(host);
-  }
-  if (parent != nullptr) {
-    // The pod's uplink: traffic leaving the pod uses one direction, entering traffic the other.
-    const double capacity = spec.pod_size * spec.nic_bandwidth / spec.pod_oversubscription;
-    auto* router = zone->create_router("pod" + std::to_string(pod) + "-switch");
-    sg4::SplitDuplexLink* up = zone->create_split_duplex_link("pod" + std::to_string(pod) + "-uplink", capacity);
-    up->seal();
-    zone->add_route(router, nullptr, nullptr, nullptr, {sg4::LinkInRoute(up, sg4::LinkInRoute::Direction::UP)},
-                    true);
-    *gateway = router;
-  }
-  zone->seal();
-  return zone;
+  std::vector<std::string> out;
+  if (spec.ranks <= 0)
+    out.push_back("the fabric needs at least one rank");
+  if (!(spec.nic_bandwidth > 0) || !(spec.gpu_flops > 0))
+    out.push_back("NIC bandwidth and GPU speed must be positive");
+  if (spec.gpus_per_node < 1)
+    out.push_back("gpus per node must be at least 1");
+  if (spec.gpus_per_node > 1 && !(spec.nvlink_bandwidth > 0))
+    out.push_back("NVLink bandwidth must be positive with more than one GPU per node");
+  if (spec.rack_size > 0 && spec.rack_size % spec.gpus_per_node != 0)
+    out.push_back("a rack (" + std::to_string(spec.rack_size) + " GPUs) must hold whole nodes of " +
+                  std::to_string(spec.gpus_per_node));
+  const int inner = spec.rack_size > 0 ? spec.rack_size : spec.gpus_per_node;
+  if (spec.pod_size > 0 && spec.pod_size % inner != 0)
+    out.push_back("a pod (" + std::to_string(spec.pod_size) + " GPUs) must hold whole " +
+                  (spec.rack_size > 0 ? "racks of " : "nodes of ") + std::to_string(inner));
+  if (spec.pod_oversubscription < 1 || spec.rack_oversubscription < 1)
+    out.push_back("oversubscription must be at least 1");
+  return out;
 }
-
-}  // namespace
 
 Fabric build_fabric(const FabricSpec& spec)
 {
+  ClusterLayout layout;
+  layout.ranks = spec.ranks;
+  layout.gpu_flops = spec.gpu_flops;
+  layout.nic_bandwidth = spec.nic_bandwidth;
+  layout.nic_latency = spec.nic_latency;
+  layout.gpus_per_node = spec.gpus_per_node;
+  layout.nvlink_bandwidth = spec.nvlink_bandwidth;
+  layout.nvlink_latency = spec.nvlink_latency;
   Fabric f;
-  f.ranks.reserve(static_cast<size_t>(spec.ranks));
-  if (spec.pod_size <= 0 || spec.pod_size >= spec.ranks) {
-    build_pod(spec, 0, 0, spec.ranks, f, nullptr, nullptr);
-    return f;
+  if (spec.rack_size > 0 && spec.rack_size < spec.ranks && spec.rack_oversubscription > 1) {
+    layout.levels.push_back({spec.rack_size, spec.rack_size * spec.nic_bandwidth / spec.rack_oversubscription, "rack"});
+    f.racks = (spec.ranks + spec.rack_size - 1) / spec.rack_size;
   }
-  auto* root = sg4::create_full_zone("fabric");
-  auto* aggregation = root->create_link("aggregation", 1e18)
-                          ->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE)
-                          ->seal();
-  std::vector<std::pair<sg4::NetZone*, NetPoint*>> pods;
-  for (int first = 0, pod = 0; first < spec.ranks; first += spec.pod_size, ++pod) {
-    NetPoint* gateway = nullptr;
-    auto* zone = build_pod(spec, pod, first, std::min(spec.ranks, first + spec.pod_size), f, root, &gateway);
-    pods.emplace_back(zone, gateway);
+  if (spec.pod_size > 0 && spec.pod_size < spec.ranks) {
+    layout.levels.push_back({spec.pod_size, spec.pod_size * spec.nic_bandwidth / spec.pod_oversubscription, "pod"});
+    f.pods = (spec.ranks + spec.pod_size - 1) / spec.pod_size;
   }
-  for (size_t a = 0; a < pods.size(); ++a)
-    for (size_t b = a + 1; b < pods.size(); ++b)
-      root->add_route(pods[a].first->get_netpoint(), pods[b].first->get_netpoint(), pods[a].second,
-                      pods[b].second, {sg4::LinkInRoute(aggregation)}, true);
-  root->seal();
-  f.pods = static_cast<int>(pods.size());
+  // The Engine owns the root zone and deletes it at the end of the simulation.
+  auto* zone = new ClusterZone("cluster");  // NOLINT(cppcoreguidelines-owning-memory)
+  zone->build(layout);
+  f.ranks = zone->hosts();
   return f;
 }
 

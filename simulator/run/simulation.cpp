@@ -7,6 +7,7 @@
 #include "simulator/platform/platform_builder.hpp"
 #include "models/run_plan.hpp"
 #include "simulator/run/engine_setup.hpp"
+#include "simulator/run/step_source.hpp"
 
 #include <simgrid/s4u.hpp>
 
@@ -15,20 +16,15 @@
 
 namespace fleetsim::sim {
 
-std::unique_ptr<models::StepTimeModel> make_step_model(const std::string& name)
-{
-  assert(name == "analytic" && "the scenario loader only accepts known step models");
-  (void)name;
-  return std::make_unique<models::AnalyticStepModel>();
-}
-
-
 RunResult run_simulation(const scenario::Scenario& s, std::uint64_t seed)
 {
+  const ResolvedStep step = resolve_step(s);  // before the Engine: a simulated step forks
   const auto wall0 = std::chrono::steady_clock::now();
   RunResult result;
   result.seed = seed;
-  result.step = make_step_model(s.step_model)->step(s.step);
+  result.step = step.breakdown;
+  result.step_from_cache = step.from_cache;
+  result.step_seconds = step.seconds;
   const double step_time = result.step.step_time.si();
   result.checkpoint_write_s =
       models::checkpoint_write_time(s.checkpoint_bytes(), s.storage.write_bandwidth, s.checkpoint.write_overhead).si();

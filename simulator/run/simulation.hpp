@@ -18,13 +18,13 @@ struct RunResult {
   models::TraceLog log;
   models::GoodputReport report;
   double checkpoint_write_s = 0;  // uncontended write time of one checkpoint (delta)
-  double wall_time_s = 0;         // the simulator's own run time
+  double wall_time_s = 0;         // the replay's own run time (after the step time is known)
+  bool step_from_cache = false;   // simulated step read from the cache
+  double step_seconds = 0;        // wall time spent obtaining the step (simulation or cache read)
 };
 
-/// The step-time model named by the scenario ("analytic").
-[[nodiscard]] std::unique_ptr<models::StepTimeModel> make_step_model(const std::string& name);
-
-/// Runs one replica. Must be called at most once per process.
+/// Runs one replica: resolves the step time (step_source.hpp), then replays the window. Must be
+/// called at most once per process.
 [[nodiscard]] RunResult run_simulation(const scenario::Scenario& s, std::uint64_t seed);
 
 }  // namespace fleetsim::sim

@@ -85,6 +85,7 @@ std::vector<ParamSpec> build_table()
       real("network.dp_overlap", "0.8", "fraction of data-parallel traffic hidden behind the backward pass", 0.0, false, 1.0),
       integer("network.pod_size", "0", "GPUs per full-bisection pod of the scale-out fabric (0: one pod)", 0, 1e8),
       real("network.pod_oversubscription", "1", "pod-to-aggregation oversubscription (7 means 1:7)", 1.0, false, std::nullopt),
+      real("network.rack_oversubscription", "1", "rack (top-of-rack switch) uplink oversubscription within a pod", 1.0, false, std::nullopt),
 
       quantity("storage.write_bandwidth", BW, "2TB/s", "aggregate checkpoint write bandwidth of the storage service"),
       quantity("storage.read_bandwidth", BW, "2TB/s", "aggregate checkpoint read bandwidth of the storage service"),
@@ -114,7 +115,7 @@ std::vector<ParamSpec> build_table()
 
       quantity("run.duration", T, "54d", "simulated window"),
       integer("run.seed", "1", "root random seed (overridden by --seed)", 0, 9.007199254740992e15),
-      choice("run.step_model", "analytic", "source of the step time", {"analytic"}),
+      choice("run.step_model", "simulated", "source of the step time: one iteration simulated on the fabric (cached), or the alpha-beta formulas", {"simulated", "analytic"}),
   };
 }
 

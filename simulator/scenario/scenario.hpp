@@ -12,10 +12,15 @@
 
 namespace fleetsim::scenario {
 
+/// The simulated step runs one SimGrid actor per GPU; each costs two memory mappings, and Linux's
+/// default vm.max_map_count (65,530) stops SimGrid near 32k actors (shared/notes/simgrid.md).
+constexpr long kMaxSimulatedGpus = 30000;
+
 /// The scale-out fabric's shape beyond the per-GPU NIC (which lives in the step inputs).
 struct FabricShape {
   long pod_size = 0;               // GPUs per full-bisection pod; 0 = one pod
   double pod_oversubscription = 1;
+  double rack_oversubscription = 1;  // rack (ToR) uplinks: 1:1 unless the scenario says otherwise
 };
 
 struct StorageSpec {
@@ -62,7 +67,7 @@ struct Scenario {
 
   units::Seconds duration{0};
   std::uint64_t seed = 1;
-  std::string step_model = "analytic";
+  std::string step_model = "simulated";
 
   /// Total checkpoint size: state_per_gpu x gpus.
   [[nodiscard]] units::Bytes checkpoint_bytes() const

@@ -2,6 +2,8 @@
 
 #include "parameter_table.hpp"
 
+#include "models/iteration_plan.hpp"
+
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -164,6 +166,7 @@ void read_step_inputs(Reader& r, Scenario& s)
   f.dp_overlap = r.number("network.dp_overlap");
   s.fabric.pod_size = r.integer("network.pod_size");
   s.fabric.pod_oversubscription = r.number("network.pod_oversubscription");
+  s.fabric.rack_oversubscription = r.number("network.rack_oversubscription");
 }
 
 void read_causes(Reader& r, const std::vector<ResolvedValue>& resolved, Scenario& s)
@@ -245,8 +248,25 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
       "parallelism.dp",        "parallelism.tp",          "parallelism.pp",     "parallelism.virtual_stages",
       "cluster.gpus",          "model.global_batch_tokens", "model.sequence_length", "model.micro_batch_size",
       "model.layers",          "network.nvlink_bandwidth", "network.nic_bandwidth"};
-  for (const auto& msg : models::check_step_inputs(s.step, s.fleet.gpus))
+  const auto layout_problems = models::check_step_inputs(s.step, s.fleet.gpus);
+  for (const auto& msg : layout_problems)
     r.error_at_first_given(layout_keys, msg);
+  if (s.fabric.pod_size > 0 && s.fabric.pod_size % s.fleet.gpus_per_rack != 0)
+    r.error_at_first_given({"network.pod_size", "cluster.gpus_per_rack"},
+                           "network.pod_size must be a whole number of racks (cluster.gpus_per_rack)");
+  if (s.step_model == "simulated" && layout_problems.empty()) {
+    const models::ParallelLayout& l = s.step.layout;
+    const double m = s.step.workload.global_batch_tokens /
+                     (static_cast<double>(s.step.workload.sequence_length) * s.step.workload.micro_batch_size * l.dp);
+    if (!models::schedule_supported(l.pp, static_cast<int>(std::lround(m)), l.virtual_stages))
+      r.error_at_first_given({"parallelism.virtual_stages", "parallelism.pp", "model.global_batch_tokens"},
+                             "the interleaved pipeline schedule (virtual_stages > 1) needs the micro-batches per "
+                             "step (" + std::to_string(std::lround(m)) + ") to be a multiple of parallelism.pp");
+    if (s.fleet.gpus > kMaxSimulatedGpus)
+      r.error_at_first_given({"cluster.gpus", "run.step_model"},
+                             "run.step_model: simulated runs one SimGrid actor per GPU and handles at most " +
+                                 std::to_string(kMaxSimulatedGpus) + " GPUs; use analytic for larger fleets");
+  }
   return s;
 }
 

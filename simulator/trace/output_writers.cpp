@@ -26,10 +26,12 @@ std::string fixed(double v, int decimals = 6)
   return ec == std::errc() ? std::string(buf, end) : std::string("nan");
 }
 
+}  // namespace
+
 ordered_json step_json(const models::StepBreakdown& b)
 {
   return ordered_json{
-      {"model", "analytic"},
+      {"model", b.model},
       {"step_time_s", b.step_time.si()},
       {"compute_s", b.compute.si()},
       {"comm_s", b.comm.si()},
@@ -44,9 +46,12 @@ ordered_json step_json(const models::StepBreakdown& b)
       {"micro_batches", b.micro_batches},
       {"flops_per_token", b.flops_per_token},
       {"compute_fraction", b.compute_fraction},
+      {"mfu", b.mfu},
       {"binding_term", b.binding_term},
   };
 }
+
+namespace {
 
 ordered_json interruptions_json(const scenario::Scenario& s, const RunResult& r)
 {
@@ -148,32 +153,41 @@ void write_events_csv(std::ostream& out, const RunResult& r)
   }
 }
 
-std::string write_outputs(const std::string& dir, const scenario::Scenario& s, const RunResult& r)
+std::string prepare_output_dir(const std::string& dir)
+{
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  return ec ? "cannot create output directory '" + dir + "': " + ec.message() : "";
+}
+
+std::string write_file_atomically(const std::string& dir, const std::string& name,
+                                  const std::function<void(std::ostream&)>& body)
 {
   namespace fs = std::filesystem;
+  const fs::path final_path = fs::path(dir) / name;
+  const fs::path tmp = fs::path(dir) / ("." + name + ".tmp");
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    if (!f)
+      return "cannot write '" + tmp.string() + "'";
+    body(f);
+    if (!f.good())
+      return "error while writing '" + tmp.string() + "'";
+  }
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec)
-    return "cannot create output directory '" + dir + "': " + ec.message();
-  auto write = [&](const std::string& name, auto&& body) -> std::string {
-    const fs::path final_path = fs::path(dir) / name;
-    const fs::path tmp = fs::path(dir) / ("." + name + ".tmp");
-    {
-      std::ofstream f(tmp, std::ios::binary);
-      if (!f)
-        return "cannot write '" + tmp.string() + "'";
-      body(f);
-      if (!f.good())
-        return "error while writing '" + tmp.string() + "'";
-    }
-    fs::rename(tmp, final_path, ec);
-    return ec ? "cannot rename '" + tmp.string() + "': " + ec.message() : "";
-  };
-  std::string err = write("summary.json", [&](std::ostream& o) { o << summary_json(s, r).dump(2) << '\n'; });
+  fs::rename(tmp, final_path, ec);
+  return ec ? "cannot rename '" + tmp.string() + "': " + ec.message() : "";
+}
+
+std::string write_outputs(const std::string& dir, const scenario::Scenario& s, const RunResult& r)
+{
+  std::string err = prepare_output_dir(dir);
   if (err.empty())
-    err = write("timeline.csv", [&](std::ostream& o) { write_timeline_csv(o, r); });
+    err = write_file_atomically(dir, "summary.json", [&](std::ostream& o) { o << summary_json(s, r).dump(2) << '\n'; });
   if (err.empty())
-    err = write("events.csv", [&](std::ostream& o) { write_events_csv(o, r); });
+    err = write_file_atomically(dir, "timeline.csv", [&](std::ostream& o) { write_timeline_csv(o, r); });
+  if (err.empty())
+    err = write_file_atomically(dir, "events.csv", [&](std::ostream& o) { write_events_csv(o, r); });
   return err;
 }
 

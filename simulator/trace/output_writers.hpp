@@ -11,11 +11,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <iosfwd>
 #include <string>
 
 namespace fleetsim::sim {
 
+/// The step-time breakdown as JSON (the "step" object of summary.json, and step.json's core).
+[[nodiscard]] nlohmann::ordered_json step_json(const models::StepBreakdown& b);
 [[nodiscard]] nlohmann::ordered_json summary_json(const scenario::Scenario& s, const RunResult& r);
 void write_timeline_csv(std::ostream& out, const RunResult& r);
 void write_events_csv(std::ostream& out, const RunResult& r);
@@ -23,6 +26,12 @@ void write_events_csv(std::ostream& out, const RunResult& r);
 /// Writes the three files into `dir` (created if needed). Returns "" or an error message.
 [[nodiscard]] std::string write_outputs(const std::string& dir, const scenario::Scenario& s,
                                         const RunResult& r);
+
+/// Creates `dir` if needed. Returns "" or an error message.
+[[nodiscard]] std::string prepare_output_dir(const std::string& dir);
+/// Writes dir/name through a temporary file renamed into place. Returns "" or an error message.
+[[nodiscard]] std::string write_file_atomically(const std::string& dir, const std::string& name,
+                                                const std::function<void(std::ostream&)>& body);
 
 /// The short table printed on the terminal after a run.
 void print_run_table(std::ostream& out, const scenario::Scenario& s, const RunResult& r);

@@ -284,7 +284,7 @@ TEST(CliDumpResolved, PrintsEveryDefaultAndCreatesNoOutput)
   EXPECT_NE(r.out.find("  warmup: 0s  # default\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  restart: 7min\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  gpus: 16384  # default\n"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("  step_model: analytic  # default\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  step_model: simulated  # default\n"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.rfind("name: tiny\n", 0), 0u) << r.out;
   EXPECT_FALSE(fs::exists(tmp / "out"));
   EXPECT_FALSE(fs::exists(tmp / "out/tiny"));  // nor the default output directory

@@ -3,7 +3,9 @@
 #include "simulator/run/simulation.hpp"
 #include "simulator/scenario/parameter_table.hpp"
 #include "simulator/scenario/scenario_loader.hpp"
+#include "simulator/run/step_simulation.hpp"
 #include "simulator/trace/output_writers.hpp"
+#include "simulator/trace/step_outputs.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -31,15 +33,23 @@ std::optional<int> prepare(const Options& opts, scenario::Scenario& out)
   return std::nullopt;
 }
 
-void print_step(const scenario::Scenario& s, const models::StepBreakdown& b)
+void print_step(const scenario::Scenario& s, const models::StepBreakdown& b, const sim::SimulatedStep* sim)
 {
   const double T = b.step_time.si();
   auto row = [&](const char* name, double v, const char* note) {
     std::printf("  %-22s %10.4f s  %5.1f%%  %s\n", name, v, 100 * v / T, note);
   };
-  std::printf("%s: %ld GPUs, TP %d x PP %d x DP %d, v = %d, %d micro-batches per step\n", s.name.c_str(),
-              s.fleet.gpus, s.step.layout.tp, s.step.layout.pp, s.step.layout.dp,
-              s.step.layout.virtual_stages, b.micro_batches);
+  std::printf("%s: %ld GPUs, TP %d x PP %d x DP %d, v = %d, %d micro-batches per step (%s step model)\n",
+              s.name.c_str(), s.fleet.gpus, s.step.layout.tp, s.step.layout.pp, s.step.layout.dp,
+              s.step.layout.virtual_stages, b.micro_batches, b.model.c_str());
+  if (sim != nullptr) {
+    std::printf("  fabric: %d pod%s, %s NVLink / %s NIC per GPU; timed on it, all flows at once:\n", sim->pods,
+                sim->pods == 1 ? "" : "s",
+                units::format_quantity(s.step.fabric.nvlink_bandwidth.si(), units::Dimension::Bandwidth).c_str(),
+                units::format_quantity(s.step.fabric.nic_bandwidth.si(), units::Dimension::Bandwidth).c_str());
+    std::printf("    TP all-reduce %.3f ms   PP send %.3f ms   DP reduce-scatter per chunk %.1f ms\n",
+                1e3 * sim->tp_allreduce_s, 1e3 * sim->pp_transfer_s, 1e3 * sim->dp_reduce_scatter_chunk_s);
+  }
   row("T_compute/N", b.compute.si(), "computation");
   row("T_comm(N)", b.comm.si(), "communication (before overlap)");
   row("  tensor-parallel", b.tp_comm.si(), "NVLink all-reduces");
@@ -48,10 +58,14 @@ void print_step(const scenario::Scenario& s, const models::StepBreakdown& b)
   row("T_sync(N)", b.sync.si(), "coordination");
   row("  pipeline bubble", b.bubble.si(), "");
   row("  barrier", b.barrier.si(), "");
-  row("- T_overlap", b.overlap.si(), "hidden behind backward");
+  row("- T_overlap", b.overlap.si(), sim != nullptr ? "hidden behind compute" : "hidden behind backward");
+  row("  exposed comm", b.comm_exposed.si(), "T_comm - T_overlap");
   row("= T_step", T, "");
   std::printf("  MFU %.1f%%   compute fraction %.2f   binding term: %s\n", 100 * b.mfu, b.compute_fraction,
               b.binding_term.c_str());
+  if (sim != nullptr)
+    std::printf("  exposed: TP %.4f s, PP %.4f s, DP %.4f s; critical stage %d; simulated in %.2f s wall\n",
+                b.tp_comm.si(), sim->pp_exposed_s, sim->dp_exposed_s, sim->critical_stage, sim->wall_time_s);
 }
 
 std::string cell(const std::optional<std::string>& v) { return v ? (v->empty() ? "\"\"" : *v) : "(none)"; }
@@ -72,7 +86,30 @@ int cmd_step(const Options& opts)
   scenario::Scenario s;
   if (auto done = prepare(opts, s))
     return *done;
-  print_step(s, sim::make_step_model(s.step_model)->step(s.step));
+  std::optional<sim::SimulatedStep> simulated;
+  models::StepBreakdown b;
+  if (s.step_model == "simulated") {
+    simulated = sim::simulate_step(s);
+    b = simulated->breakdown;
+  } else {
+    b = models::AnalyticStepModel().step(s.step);
+  }
+  if (!opts.out.empty()) {
+    const bool existed = std::filesystem::exists(opts.out);
+    if (std::string err = sim::write_step_outputs(opts.out, s, b, simulated ? &*simulated : nullptr); !err.empty()) {
+      std::cerr << "fleetsim: error: " << err << "\n";
+      if (!existed) {
+        std::error_code ec;
+        std::filesystem::remove_all(opts.out, ec);
+      }
+      return kExitFailure;
+    }
+  }
+  if (!opts.quiet) {
+    print_step(s, b, simulated ? &*simulated : nullptr);
+    if (!opts.out.empty())
+      std::cout << "  outputs in " << opts.out << "/ (step.json" << (simulated ? ", step_trace.json" : "") << ")\n";
+  }
   return kExitOk;
 }
 

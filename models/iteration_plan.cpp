@@ -1,0 +1,175 @@
+#include "iteration_plan.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+namespace fleetsim::models {
+
+int layout_rank(const ParallelLayout& l, int tp, int stage, int replica)
+{
+  return tp + l.tp * (stage + l.pp * replica);
+}
+
+bool schedule_supported(int stages, int micro_batches, int chunks)
+{
+  if (stages < 1 || micro_batches < 1 || chunks < 1)
+    return false;
+  return chunks == 1 || micro_batches % stages == 0;
+}
+
+std::vector<PipelineOp> pipeline_order(int stages, int micro_batches, int chunks, int stage)
+{
+  assert(schedule_supported(stages, micro_batches, chunks) && stage >= 0 && stage < stages);
+  const int p = stages;
+  const int v = chunks;
+  const int total = micro_batches * v;
+  const int warmup = std::min(total, v == 1 ? p - stage - 1 : 2 * (p - stage - 1) + (v - 1) * p);
+  auto micro_batch = [&](int k) { return (k / (p * v)) * p + k % p; };
+  auto forward = [&](int k) { return PipelineOp{PassKind::Forward, micro_batch(k), (k % (p * v)) / p}; };
+  auto backward = [&](int k) { return PipelineOp{PassKind::Backward, micro_batch(k), v - 1 - (k % (p * v)) / p}; };
+  std::vector<PipelineOp> order;
+  order.reserve(static_cast<size_t>(2 * total));
+  for (int k = 0; k < warmup; ++k)
+    order.push_back(forward(k));
+  for (int i = 0; i < total - warmup; ++i) {
+    order.push_back(forward(warmup + i));
+    order.push_back(backward(i));
+  }
+  for (int k = total - warmup; k < total; ++k)
+    order.push_back(backward(k));
+  return order;
+}
+
+Dependency pipeline_dependency(int stages, int chunks, int stage, const PipelineOp& op)
+{
+  Dependency d;
+  if (op.kind == PassKind::Forward) {
+    if (stage > 0)
+      d = {true, stage - 1, op};
+    else if (op.chunk > 0)
+      d = {true, stages - 1, {PassKind::Forward, op.micro_batch, op.chunk - 1}};
+    return d;
+  }
+  if (stage < stages - 1)
+    return {true, stage + 1, op};
+  if (op.chunk < chunks - 1)
+    return {true, 0, {PassKind::Backward, op.micro_batch, op.chunk + 1}};
+  return {true, stage, {PassKind::Forward, op.micro_batch, op.chunk}};
+}
+
+ScheduleReplay replay_schedule(int stages, int micro_batches, int chunks, double forward_s, double backward_s,
+                               double transfer_s)
+{
+  using Key = std::tuple<int, int, int, int>;  // stage, kind, micro-batch, chunk
+  auto key = [](int stage, const PipelineOp& op) {
+    return Key{stage, static_cast<int>(op.kind), op.micro_batch, op.chunk};
+  };
+  std::vector<std::vector<PipelineOp>> orders;
+  for (int s = 0; s < stages; ++s)
+    orders.push_back(pipeline_order(stages, micro_batches, chunks, s));
+  std::vector<size_t> next(static_cast<size_t>(stages), 0);
+  std::vector<double> free_at(static_cast<size_t>(stages), 0.0);
+  std::map<Key, double> finished;
+  ScheduleReplay r;
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (int s = 0; s < stages; ++s) {
+      const auto us = static_cast<size_t>(s);
+      while (next[us] < orders[us].size()) {
+        const PipelineOp& op = orders[us][next[us]];
+        const Dependency dep = pipeline_dependency(stages, chunks, s, op);
+        double ready = 0;
+        if (dep.has_producer) {
+          auto it = finished.find(key(dep.stage, dep.op));
+          if (it == finished.end())
+            break;
+          ready = it->second + (dep.stage == s ? 0.0 : transfer_s);
+        }
+        const double start = std::max(free_at[us], ready);
+        free_at[us] = start + (op.kind == PassKind::Forward ? forward_s : backward_s);
+        finished[key(s, op)] = free_at[us];
+        ++next[us];
+        progress = true;
+      }
+    }
+  }
+  for (int s = 0; s < stages; ++s)
+    r.deadlock = r.deadlock || next[static_cast<size_t>(s)] < orders[static_cast<size_t>(s)].size();
+  r.stage_end = free_at;
+  r.makespan = *std::max_element(free_at.begin(), free_at.end());
+  return r;
+}
+
+double IterationPlan::tp_allreduce_time(double ring_step) const
+{
+  return layout.tp > 1 ? 2.0 * (layout.tp - 1) * ring_step : 0.0;
+}
+
+double IterationPlan::dp_reduce_scatter_time(double ring_step) const
+{
+  return layout.dp > 1 ? (layout.dp - 1.0) * ring_step : 0.0;
+}
+
+IterationPlan make_iteration_plan(const StepInputs& in)
+{
+  const Workload& w = in.workload;
+  const ParallelLayout& l = in.layout;
+  IterationPlan plan;
+  plan.layout = l;
+  const double sequences = w.global_batch_tokens / w.sequence_length;
+  plan.micro_batches = static_cast<int>(std::lround(sequences / (w.micro_batch_size * l.dp)));
+  plan.flops_per_token = training_flops_per_token(w);
+  plan.tokens_per_step = w.global_batch_tokens;
+  const double gpus = static_cast<double>(l.tp) * l.pp * l.dp;
+  const double per_pass = plan.flops_per_token * plan.tokens_per_step / gpus /
+                          (static_cast<double>(plan.micro_batches) * l.virtual_stages);
+  plan.forward_flops = per_pass / 3.0;
+  plan.backward_flops = per_pass * 2.0 / 3.0;
+  // Megatron tensor parallelism: two all-reduces per layer in each pass (after attention, after MLP).
+  plan.tp_allreduces_per_pass = l.tp > 1 ? 2.0 * w.layers / (static_cast<double>(l.pp) * l.virtual_stages) : 0.0;
+  plan.activation_bytes = static_cast<double>(w.micro_batch_size) * w.sequence_length * w.hidden * w.bytes_per_value;
+  plan.pp_message_bytes = plan.activation_bytes / l.tp;
+  plan.dp_chunk_bytes = w.parameters / (static_cast<double>(l.tp) * l.pp * l.virtual_stages) * w.bytes_per_value;
+
+  if (l.tp > 1) {
+    plan.tp_ring_step.label = "tensor-parallel ring step (NVLink)";
+    for (int d = 0; d < l.dp; ++d)
+      for (int s = 0; s < l.pp; ++s)
+        for (int t = 0; t < l.tp; ++t)
+          plan.tp_ring_step.flows.push_back(
+              {layout_rank(l, t, s, d), layout_rank(l, (t + 1) % l.tp, s, d), plan.activation_bytes / l.tp});
+  }
+  if (l.pp > 1) {
+    plan.pp_send.label = "pipeline activation sends";
+    const int senders = l.virtual_stages > 1 ? l.pp : l.pp - 1;  // interleaving wraps to stage 0
+    for (int d = 0; d < l.dp; ++d)
+      for (int s = 0; s < senders; ++s)
+        for (int t = 0; t < l.tp; ++t)
+          plan.pp_send.flows.push_back(
+              {layout_rank(l, t, s, d), layout_rank(l, t, (s + 1) % l.pp, d), plan.pp_message_bytes});
+  }
+  if (l.dp > 1) {
+    plan.dp_ring_step.label = "data-parallel ring step";
+    for (int d = 0; d < l.dp; ++d)
+      for (int s = 0; s < l.pp; ++s)
+        for (int t = 0; t < l.tp; ++t)
+          plan.dp_ring_step.flows.push_back(
+              {layout_rank(l, t, s, d), layout_rank(l, t, s, (d + 1) % l.dp), plan.dp_chunk_bytes / l.dp});
+  }
+  return plan;
+}
+
+CollectivePlan iteration_traffic(const IterationPlan& plan)
+{
+  CollectivePlan c;
+  c.ranks = plan.layout.tp * plan.layout.pp * plan.layout.dp;
+  for (const TrafficStep* step : {&plan.tp_ring_step, &plan.pp_send, &plan.dp_ring_step})
+    if (!step->flows.empty())
+      c.steps.push_back(*step);
+  return c;
+}
+
+}  // namespace fleetsim::models

@@ -1,0 +1,94 @@
+#pragma once
+// One training iteration of a DP x TP x PP layout as data: where each rank sits, what each
+// pipeline stage computes and in which order, and which traffic patterns the iteration puts on
+// the fabric. Pure (no SimGrid): the simulator times the patterns on a fabric and plays the
+// schedule with actors; tests check the schedule's properties here.
+//
+// Placement follows Llama 3's order of parallel dimensions, [TP, PP, DP] from innermost to
+// outermost ([L3] section 3.3.2, with CP = 1): rank = tp + TP * (pp + PP * dp). Tensor-parallel
+// groups are consecutive ranks (one NVLink node at TP 8), a pipeline is TP * PP consecutive ranks,
+// and the members of a data-parallel group are TP * PP ranks apart.
+
+#include "collective_plan.hpp"
+#include "step_model.hpp"
+
+#include <string>
+#include <vector>
+
+namespace fleetsim::models {
+
+/// Rank of the GPU at (tensor index, pipeline stage, data-parallel replica).
+[[nodiscard]] int layout_rank(const ParallelLayout& l, int tp, int stage, int replica);
+
+enum class PassKind { Forward, Backward };
+
+/// One forward or backward pass of one micro-batch through one model chunk of a stage.
+struct PipelineOp {
+  PassKind kind = PassKind::Forward;
+  int micro_batch = 0;
+  int chunk = 0;  // model chunk on this stage, 0..v-1 (virtual stage chunk * p + stage)
+  bool operator==(const PipelineOp&) const = default;
+};
+
+/// Whether the schedule exists: v = 1 (1F1B) takes any m >= 1; the interleaved schedule (v > 1)
+/// needs m to be a multiple of p, as in Megatron-LM.
+[[nodiscard]] bool schedule_supported(int stages, int micro_batches, int chunks);
+
+/// The order in which stage `stage` runs its passes: Megatron-LM's 1F1B (v = 1) or interleaved
+/// 1F1B (v > 1) schedule. Warm-up forwards, then one forward / one backward alternating, then the
+/// cool-down backwards. Warm-up is p - s - 1 (v = 1) or 2 (p - s - 1) + (v - 1) p (v > 1), capped
+/// at m v. In forward k a stage works on chunk (k mod pv) / p and micro-batch (k / pv) p + k mod p;
+/// backward k walks the chunks in reverse.
+[[nodiscard]] std::vector<PipelineOp> pipeline_order(int stages, int micro_batches, int chunks, int stage);
+
+/// What one pass costs and which traffic one iteration needs, for a validated StepInputs.
+struct IterationPlan {
+  ParallelLayout layout;
+  int micro_batches = 0;
+  double forward_flops = 0;   // model FLOPs of one forward pass of one chunk, per GPU
+  double backward_flops = 0;  // twice the forward
+  double flops_per_token = 0;
+  double tokens_per_step = 0;
+  double tp_allreduces_per_pass = 0;  // 2 per layer in a pass: layers / (p v) per chunk, may be fractional
+  double activation_bytes = 0;     // b s h bytes: one TP all-reduce buffer
+  double pp_message_bytes = 0;     // b s h bytes / tp: one GPU's activation (or gradient) send
+  double dp_chunk_bytes = 0;       // one GPU's gradient shard of one chunk: P / (tp pp v) bytes
+  // Traffic patterns, each one step of concurrent flows over all ranks (empty when unused):
+  TrafficStep tp_ring_step;  // every TP group's ring step on its activation (bytes / tp per flow)
+  TrafficStep pp_send;       // every stage sends to the next (and the last to the first when v > 1)
+  TrafficStep dp_ring_step;  // every DP group's ring step on one chunk's gradient shard
+  /// Times of whole collectives from the time of one ring step of each pattern.
+  [[nodiscard]] double tp_allreduce_time(double ring_step) const;
+  [[nodiscard]] double dp_reduce_scatter_time(double ring_step) const;  // also the all-gather's
+};
+
+/// The plan of one iteration; in.layout must be consistent (check_step_inputs).
+[[nodiscard]] IterationPlan make_iteration_plan(const StepInputs& in);
+
+/// The non-empty patterns as one CollectivePlan over all ranks, one step each (run it reduced).
+[[nodiscard]] CollectivePlan iteration_traffic(const IterationPlan& plan);
+
+/// Where pass `op` of stage `stage` gets its input: the producing stage and pass. A forward pass
+/// takes the previous virtual stage's forward (stage - 1, or the last stage's previous chunk); a
+/// backward pass the next virtual stage's backward, or on the very last virtual stage its own
+/// forward. `has_producer` is false for the first virtual stage's forwards.
+struct Dependency {
+  bool has_producer = false;
+  int stage = 0;
+  PipelineOp op;
+};
+[[nodiscard]] Dependency pipeline_dependency(int stages, int chunks, int stage, const PipelineOp& op);
+
+/// A pure replay of the schedule with fixed pass times: each stage runs its passes in order, each
+/// pass as soon as the stage is free and its input has arrived (transfer seconds after the
+/// producer finished, for inputs from another stage). The reference the simulated schedule is
+/// tested against; also proves the order is deadlock-free.
+struct ScheduleReplay {
+  bool deadlock = false;
+  double makespan = 0;
+  std::vector<double> stage_end;
+};
+[[nodiscard]] ScheduleReplay replay_schedule(int stages, int micro_batches, int chunks, double forward_s,
+                                             double backward_s, double transfer_s);
+
+}  // namespace fleetsim::models

@@ -1,0 +1,111 @@
+#include "pipeline_stage.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace fleetsim::sim {
+
+using models::PassKind;
+using models::PipelineOp;
+
+namespace {
+
+std::tuple<int, int, int, int> key(int stage, const PipelineOp& op)
+{
+  return {stage, static_cast<int>(op.kind), op.micro_batch, op.chunk};
+}
+
+std::string pass_name(const PipelineOp& op)
+{
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%c%d.%d", op.kind == PassKind::Forward ? 'F' : 'B', op.micro_batch, op.chunk);
+  return buf;
+}
+
+}  // namespace
+
+bool sends_output(int stages, int chunks, int stage, const PipelineOp& op)
+{
+  if (stages == 1)
+    return false;
+  if (op.kind == PassKind::Forward)
+    return !(stage == stages - 1 && op.chunk == chunks - 1);  // the last virtual stage turns around
+  return !(stage == 0 && op.chunk == 0);                      // the first virtual stage ends backward
+}
+
+void PipelineStage::record(int track, std::string name, double start, double end) const
+{
+  if (shared_.record && end > start)
+    shared_.slices.push_back({track, stage_, std::move(name), start - shared_.origin, end - start});
+}
+
+double PipelineStage::wait_for_input(const PipelineOp& op) const
+{
+  const auto dep = models::pipeline_dependency(shared_.stages, shared_.chunks, stage_, op);
+  if (!dep.has_producer)
+    return 0.0;
+  const auto k = key(dep.stage, dep.op);
+  std::unique_lock lock(*shared_.mutex);
+  auto it = shared_.finished.find(k);
+  while (it == shared_.finished.end()) {
+    shared_.changed->wait(lock);
+    it = shared_.finished.find(k);
+  }
+  return it->second + (dep.stage == stage_ ? 0.0 : shared_.times.transfer);
+}
+
+void PipelineStage::operator()() const
+{
+  const auto& t = shared_.times;
+  const auto s = static_cast<size_t>(stage_);
+  const auto order = models::pipeline_order(shared_.stages, shared_.micro_batches, shared_.chunks, stage_);
+  // The chunk's last backward releases its gradients for the reduce-scatter.
+  std::vector<size_t> last_backward(static_cast<size_t>(shared_.chunks), 0);
+  for (size_t i = 0; i < order.size(); ++i)
+    if (order[i].kind == PassKind::Backward)
+      last_backward[static_cast<size_t>(order[i].chunk)] = i;
+
+  // Parameters are all-gathered chunk by chunk before the first forward needs them.
+  double dp_free = shared_.origin;
+  std::vector<double> gathered(static_cast<size_t>(shared_.chunks), shared_.origin);
+  for (int c = 0; c < shared_.chunks; ++c) {
+    record(3, "all-gather chunk " + std::to_string(c), dp_free, dp_free + t.dp_all_gather);
+    dp_free += t.dp_all_gather;
+    gathered[static_cast<size_t>(c)] = dp_free;
+  }
+
+  for (size_t i = 0; i < order.size(); ++i) {
+    const PipelineOp& op = order[i];
+    double ready = std::max(shared_.origin, wait_for_input(op));
+    if (op.kind == PassKind::Forward)
+      ready = std::max(ready, gathered[static_cast<size_t>(op.chunk)]);
+    if (sg4::Engine::get_clock() < ready)
+      sg4::this_actor::sleep_until(ready);
+    const double start = sg4::Engine::get_clock();
+    sg4::this_actor::execute(op.kind == PassKind::Forward ? t.forward_flops : t.backward_flops);
+    const double computed = sg4::Engine::get_clock();
+    if (t.tp_per_pass > 0)
+      sg4::this_actor::sleep_for(t.tp_per_pass);
+    const double end = sg4::Engine::get_clock();
+    shared_.compute[s] += computed - start;
+    record(0, pass_name(op), start, end);
+    record(1, "TP all-reduces " + pass_name(op), computed, end);
+    {
+      std::unique_lock lock(*shared_.mutex);
+      shared_.finished[key(stage_, op)] = end;
+    }
+    shared_.changed->notify_all();
+    if (sends_output(shared_.stages, shared_.chunks, stage_, op)) {
+      shared_.remote_sends[s]++;
+      record(2, "send " + pass_name(op), end, end + t.transfer);
+    }
+    if (op.kind == PassKind::Backward && i == last_backward[static_cast<size_t>(op.chunk)]) {
+      const double rs_start = std::max(end, dp_free);
+      dp_free = rs_start + t.dp_reduce_scatter;
+      record(3, "reduce-scatter chunk " + std::to_string(op.chunk), rs_start, dp_free);
+    }
+  }
+  shared_.end[s] = std::max(sg4::Engine::get_clock(), dp_free);
+}
+
+}  // namespace fleetsim::sim

@@ -1,0 +1,78 @@
+#pragma once
+// One pipeline stage playing its share of a training iteration: Megatron's pass order, each pass
+// an Exec on the stage's GPU followed by its tensor-parallel all-reduces, inputs arriving from
+// other stages a transfer time after they were produced, and the data-parallel all-gather (before
+// a chunk's first forward) and reduce-scatter (after its last backward) on a per-stage stream.
+//
+// The pass and transfer times come from the fabric: TP all-reduces, PP sends and DP ring steps are
+// timed first on the whole fabric with every concurrent flow (simulator/run/step_simulation.cpp).
+// All data-parallel replicas are identical, so one pipeline is played.
+
+#include "models/iteration_plan.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace fleetsim::sim {
+
+namespace sg4 = simgrid::s4u;
+
+/// A span of the iteration, for the Chrome trace.
+struct TraceSlice {
+  int track = 0;     // 0 compute, 1 NVLink (TP), 2 NIC pipeline sends, 3 NIC data-parallel
+  int stage = 0;
+  std::string name;
+  double start = 0;  // seconds from the start of the iteration
+  double duration = 0;
+};
+
+struct PipelineTimes {
+  double forward_flops = 0;   // executed on the GPU (model FLOPs / GEMM efficiency)
+  double backward_flops = 0;
+  double tp_per_pass = 0;     // seconds of tensor-parallel all-reduce after each pass
+  double transfer = 0;        // seconds from the end of a pass to its input reaching the next stage
+  double dp_all_gather = 0;   // seconds per chunk
+  double dp_reduce_scatter = 0;
+};
+
+struct PipelineShared {
+  int stages = 1;
+  int chunks = 1;
+  int micro_batches = 1;
+  PipelineTimes times;
+  std::vector<sg4::Host*> hosts;  // per stage
+  bool record = false;
+  double origin = 0;              // simulated time the iteration starts
+
+  // Finished passes: (stage, kind, micro-batch, chunk) -> simulated finish time.
+  std::map<std::tuple<int, int, int, int>, double> finished;
+  sg4::ConditionVariablePtr changed = sg4::ConditionVariable::create();
+  sg4::MutexPtr mutex = sg4::Mutex::create();
+
+  // Results, per stage.
+  std::vector<double> end;          // compute and data-parallel traffic both done
+  std::vector<double> compute;      // seconds in Execs
+  std::vector<int> remote_sends;    // passes whose output went to another stage
+  std::vector<TraceSlice> slices;
+};
+
+class PipelineStage {
+public:
+  PipelineStage(PipelineShared& shared, int stage) : shared_(shared), stage_(stage) {}
+  void operator()() const;
+
+private:
+  [[nodiscard]] double wait_for_input(const models::PipelineOp& op) const;
+  void record(int track, std::string name, double start, double end) const;
+  PipelineShared& shared_;
+  int stage_;
+};
+
+/// Whether the output of `op` on `stage` is consumed by another stage (and so is sent).
+[[nodiscard]] bool sends_output(int stages, int chunks, int stage, const models::PipelineOp& op);
+
+}  // namespace fleetsim::sim

@@ -1,0 +1,94 @@
+#include "cluster_zone.hpp"
+
+#include <simgrid/kernel/routing/NetPoint.hpp>
+
+#include <stdexcept>
+#include <string>
+
+namespace fleetsim::sim {
+
+namespace sg4 = simgrid::s4u;
+using simgrid::kernel::resource::StandardLinkImpl;
+using simgrid::kernel::routing::NetPoint;
+using simgrid::kernel::routing::Route;
+
+ClusterZone::Port ClusterZone::make_port(const std::string& name, double bandwidth, double latency)
+{
+  sg4::SplitDuplexLink* link = get_iface()->create_split_duplex_link(name, bandwidth);
+  link->set_latency(latency);
+  link->seal();
+  return Port{link->get_link_up()->get_impl(), link->get_link_down()->get_impl(), latency};
+}
+
+void ClusterZone::build(const ClusterLayout& layout)
+{
+  layout_ = layout;
+  const auto n = static_cast<size_t>(layout.ranks);
+  hosts_.reserve(n);
+  nic_.reserve(n);
+  for (int r = 0; r < layout.ranks; ++r) {
+    const std::string name = "rank" + std::to_string(r);
+    sg4::Host* host = get_iface()->create_host(name, layout.gpu_flops)->seal();
+    const auto id = static_cast<size_t>(host->get_netpoint()->id());
+    if (rank_of_id_.size() <= id)
+      rank_of_id_.resize(id + 1, -1);
+    rank_of_id_[id] = r;
+    hosts_.push_back(host);
+    // The NIC's latency is split over its two ends: a message pays alpha once, end to end.
+    nic_.push_back(make_port(name + "-nic", layout.nic_bandwidth, layout.nic_latency / 2));
+    if (layout.gpus_per_node > 1 && layout.nvlink_bandwidth > 0)
+      nvlink_.push_back(make_port(name + "-nvlink", layout.nvlink_bandwidth, layout.nvlink_latency / 2));
+  }
+  uplinks_.resize(layout.levels.size());
+  for (size_t l = 0; l < layout.levels.size(); ++l) {
+    const ClusterLevel& level = layout.levels[l];
+    if (level.size <= 0)
+      throw std::invalid_argument("cluster level size must be positive");
+    const int groups = (layout.ranks + level.size - 1) / level.size;
+    for (int g = 0; g < groups; ++g)
+      uplinks_[l].push_back(make_port(level.name + std::to_string(g) + "-uplink", level.capacity, 0.0));
+  }
+  seal();
+}
+
+void ClusterZone::push(Route* into, double* latency, StandardLinkImpl* link, double link_latency)
+{
+  into->link_list_.push_back(link);
+  if (latency != nullptr)
+    *latency += link_latency;
+}
+
+void ClusterZone::get_local_route(const NetPoint* src, const NetPoint* dst, Route* into, double* latency)
+{
+  const int a = rank_of_id_.at(src->id());
+  const int b = rank_of_id_.at(dst->id());
+  if (a < 0 || b < 0)
+    throw std::logic_error("ClusterZone routes between its ranks only");
+  if (a == b)
+    return;  // no self-traffic in a collective; an empty route costs nothing
+  const auto ua = static_cast<size_t>(a);
+  const auto ub = static_cast<size_t>(b);
+  if (!nvlink_.empty() && a / layout_.gpus_per_node == b / layout_.gpus_per_node) {
+    push(into, latency, nvlink_[ua].up, nvlink_[ua].latency);
+    push(into, latency, nvlink_[ub].down, nvlink_[ub].latency);
+    return;
+  }
+  push(into, latency, nic_[ua].up, nic_[ua].latency);
+  // Climb while the two ranks are in different groups; the outermost differing level is where
+  // the route turns, so every level below it is crossed on both sides.
+  size_t climb = 0;
+  for (size_t l = 0; l < layout_.levels.size(); ++l)
+    if (a / layout_.levels[l].size != b / layout_.levels[l].size)
+      climb = l + 1;
+  for (size_t l = 0; l < climb; ++l) {
+    const auto& port = uplinks_[l][static_cast<size_t>(a / layout_.levels[l].size)];
+    push(into, latency, port.up, port.latency);
+  }
+  for (size_t l = climb; l-- > 0;) {
+    const auto& port = uplinks_[l][static_cast<size_t>(b / layout_.levels[l].size)];
+    push(into, latency, port.down, port.latency);
+  }
+  push(into, latency, nic_[ub].down, nic_[ub].latency);
+}
+
+}  // namespace fleetsim::sim

@@ -1,0 +1,166 @@
+#include "step_simulation.hpp"
+
+#include "models/collectives.hpp"
+#include "models/iteration_plan.hpp"
+#include "simulator/actors/collective_rank.hpp"
+#include "simulator/run/engine_setup.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+namespace fleetsim::sim {
+
+FabricSpec fabric_spec(const scenario::Scenario& s, int ranks)
+{
+  FabricSpec f;
+  f.ranks = ranks;
+  f.nic_bandwidth = s.step.fabric.nic_bandwidth.si();
+  f.nic_latency = s.step.fabric.nic_latency.si();
+  f.pod_size = static_cast<int>(s.fabric.pod_size);
+  f.pod_oversubscription = s.fabric.pod_oversubscription;
+  f.gpu_flops = s.step.accelerator.peak_flops.si();
+  f.gpus_per_node = s.fleet.gpus_per_node;
+  f.nvlink_bandwidth = s.step.fabric.nvlink_bandwidth.si();
+  f.nvlink_latency = s.step.fabric.nvlink_latency.si();
+  f.rack_size = s.fleet.gpus_per_rack;
+  f.rack_oversubscription = s.fabric.rack_oversubscription;
+  return f;
+}
+
+namespace {
+
+// Phase 1: time each distinct pattern once, all its flows at once, on the whole fabric.
+std::vector<double> time_patterns(const models::CollectivePlan& traffic, const Fabric& fabric,
+                                  sg4::Engine& engine)
+{
+  if (traffic.steps.empty())
+    return {};
+  CollectiveShared shared;
+  shared.plan = &traffic;
+  shared.full = false;
+  for (int r = 0; r < traffic.ranks; ++r)
+    shared.inbox.push_back(sg4::Mailbox::by_name("rank" + std::to_string(r)));
+  shared.barrier = sg4::Barrier::create(static_cast<unsigned>(traffic.ranks));
+  index_flows(shared);
+  for (int r = 0; r < traffic.ranks; ++r)
+    sg4::Actor::create("rank" + std::to_string(r), fabric.ranks[static_cast<size_t>(r)], CollectiveRank(shared, r));
+  engine.run();
+  return shared.step_seconds;
+}
+
+struct Play {
+  double makespan = 0;
+  int critical_stage = 0;
+  PipelineShared shared;
+};
+
+// Phase 2: one pipeline's schedule with the given times, starting now.
+void play(sg4::Engine& engine, const models::IterationPlan& plan, const PipelineTimes& times,
+          const std::vector<sg4::Host*>& hosts, bool record, Play& out)
+{
+  PipelineShared& sh = out.shared;
+  sh.stages = plan.layout.pp;
+  sh.chunks = plan.layout.virtual_stages;
+  sh.micro_batches = plan.micro_batches;
+  sh.times = times;
+  sh.hosts = hosts;
+  sh.record = record;
+  sh.origin = sg4::Engine::get_clock();
+  const auto p = static_cast<size_t>(sh.stages);
+  sh.end.assign(p, 0.0);
+  sh.compute.assign(p, 0.0);
+  sh.remote_sends.assign(p, 0);
+  for (int s = 0; s < sh.stages; ++s)
+    sg4::Actor::create("stage" + std::to_string(s), hosts[static_cast<size_t>(s)], PipelineStage(sh, s));
+  engine.run();
+  const auto last = std::max_element(sh.end.begin(), sh.end.end());
+  out.critical_stage = static_cast<int>(last - sh.end.begin());
+  out.makespan = *last - sh.origin;
+}
+
+}  // namespace
+
+SimulatedStep simulate_step(const scenario::Scenario& s)
+{
+  const auto wall0 = std::chrono::steady_clock::now();
+  const models::StepInputs& in = s.step;
+  const models::IterationPlan plan = models::make_iteration_plan(in);
+  const int ranks = in.layout.tp * in.layout.pp * in.layout.dp;
+
+  auto engine = make_engine();
+  const FabricSpec spec = fabric_spec(s, ranks);
+  const Fabric fabric = build_fabric(spec);
+
+  const models::CollectivePlan traffic = models::iteration_traffic(plan);
+  const std::vector<double> step_s = time_patterns(traffic, fabric, *engine);
+  auto pattern_time = [&](const models::TrafficStep& pattern) {
+    for (size_t i = 0; i < traffic.steps.size(); ++i)
+      if (traffic.steps[i].label == pattern.label && !pattern.flows.empty())
+        return step_s[i];
+    return 0.0;
+  };
+
+  SimulatedStep r;
+  r.tp_allreduce_s = plan.tp_allreduce_time(pattern_time(plan.tp_ring_step));
+  r.pp_transfer_s = pattern_time(plan.pp_send);
+  r.dp_reduce_scatter_chunk_s = plan.dp_reduce_scatter_time(pattern_time(plan.dp_ring_step));
+  r.pods = fabric.pods;
+  r.racks = fabric.racks;
+  r.stages = in.layout.pp;
+
+  PipelineTimes times;
+  const double efficiency = in.accelerator.gemm_efficiency;
+  times.forward_flops = plan.forward_flops / efficiency;
+  times.backward_flops = plan.backward_flops / efficiency;
+  times.tp_per_pass = plan.tp_allreduces_per_pass * r.tp_allreduce_s;
+  times.transfer = r.pp_transfer_s;
+  times.dp_all_gather = r.dp_reduce_scatter_chunk_s;  // the same ring steps, the same bytes
+  times.dp_reduce_scatter = r.dp_reduce_scatter_chunk_s;
+
+  // Pipeline 0 (data-parallel replica 0, tensor index 0) stands for all of them.
+  std::vector<sg4::Host*> hosts;
+  for (int st = 0; st < in.layout.pp; ++st)
+    hosts.push_back(fabric.ranks[static_cast<size_t>(models::layout_rank(in.layout, 0, st, 0))]);
+
+  Play as_is;
+  play(*engine, plan, times, hosts, true, as_is);
+  PipelineTimes no_dp = times;
+  no_dp.dp_all_gather = no_dp.dp_reduce_scatter = 0;
+  Play free_dp;
+  play(*engine, plan, no_dp, hosts, false, free_dp);
+  PipelineTimes no_net = no_dp;
+  no_net.transfer = 0;
+  Play free_net;
+  play(*engine, plan, no_net, hosts, false, free_net);
+
+  const auto crit = static_cast<size_t>(as_is.critical_stage);
+  models::StepBreakdown& b = r.breakdown;
+  b.model = "simulated";
+  b.micro_batches = plan.micro_batches;
+  b.flops_per_token = plan.flops_per_token;
+  b.tokens_per_step = plan.tokens_per_step;
+  b.compute = units::Seconds(as_is.shared.compute[crit]);
+  const double passes = 2.0 * plan.micro_batches * in.layout.virtual_stages;
+  b.tp_comm = units::Seconds(passes * times.tp_per_pass);
+  b.pp_comm = units::Seconds(as_is.shared.remote_sends[crit] * times.transfer);
+  b.dp_comm = units::Seconds(in.layout.virtual_stages * (times.dp_all_gather + times.dp_reduce_scatter));
+  b.comm = b.tp_comm + b.pp_comm + b.dp_comm;
+  r.dp_exposed_s = as_is.makespan - free_dp.makespan;
+  r.pp_exposed_s = free_dp.makespan - free_net.makespan;
+  b.comm_exposed = b.tp_comm + units::Seconds(r.pp_exposed_s + r.dp_exposed_s);
+  b.overlap = b.comm - b.comm_exposed;
+  b.bubble = units::Seconds(free_net.makespan) - b.compute - b.tp_comm;
+  b.barrier = models::barrier_time(ranks, in.fabric.nic_latency);
+  b.sync = b.bubble + b.barrier;
+  b.step_time = units::Seconds(as_is.makespan) + b.barrier;
+  const double model_flops = plan.flops_per_token * plan.tokens_per_step;
+  b.mfu = model_flops / (ranks * in.accelerator.peak_flops.si() * b.step_time.si());
+  b.compute_fraction = b.compute / b.step_time;
+  b.binding_term = models::binding_term(b);
+  r.critical_stage = as_is.critical_stage;
+  r.trace = std::move(as_is.shared.slices);
+  r.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return r;
+}
+
+}  // namespace fleetsim::sim

@@ -1,0 +1,51 @@
+#pragma once
+// One training iteration simulated on the scenario's fabric ("step_model: simulated").
+//
+// Two phases in one Engine:
+//  1. Traffic: every distinct pattern of the iteration runs once on the whole fabric with all its
+//     concurrent flows -- a tensor-parallel ring step on every node's NVLink, every stage's
+//     activation send, a data-parallel ring step of every DP group -- so that oversubscribed
+//     uplinks and shared NICs slow them as they would. Ring collectives repeat their step, so a
+//     TP all-reduce is 2(tp-1) steps and a DP reduce-scatter (or all-gather) dp-1 steps.
+//  2. Schedule: one pipeline plays Megatron's 1F1B / interleaved order with stage actors (passes
+//     as Execs on the GPUs, inputs arriving a transfer after they were produced, DP all-gather and
+//     reduce-scatter streamed per chunk). It is played three times -- as is, with free DP traffic,
+//     and with free DP and PP traffic -- and the differences give the exposed share of each.
+//
+// Fleet-law decomposition: T_step = compute + comm + sync - overlap, with comm = tp + pp + dp,
+// exposed comm = tp + pp_exposed + dp_exposed, sync = bubble + barrier, overlap = comm - exposed.
+
+#include "models/step_model.hpp"
+#include "simulator/actors/pipeline_stage.hpp"
+#include "simulator/platform/fabric_builder.hpp"
+#include "simulator/scenario/scenario.hpp"
+
+#include <string>
+#include <vector>
+
+namespace fleetsim::sim {
+
+/// The step-level fabric the scenario describes, for `ranks` GPUs.
+[[nodiscard]] FabricSpec fabric_spec(const scenario::Scenario& s, int ranks);
+
+struct SimulatedStep {
+  models::StepBreakdown breakdown;  // breakdown.model == "simulated"
+  // Fabric-timed building blocks.
+  double tp_allreduce_s = 0;          // one TP all-reduce of a micro-batch's activations
+  double pp_transfer_s = 0;           // one stage-to-stage send, all pipelines sending at once
+  double dp_reduce_scatter_chunk_s = 0;  // one chunk's gradient shard over the DP ring (= all-gather)
+  double pp_exposed_s = 0;
+  double dp_exposed_s = 0;
+  int critical_stage = 0;
+  int pods = 1;
+  int racks = 0;
+  std::vector<TraceSlice> trace;    // the iteration as played, for the Chrome trace
+  int stages = 1;
+  double wall_time_s = 0;
+};
+
+/// Runs the iteration. Owns the process's Engine: call once per process, with a scenario whose
+/// step inputs passed the loader's checks.
+[[nodiscard]] SimulatedStep simulate_step(const scenario::Scenario& s);
+
+}  // namespace fleetsim::sim

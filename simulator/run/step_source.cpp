@@ -1,0 +1,189 @@
+#include "step_source.hpp"
+
+#include "simulator/run/step_simulation.hpp"
+#include "simulator/trace/output_writers.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace fleetsim::sim {
+namespace {
+
+// Bump when the simulated step's model changes, so old cache entries are not reused.
+constexpr int kStepSimulationVersion = 1;
+
+std::string g17(double v)
+{
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+std::uint64_t fnv1a(const std::string& text)
+{
+  std::uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+models::StepBreakdown simulate_in_child(const scenario::Scenario& s)
+{
+  int fds[2];
+  if (pipe(fds) != 0)
+    throw std::runtime_error("cannot create a pipe for the step simulation");
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0)
+    throw std::runtime_error("cannot fork the step simulation");
+  if (pid == 0) {
+    close(fds[0]);
+    int status = 0;
+    try {
+      const std::string text = breakdown_to_json(simulate_step(s).breakdown).dump();
+      for (size_t done = 0; done < text.size();) {
+        const ssize_t n = write(fds[1], text.data() + done, text.size() - done);
+        if (n <= 0) {
+          status = 1;
+          break;
+        }
+        done += static_cast<size_t>(n);
+      }
+    } catch (...) {
+      status = 1;
+    }
+    close(fds[1]);
+    _exit(status);
+  }
+  close(fds[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;)
+    text.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || text.empty())
+    throw std::runtime_error("the step simulation failed (child exit status " + std::to_string(status) + ")");
+  return breakdown_from_json(nlohmann::json::parse(text));
+}
+
+}  // namespace
+
+std::string step_cache_key(const scenario::Scenario& s)
+{
+  const auto& in = s.step;
+  std::ostringstream k;
+  k << "fleetsim-step v" << kStepSimulationVersion << " workload " << g17(in.workload.parameters) << ' '
+    << in.workload.layers << ' ' << in.workload.hidden << ' ' << in.workload.sequence_length << ' '
+    << g17(in.workload.global_batch_tokens) << ' ' << in.workload.micro_batch_size << ' '
+    << g17(in.workload.bytes_per_value) << " accelerator " << g17(in.accelerator.peak_flops.si()) << ' '
+    << g17(in.accelerator.gemm_efficiency) << " layout " << in.layout.tp << ' ' << in.layout.pp << ' '
+    << in.layout.dp << ' ' << in.layout.virtual_stages << " fabric";
+  const FabricSpec f = fabric_spec(s, in.layout.tp * in.layout.pp * in.layout.dp);
+  for (double v : {f.nic_bandwidth, f.nic_latency, f.pod_oversubscription, f.gpu_flops, f.nvlink_bandwidth,
+                   f.nvlink_latency, f.rack_oversubscription})
+    k << ' ' << g17(v);
+  k << ' ' << f.pod_size << ' ' << f.gpus_per_node << ' ' << f.rack_size;
+  return k.str();
+}
+
+std::string step_cache_dir()
+{
+  if (const char* dir = std::getenv("FLEETSIM_CACHE_DIR"); dir != nullptr && *dir != '\0')
+    return std::string(dir) == "off" ? "" : dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0')
+    return std::string(xdg) + "/fleetsim";
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
+    return std::string(home) + "/.cache/fleetsim";
+  return "";
+}
+
+nlohmann::ordered_json breakdown_to_json(const models::StepBreakdown& b)
+{
+  nlohmann::ordered_json j = step_json(b);
+  j["tokens_per_step"] = b.tokens_per_step;
+  return j;
+}
+
+models::StepBreakdown breakdown_from_json(const nlohmann::json& j)
+{
+  models::StepBreakdown b;
+  auto sec = [&](const char* key) { return units::Seconds(j.at(key).get<double>()); };
+  b.model = j.at("model").get<std::string>();
+  b.step_time = sec("step_time_s");
+  b.compute = sec("compute_s");
+  b.comm = sec("comm_s");
+  b.comm_exposed = sec("comm_exposed_s");
+  b.tp_comm = sec("tp_comm_s");
+  b.pp_comm = sec("pp_comm_s");
+  b.dp_comm = sec("dp_comm_s");
+  b.sync = sec("sync_s");
+  b.bubble = sec("bubble_s");
+  b.barrier = sec("barrier_s");
+  b.overlap = sec("overlap_s");
+  b.micro_batches = j.at("micro_batches").get<int>();
+  b.flops_per_token = j.at("flops_per_token").get<double>();
+  b.tokens_per_step = j.at("tokens_per_step").get<double>();
+  b.compute_fraction = j.at("compute_fraction").get<double>();
+  b.mfu = j.at("mfu").get<double>();
+  b.binding_term = j.at("binding_term").get<std::string>();
+  return b;
+}
+
+ResolvedStep resolve_step(const scenario::Scenario& s)
+{
+  const auto wall0 = std::chrono::steady_clock::now();
+  ResolvedStep r;
+  auto finish = [&] {
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    return r;
+  };
+  if (s.step_model != "simulated") {
+    r.breakdown = models::AnalyticStepModel().step(s.step);
+    return finish();
+  }
+  const std::string key = step_cache_key(s);
+  const std::string dir = step_cache_dir();
+  char name[48];
+  std::snprintf(name, sizeof name, "step-%016llx.json", static_cast<unsigned long long>(fnv1a(key)));
+  if (!dir.empty()) {
+    std::ifstream in(std::filesystem::path(dir) / name);
+    if (in) {
+      try {
+        const auto j = nlohmann::json::parse(in);
+        if (j.at("key").get<std::string>() == key) {
+          r.breakdown = breakdown_from_json(j.at("breakdown"));
+          r.from_cache = true;
+          return finish();
+        }
+      } catch (const std::exception&) {
+        // A damaged entry is simulated again and overwritten.
+      }
+    }
+  }
+  r.breakdown = simulate_in_child(s);
+  if (!dir.empty() && prepare_output_dir(dir).empty()) {
+    const nlohmann::ordered_json entry{{"key", key}, {"breakdown", breakdown_to_json(r.breakdown)}};
+    // Concurrent writers (parallel replicas) each write their own temporary file; the last rename wins,
+    // and every entry holds the same bytes.
+    const std::string tmp_name = std::string(name) + "." + std::to_string(getpid());
+    if (write_file_atomically(dir, tmp_name, [&](std::ostream& o) { o << entry.dump(2) << '\n'; }).empty()) {
+      std::error_code ec;
+      std::filesystem::rename(std::filesystem::path(dir) / tmp_name, std::filesystem::path(dir) / name, ec);
+    }
+  }
+  return finish();
+}
+
+}  // namespace fleetsim::sim

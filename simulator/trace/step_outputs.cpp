@@ -1,0 +1,96 @@
+#include "step_outputs.hpp"
+
+#include "simulator/trace/output_writers.hpp"
+
+#include <array>
+
+namespace fleetsim::sim {
+
+using nlohmann::ordered_json;
+
+ordered_json step_file_json(const scenario::Scenario& s, const models::StepBreakdown& b,
+                            const SimulatedStep* simulated)
+{
+  const auto& l = s.step.layout;
+  ordered_json j;
+  j["scenario"] = s.name;
+  j["model"] = b.model;
+  j["gpus"] = s.fleet.gpus;
+  j["layout"] = {{"tp", l.tp}, {"pp", l.pp}, {"dp", l.dp}, {"virtual_stages", l.virtual_stages},
+                 {"micro_batches", b.micro_batches}};
+  j["step_time_s"] = b.step_time.si();
+  j["compute_s"] = b.compute.si();
+  j["comm_s"] = b.comm.si();
+  j["comm_exposed_s"] = b.comm_exposed.si();
+  j["sync_s"] = b.sync.si();
+  j["overlap_s"] = b.overlap.si();
+  j["bubble_s"] = b.bubble.si();
+  j["barrier_s"] = b.barrier.si();
+  j["mfu"] = b.mfu;
+  j["binding_term"] = b.binding_term;
+  j["comm_by_dimension_s"] = {{"tensor_parallel", b.tp_comm.si()},
+                              {"pipeline_parallel", b.pp_comm.si()},
+                              {"data_parallel", b.dp_comm.si()}};
+  j["tokens_per_step"] = b.tokens_per_step;
+  j["flops_per_token"] = b.flops_per_token;
+  if (simulated != nullptr) {
+    const SimulatedStep& r = *simulated;
+    j["exposed_comm_by_dimension_s"] = {{"tensor_parallel", b.tp_comm.si()},
+                                        {"pipeline_parallel", r.pp_exposed_s},
+                                        {"data_parallel", r.dp_exposed_s}};
+    j["fabric_timings_s"] = {{"tp_allreduce", r.tp_allreduce_s},
+                             {"pp_transfer", r.pp_transfer_s},
+                             {"dp_reduce_scatter_per_chunk", r.dp_reduce_scatter_chunk_s},
+                             {"dp_all_gather_per_chunk", r.dp_reduce_scatter_chunk_s}};
+    j["fabric"] = {{"pods", r.pods}, {"oversubscribed_racks", r.racks}};
+    j["critical_stage"] = r.critical_stage;
+    j["wall_time_s"] = r.wall_time_s;
+  }
+  return j;
+}
+
+ordered_json step_trace_json(const scenario::Scenario& s, const SimulatedStep& step)
+{
+  static constexpr std::array<const char*, 4> kGroups = {
+      "compute: forward / backward passes", "NVLink: tensor-parallel all-reduces", "NIC: pipeline sends",
+      "NIC: data-parallel all-gather / reduce-scatter"};
+  ordered_json events = ordered_json::array();
+  for (size_t g = 0; g < kGroups.size(); ++g) {
+    const int pid = static_cast<int>(g) + 1;
+    events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"args", {{"name", kGroups[g]}}}});
+    events.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"args", {{"sort_index", pid}}}});
+    for (int st = 0; st < step.stages; ++st) {
+      const int rank = models::layout_rank(s.step.layout, 0, st, 0);
+      events.push_back({{"ph", "M"},
+                        {"name", "thread_name"},
+                        {"pid", pid},
+                        {"tid", st},
+                        {"args", {{"name", "stage " + std::to_string(st) + " (rank " + std::to_string(rank) + ")"}}}});
+    }
+  }
+  for (const auto& slice : step.trace)
+    events.push_back({{"ph", "X"},
+                      {"name", slice.name},
+                      {"pid", slice.track + 1},
+                      {"tid", slice.stage},
+                      {"ts", slice.start * 1e6},
+                      {"dur", slice.duration * 1e6}});
+  return ordered_json{{"traceEvents", std::move(events)},
+                      {"displayTimeUnit", "ms"},
+                      {"otherData", {{"scenario", s.name}, {"step_time_s", step.breakdown.step_time.si()}}}};
+}
+
+std::string write_step_outputs(const std::string& dir, const scenario::Scenario& s, const models::StepBreakdown& b,
+                               const SimulatedStep* simulated)
+{
+  std::string err = prepare_output_dir(dir);
+  if (err.empty())
+    err = write_file_atomically(dir, "step.json",
+                                [&](std::ostream& o) { o << step_file_json(s, b, simulated).dump(2) << '\n'; });
+  if (err.empty() && simulated != nullptr)
+    err = write_file_atomically(dir, "step_trace.json",
+                                [&](std::ostream& o) { o << step_trace_json(s, *simulated).dump() << '\n'; });
+  return err;
+}
+
+}  // namespace fleetsim::sim
