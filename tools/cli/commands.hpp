@@ -28,6 +28,7 @@ struct Options {
   std::string size = "1GB";
   std::string mode = "reduced";   // full | reduced
   std::string groups = "1";       // concurrent groups (e.g. all data-parallel groups at once)
+  std::string chunks = "0";       // pipeline chunks; 0 = the algorithm's default
 };
 
 /// Parses argv; on error prints a message to stderr and returns false.

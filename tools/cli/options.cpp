@@ -29,12 +29,18 @@ void print_usage()
 commands:
   run [SCENARIO]       replay a training run; writes summary.json, timeline.csv, events.csv
   validate SCENARIO    check a scenario and exit (0 = valid, 2 = errors)
-  step [SCENARIO]      print the step-time breakdown (fleet law) of the scenario
-  collective [SCENARIO] --op OP --algo ALGO --ranks N --size BYTES [--groups G] [--mode full|reduced]
-                       time one collective on a simulated fabric built from the scenario's
-                       network.* values, beside its alpha-beta prediction; --groups runs G
-                       copies at once, member i of group g on GPU i*G+g (data-parallel groups)
-                       (OP: allreduce reducescatter allgather broadcast; ALGO: ring tree)
+  step [SCENARIO]      one training iteration simulated on the scenario's fabric (or the analytic
+                       fleet law with --set run.step_model=analytic): the fleet-law breakdown,
+                       MFU and binding C3 term; with --out DIR, DIR/step.json and
+                       DIR/step_trace.json (Chrome trace events: open in Perfetto)
+  collective [SCENARIO] --op OP --algo ALGO --ranks N --size BYTES [--groups G] [--chunks C]
+                       [--mode full|reduced]
+                       time one collective on the scenario's simulated fabric (NVLink nodes,
+                       racks, pods), beside its alpha-beta prediction and the bytes it puts on
+                       each link class; --groups runs G copies at once, member i of group g on
+                       GPU i*G+g (data-parallel groups); --chunks pipelines trees and chains
+                       OP: allreduce reducescatter allgather broadcast alltoall sendrecv
+                       ALGO: ring tree doubletree hierarchical direct
   describe             print every scenario parameter: unit, default, range, description
   help                 this text
 
@@ -97,7 +103,7 @@ bool parse_options(int argc, char** argv, Options& opts)
     } else if (a.rfind("--set=", 0) == 0) {
       opts.sets.push_back(a.substr(6));
     } else if (a == "--op" || a == "--algo" || a == "--ranks" || a == "--size" || a == "--mode" ||
-               a == "--groups") {
+               a == "--groups" || a == "--chunks") {
       const char* v = value(a);
       if (v == nullptr)
         return bad(a + " needs a value");
@@ -106,6 +112,7 @@ bool parse_options(int argc, char** argv, Options& opts)
                            : a == "--ranks" ? &opts.ranks
                            : a == "--size"  ? &opts.size
                            : a == "--mode"  ? &opts.mode
+                           : a == "--chunks" ? &opts.chunks
                                             : &opts.groups;
       *field = v;
     } else if (a == "--dump-resolved") {
