@@ -2,6 +2,7 @@
 
 #include <simgrid/kernel/routing/NetPoint.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -20,6 +21,56 @@ ClusterZone::Port ClusterZone::make_port(const std::string& name, double bandwid
   return Port{link->get_link_up()->get_impl(), link->get_link_down()->get_impl(), latency};
 }
 
+int ClusterZone::group_of(size_t level, int rank) const
+{
+  const ClusterLevel& l = layout_.levels[level];
+  if (!l.rail)
+    return rank / l.size;
+  const int g = std::max(1, layout_.gpus_per_node);
+  return (rank / l.size) * g + rank % g;
+}
+
+void ClusterZone::build_torus()
+{
+  const auto& dims = layout_.torus_dims;
+  torus_.resize(dims.size());
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (dims[d] < 2)
+      continue;  // a dimension of size 1 has no links
+    for (int r = 0; r < layout_.ranks; ++r)
+      torus_[d].push_back(make_port("rank" + std::to_string(r) + "-" + static_cast<char>('x' + d) + "plus",
+                                    layout_.torus_link_bandwidth, layout_.torus_hop_latency));
+  }
+}
+
+void ClusterZone::torus_route(int a, int b, Route* into, double* latency) const
+{
+  const auto& dims = layout_.torus_dims;
+  int stride = 1;
+  int cur = a;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const int size = dims[d];
+    const int ca = (cur / stride) % size;
+    const int cb = (b / stride) % size;
+    const int forward = ((cb - ca) % size + size) % size;
+    if (forward <= size - forward) {  // ties go the + way
+      for (int k = 0; k < forward; ++k) {
+        const auto& port = torus_[d][static_cast<size_t>(cur)];
+        push(into, latency, port.up, port.latency);
+        cur += ((cur / stride) % size == size - 1) ? -(size - 1) * stride : stride;
+      }
+    } else {
+      for (int k = 0; k < size - forward; ++k) {
+        const int prev = ((cur / stride) % size == 0) ? cur + (size - 1) * stride : cur - stride;
+        const auto& port = torus_[d][static_cast<size_t>(prev)];
+        push(into, latency, port.down, port.latency);
+        cur = prev;
+      }
+    }
+    stride *= size;
+  }
+}
+
 void ClusterZone::build(const ClusterLayout& layout)
 {
   layout_ = layout;
@@ -34,17 +85,31 @@ void ClusterZone::build(const ClusterLayout& layout)
       rank_of_id_.resize(id + 1, -1);
     rank_of_id_[id] = r;
     hosts_.push_back(host);
+    if (layout.topology == ClusterTopology::Torus)
+      continue;  // the torus links are the interconnect
     // The NIC's latency is split over its two ends: a message pays alpha once, end to end.
     nic_.push_back(make_port(name + "-nic", layout.nic_bandwidth, layout.nic_latency / 2));
     if (layout.gpus_per_node > 1 && layout.nvlink_bandwidth > 0)
       nvlink_.push_back(make_port(name + "-nvlink", layout.nvlink_bandwidth, layout.nvlink_latency / 2));
+  }
+  if (layout.topology == ClusterTopology::Torus) {
+    long product = 1;
+    for (int d : layout.torus_dims)
+      product *= d;
+    if (product != layout.ranks)
+      throw std::invalid_argument("torus dimensions do not multiply to the rank count");
+    build_torus();
+    seal();
+    return;
   }
   uplinks_.resize(layout.levels.size());
   for (size_t l = 0; l < layout.levels.size(); ++l) {
     const ClusterLevel& level = layout.levels[l];
     if (level.size <= 0)
       throw std::invalid_argument("cluster level size must be positive");
-    const int groups = (layout.ranks + level.size - 1) / level.size;
+    int groups = (layout.ranks + level.size - 1) / level.size;
+    if (level.rail)
+      groups *= std::max(1, layout.gpus_per_node);
     for (int g = 0; g < groups; ++g)
       uplinks_[l].push_back(make_port(level.name + std::to_string(g) + "-uplink", level.capacity, 0.0));
   }
@@ -66,6 +131,10 @@ void ClusterZone::get_local_route(const NetPoint* src, const NetPoint* dst, Rout
     throw std::logic_error("ClusterZone routes between its ranks only");
   if (a == b)
     return;  // no self-traffic in a collective; an empty route costs nothing
+  if (layout_.topology == ClusterTopology::Torus) {
+    torus_route(a, b, into, latency);
+    return;
+  }
   const auto ua = static_cast<size_t>(a);
   const auto ub = static_cast<size_t>(b);
   if (!nvlink_.empty() && a / layout_.gpus_per_node == b / layout_.gpus_per_node) {
@@ -78,14 +147,14 @@ void ClusterZone::get_local_route(const NetPoint* src, const NetPoint* dst, Rout
   // the route turns, so every level below it is crossed on both sides.
   size_t climb = 0;
   for (size_t l = 0; l < layout_.levels.size(); ++l)
-    if (a / layout_.levels[l].size != b / layout_.levels[l].size)
+    if (group_of(l, a) != group_of(l, b))
       climb = l + 1;
   for (size_t l = 0; l < climb; ++l) {
-    const auto& port = uplinks_[l][static_cast<size_t>(a / layout_.levels[l].size)];
+    const auto& port = uplinks_[l][static_cast<size_t>(group_of(l, a))];
     push(into, latency, port.up, port.latency);
   }
   for (size_t l = climb; l-- > 0;) {
-    const auto& port = uplinks_[l][static_cast<size_t>(b / layout_.levels[l].size)];
+    const auto& port = uplinks_[l][static_cast<size_t>(group_of(l, b))];
     push(into, latency, port.down, port.latency);
   }
   push(into, latency, nic_[ub].down, nic_[ub].latency);

@@ -10,8 +10,10 @@
 //   otherwise:                  [nic(a) up, level uplinks of a going up ..., level uplinks of b
 //                                going down ..., nic(b) down]
 //
-// where a level (rack, pod) contributes its two groups' uplinks only when a and b sit in different
-// groups of that level. The NVSwitch itself is non-blocking, so only the GPUs' NVLink ports appear.
+// where a level (rack, pod, or rail group) contributes its two groups' uplinks only when a and b
+// sit in different groups of that level. The NVSwitch itself is non-blocking, so only the GPUs'
+// NVLink ports appear. A torus instead links every rank to its neighbours in each dimension and
+// routes dimension by dimension (x, then y, then z), the shorter way round each ring.
 // Subclassing NetZoneImpl is public API in 3.32 (the stock zones do the same); links are created
 // through the s4u interface, so nothing internal is touched.
 
@@ -23,11 +25,16 @@
 namespace fleetsim::sim {
 
 /// One aggregation level of the cluster: groups of `size` consecutive ranks sharing an uplink.
+/// A rail level splits each group further by the GPU's index in its node (rail r of every node in
+/// the group shares one leaf switch): group = (rank / size) * gpus_per_node + rank % gpus_per_node.
 struct ClusterLevel {
-  int size = 0;          // ranks per group
+  int size = 0;          // ranks per group (per block of rails for a rail level)
   double capacity = 0;   // uplink bandwidth of one group, each direction (bytes/s)
-  const char* name = ""; // "rack", "pod": link names are <name><group>-uplink
+  const char* name = ""; // "rack", "pod", "rail": link names are <name><group>-uplink
+  bool rail = false;
 };
+
+enum class ClusterTopology { Clos, Torus };
 
 struct ClusterLayout {
   int ranks = 0;
@@ -37,7 +44,11 @@ struct ClusterLayout {
   int gpus_per_node = 1;     // > 1 with nvlink_bandwidth > 0: NVLink islands
   double nvlink_bandwidth = 0;
   double nvlink_latency = 0;
-  std::vector<ClusterLevel> levels;  // innermost first (rack, then pod)
+  std::vector<ClusterLevel> levels;  // innermost first (rack, then pod); Clos only
+  ClusterTopology topology = ClusterTopology::Clos;
+  std::vector<int> torus_dims;       // Torus: x, y, z (product = ranks); rank = x + X (y + Y z)
+  double torus_link_bandwidth = 0;   // each direction of each link
+  double torus_hop_latency = 0;
 };
 
 class ClusterZone final : public simgrid::kernel::routing::NetZoneImpl {
@@ -49,6 +60,7 @@ public:
 
   [[nodiscard]] const std::vector<simgrid::s4u::Host*>& hosts() const { return hosts_; }
   [[nodiscard]] int group_count(size_t level) const { return static_cast<int>(uplinks_[level].size()); }
+  [[nodiscard]] int group_of(size_t level, int rank) const;
 
   void get_local_route(const simgrid::kernel::routing::NetPoint* src,
                        const simgrid::kernel::routing::NetPoint* dst,
@@ -70,6 +82,9 @@ private:
   std::vector<Port> nic_;
   std::vector<Port> nvlink_;     // empty without NVLink islands
   std::vector<std::vector<Port>> uplinks_;  // per level, per group
+  std::vector<std::vector<Port>> torus_;    // per dimension, per rank: the link to its + neighbour
+  void build_torus();
+  void torus_route(int a, int b, simgrid::kernel::routing::Route* into, double* latency) const;
 };
 
 }  // namespace fleetsim::sim

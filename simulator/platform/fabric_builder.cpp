@@ -26,6 +26,19 @@ std::vector<std::string> check_fabric(const FabricSpec& spec)
                   (spec.rack_size > 0 ? "racks of " : "nodes of ") + std::to_string(inner));
   if (spec.pod_oversubscription < 1 || spec.rack_oversubscription < 1)
     out.push_back("oversubscription must be at least 1");
+  if (spec.topology == "torus") {
+    long product = 1;
+    for (int d : spec.torus_dims)
+      product *= d;
+    if (spec.torus_dims.empty() || product != spec.ranks)
+      out.push_back("the torus dimensions must multiply to the " + std::to_string(spec.ranks) + " GPUs");
+    if (!(spec.torus_link_bandwidth > 0))
+      out.push_back("the torus link bandwidth must be positive");
+  } else if (spec.topology == "rail_optimized" && spec.gpus_per_node < 2) {
+    out.push_back("a rail-optimized fabric needs more than one GPU per node");
+  } else if (spec.topology != "clos" && spec.topology != "rail_optimized") {
+    out.push_back("unknown topology '" + spec.topology + "'");
+  }
   return out;
 }
 
@@ -40,6 +53,28 @@ Fabric build_fabric(const FabricSpec& spec)
   layout.nvlink_bandwidth = spec.nvlink_bandwidth;
   layout.nvlink_latency = spec.nvlink_latency;
   Fabric f;
+  if (spec.topology == "torus") {
+    layout.topology = ClusterTopology::Torus;
+    layout.torus_dims = spec.torus_dims;
+    layout.torus_link_bandwidth = spec.torus_link_bandwidth;
+    layout.torus_hop_latency = spec.torus_hop_latency;
+    auto* zone = new ClusterZone("cluster");  // NOLINT(cppcoreguidelines-owning-memory)
+    zone->build(layout);
+    f.ranks = zone->hosts();
+    return f;
+  }
+  const bool rails = spec.topology == "rail_optimized";
+  if (rails) {
+    // Rail groups replace the rack and pod levels: a rail leaf serves GPU r of each node of a pod.
+    const int pod = spec.pod_size > 0 ? spec.pod_size : spec.ranks;
+    const double members = static_cast<double>(pod) / spec.gpus_per_node;
+    layout.levels.push_back({pod, members * spec.nic_bandwidth / spec.pod_oversubscription, "rail", true});
+    f.pods = (spec.ranks + pod - 1) / pod;
+    auto* zone = new ClusterZone("cluster");  // NOLINT(cppcoreguidelines-owning-memory)
+    zone->build(layout);
+    f.ranks = zone->hosts();
+    return f;
+  }
   if (spec.rack_size > 0 && spec.rack_size < spec.ranks && spec.rack_oversubscription > 1) {
     layout.levels.push_back({spec.rack_size, spec.rack_size * spec.nic_bandwidth / spec.rack_oversubscription, "rack"});
     f.racks = (spec.ranks + spec.rack_size - 1) / spec.rack_size;

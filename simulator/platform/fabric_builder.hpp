@@ -19,6 +19,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include <string>
 #include <vector>
 
 namespace fleetsim::sim {
@@ -35,6 +36,15 @@ struct FabricSpec {
   double nvlink_latency = 0;        // seconds, end to end
   int rack_size = 0;                // ranks per rack (one ToR switch); 0 = no rack level
   double rack_oversubscription = 1;
+  // "clos" (above); "rail_optimized": inside a pod, GPU r of every node hangs off rail switch r,
+  // so the pod's uplink is split per rail (each (pod, rail) group gets pod_size / gpus_per_node x
+  // beta / pod_oversubscription) and cross-rail traffic climbs to the spine; "torus": no switches,
+  // every GPU links to its 2 neighbours in each of the torus dimensions (TPU-style ICI), routed
+  // dimension by dimension, NVLink and NICs unused.
+  std::string topology = "clos";
+  std::vector<int> torus_dims;      // product = ranks
+  double torus_link_bandwidth = 0;  // bytes/s, each direction of each link
+  double torus_hop_latency = 0;     // seconds per hop
 };
 
 /// Problems with a spec (sizes that do not nest, non-positive bandwidths); empty when buildable.

@@ -2,6 +2,7 @@
 
 #include "simulator/actors/collective_rank.hpp"
 #include "simulator/run/engine_setup.hpp"
+#include "simulator/run/step_simulation.hpp"
 
 #include <chrono>
 #include <string>
@@ -26,6 +27,7 @@ CollectiveTiming run_collective(const models::CollectivePlan& plan, const Fabric
 
   CollectiveTiming t;
   t.pods = f.pods;
+  t.fabric = describe_fabric(fabric, f);
   t.step_seconds = shared.step_seconds;
   for (size_t s = 0; s < plan.steps.size(); ++s) {
     t.time_s += shared.step_seconds[s] * static_cast<double>(plan.steps[s].repetitions);

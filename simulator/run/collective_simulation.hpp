@@ -12,6 +12,7 @@ struct CollectiveTiming {
   std::vector<double> step_seconds;  // one repetition of each plan step
   long steps_simulated = 0;          // step executions actually simulated
   int pods = 1;                      // pods of the fabric the ranks occupied
+  std::string fabric;                // describe_fabric()
   double wall_time_s = 0;
 };
 

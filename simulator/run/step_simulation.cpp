@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 namespace fleetsim::sim {
 
@@ -24,7 +25,40 @@ FabricSpec fabric_spec(const scenario::Scenario& s, int ranks)
   f.nvlink_latency = s.step.fabric.nvlink_latency.si();
   f.rack_size = s.fleet.gpus_per_rack;
   f.rack_oversubscription = s.fabric.rack_oversubscription;
+  f.topology = s.fabric.topology;
+  f.torus_dims = s.fabric.torus_dims;
+  f.torus_link_bandwidth = s.fabric.torus_link_bandwidth;
+  f.torus_hop_latency = s.fabric.torus_hop_latency;
   return f;
+}
+
+std::string describe_fabric(const FabricSpec& spec, const Fabric& built)
+{
+  auto bw = [](double v) { return units::format_quantity(v, units::Dimension::Bandwidth); };
+  auto tm = [](double v) { return units::format_quantity(v, units::Dimension::Time); };
+  if (spec.topology == "torus") {
+    std::string dims;
+    for (int d : spec.torus_dims)
+      dims += (dims.empty() ? "" : "x") + std::to_string(d);
+    return "3-D torus " + dims + ", " + bw(spec.torus_link_bandwidth) + " per link each way, " +
+           tm(spec.torus_hop_latency) + " per hop";
+  }
+  std::string out = std::to_string(spec.gpus_per_node) + "-GPU NVLink nodes at " + bw(spec.nvlink_bandwidth) +
+                    ", " + bw(spec.nic_bandwidth) + " NIC per GPU (" + tm(spec.nic_latency) + ")";
+  if (spec.topology == "rail_optimized")
+    out += ", rail-optimized";
+  char buf[96];
+  if (built.racks > 0) {
+    std::snprintf(buf, sizeof buf, ", %d-GPU racks at 1:%g", spec.rack_size, spec.rack_oversubscription);
+    out += buf;
+  }
+  if (built.pods > 1) {
+    std::snprintf(buf, sizeof buf, ", %d pods of %d GPUs at 1:%g", built.pods, spec.pod_size, spec.pod_oversubscription);
+    out += buf;
+  } else {
+    out += ", one full-bisection pod";
+  }
+  return out;
 }
 
 namespace {
@@ -106,6 +140,7 @@ SimulatedStep simulate_step(const scenario::Scenario& s)
   r.dp_reduce_scatter_chunk_s = plan.dp_reduce_scatter_time(pattern_time(plan.dp_ring_step));
   r.pods = fabric.pods;
   r.racks = fabric.racks;
+  r.fabric = describe_fabric(spec, fabric);
   r.stages = in.layout.pp;
 
   PipelineTimes times;
@@ -142,11 +177,16 @@ SimulatedStep simulate_step(const scenario::Scenario& s)
   b.compute = units::Seconds(as_is.shared.compute[crit]);
   const double passes = 2.0 * plan.micro_batches * in.layout.virtual_stages;
   b.tp_comm = units::Seconds(passes * times.tp_per_pass);
-  b.pp_comm = units::Seconds(as_is.shared.remote_sends[crit] * times.transfer);
-  b.dp_comm = units::Seconds(in.layout.virtual_stages * (times.dp_all_gather + times.dp_reduce_scatter));
-  b.comm = b.tp_comm + b.pp_comm + b.dp_comm;
   r.dp_exposed_s = as_is.makespan - free_dp.makespan;
   r.pp_exposed_s = free_dp.makespan - free_net.makespan;
+  // A dimension's communication time is what its traffic costs one GPU -- its own sends, or its
+  // stream of DP chunks -- unless the critical path pays more: a pipeline's critical path crosses
+  // more stage boundaries than one stage sends messages, so the exposed PP time can exceed the
+  // GPU's own. Taking the larger keeps T_overlap = T_comm - exposed non-negative per dimension.
+  b.pp_comm = units::Seconds(std::max(as_is.shared.remote_sends[crit] * times.transfer, r.pp_exposed_s));
+  b.dp_comm = units::Seconds(
+      std::max(in.layout.virtual_stages * (times.dp_all_gather + times.dp_reduce_scatter), r.dp_exposed_s));
+  b.comm = b.tp_comm + b.pp_comm + b.dp_comm;
   b.comm_exposed = b.tp_comm + units::Seconds(r.pp_exposed_s + r.dp_exposed_s);
   b.overlap = b.comm - b.comm_exposed;
   b.bubble = units::Seconds(free_net.makespan) - b.compute - b.tp_comm;

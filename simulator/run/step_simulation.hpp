@@ -28,6 +28,9 @@ namespace fleetsim::sim {
 /// The step-level fabric the scenario describes, for `ranks` GPUs.
 [[nodiscard]] FabricSpec fabric_spec(const scenario::Scenario& s, int ranks);
 
+/// One line describing a fabric for terminal output ("6 pods of 3072 GPUs at 1:7, ...").
+[[nodiscard]] std::string describe_fabric(const FabricSpec& spec, const Fabric& built);
+
 struct SimulatedStep {
   models::StepBreakdown breakdown;  // breakdown.model == "simulated"
   // Fabric-timed building blocks.
@@ -39,6 +42,7 @@ struct SimulatedStep {
   int critical_stage = 0;
   int pods = 1;
   int racks = 0;
+  std::string fabric;               // describe_fabric()
   std::vector<TraceSlice> trace;    // the iteration as played, for the Chrome trace
   int stages = 1;
   double wall_time_s = 0;

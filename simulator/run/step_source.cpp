@@ -18,7 +18,7 @@ namespace fleetsim::sim {
 namespace {
 
 // Bump when the simulated step's model changes, so old cache entries are not reused.
-constexpr int kStepSimulationVersion = 1;
+constexpr int kStepSimulationVersion = 2;
 
 std::string g17(double v)
 {
@@ -94,7 +94,10 @@ std::string step_cache_key(const scenario::Scenario& s)
   for (double v : {f.nic_bandwidth, f.nic_latency, f.pod_oversubscription, f.gpu_flops, f.nvlink_bandwidth,
                    f.nvlink_latency, f.rack_oversubscription})
     k << ' ' << g17(v);
-  k << ' ' << f.pod_size << ' ' << f.gpus_per_node << ' ' << f.rack_size;
+  k << ' ' << f.pod_size << ' ' << f.gpus_per_node << ' ' << f.rack_size << " topology " << f.topology;
+  for (int d : f.torus_dims)
+    k << ' ' << d;
+  k << ' ' << g17(f.torus_link_bandwidth) << ' ' << g17(f.torus_hop_latency);
   return k.str();
 }
 

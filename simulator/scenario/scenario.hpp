@@ -21,6 +21,10 @@ struct FabricShape {
   long pod_size = 0;               // GPUs per full-bisection pod; 0 = one pod
   double pod_oversubscription = 1;
   double rack_oversubscription = 1;  // rack (ToR) uplinks: 1:1 unless the scenario says otherwise
+  std::string topology = "clos";     // clos | rail_optimized | torus
+  std::vector<int> torus_dims;
+  double torus_link_bandwidth = 0;   // bytes/s
+  double torus_hop_latency = 0;      // s
 };
 
 struct StorageSpec {

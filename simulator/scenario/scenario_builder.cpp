@@ -34,11 +34,12 @@ public:
   void error_at_first_given(const std::vector<std::string>& keys, const std::string& msg)
   {
     for (const auto& k : keys) {
-      auto loc = where(k);
-      if (loc.line > 0) {
-        diags_.error(loc, msg);
-        return;
-      }
+      auto it = values_.find(k);
+      if (it == values_.end() || it->second->is_default)
+        continue;
+      // A --set value has no line: name the key so the user sees which override it was.
+      diags_.error(it->second->where, it->second->where.line > 0 ? msg : "--set " + k + ": " + msg);
+      return;
     }
     diags_.error({file_, 0, 0}, msg);
   }
@@ -167,6 +168,28 @@ void read_step_inputs(Reader& r, Scenario& s)
   s.fabric.pod_size = r.integer("network.pod_size");
   s.fabric.pod_oversubscription = r.number("network.pod_oversubscription");
   s.fabric.rack_oversubscription = r.number("network.rack_oversubscription");
+  s.fabric.topology = r.text("network.topology");
+  s.fabric.torus_link_bandwidth = r.number("network.torus_link_bandwidth");
+  s.fabric.torus_hop_latency = r.number("network.torus_hop_latency");
+  const std::string dims = r.text("network.torus_dims");
+  if (!dims.empty()) {
+    // XxYxZ: positive integers separated by 'x'.
+    bool ok = true;
+    for (size_t start = 0; ok && start <= dims.size();) {
+      const size_t end = std::min(dims.find('x', start), dims.size());
+      int d = 0;
+      auto [p, ec] = std::from_chars(dims.data() + start, dims.data() + end, d);
+      ok = ec == std::errc() && p == dims.data() + end && d >= 1;
+      if (ok)
+        s.fabric.torus_dims.push_back(d);
+      start = end + 1;
+    }
+    if (!ok || s.fabric.torus_dims.size() > 3) {
+      r.error("network.torus_dims", "network.torus_dims must be one to three positive integers like 16x16x64 (got '" +
+                                        dims + "')");
+      s.fabric.torus_dims.clear();
+    }
+  }
 }
 
 void read_causes(Reader& r, const std::vector<ResolvedValue>& resolved, Scenario& s)
@@ -254,6 +277,18 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
   if (s.fabric.pod_size > 0 && s.fabric.pod_size % s.fleet.gpus_per_rack != 0)
     r.error_at_first_given({"network.pod_size", "cluster.gpus_per_rack"},
                            "network.pod_size must be a whole number of racks (cluster.gpus_per_rack)");
+  if (s.fabric.topology == "torus") {
+    long product = 1;
+    for (int d : s.fabric.torus_dims)
+      product *= d;
+    if (s.fabric.torus_dims.empty() || product != s.fleet.gpus)
+      r.error_at_first_given({"network.torus_dims", "network.topology", "cluster.gpus"},
+                             "network.topology torus needs network.torus_dims whose product is cluster.gpus (" +
+                                 std::to_string(s.fleet.gpus) + ")");
+  }
+  if (s.fabric.topology == "rail_optimized" && s.fleet.gpus_per_node < 2)
+    r.error_at_first_given({"network.topology", "cluster.gpus_per_node"},
+                           "network.topology rail_optimized needs more than one GPU per node (one rail per GPU)");
   if (s.step_model == "simulated" && layout_problems.empty()) {
     const models::ParallelLayout& l = s.step.layout;
     const double m = s.step.workload.global_batch_tokens /

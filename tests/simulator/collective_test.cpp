@@ -138,6 +138,67 @@ TEST(Collective, AllToAllAcrossOversubscribedPodsIsLimitedByTheUplinks)
   EXPECT_GT(pods, 1.8 * free);
 }
 
+double simulate_on(const models::CollectivePlan& plan, const sim::FabricSpec& spec)
+{
+  const std::string out = in_child([&] {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", sim::run_collective(plan, spec, false).time_s);
+    return std::string(buf);
+  });
+  return out.empty() ? -1.0 : std::stod(out);
+}
+
+sim::FabricSpec torus(std::vector<int> dims, int ranks)
+{
+  sim::FabricSpec spec{ranks, 50e9, 5e-6, 0, 1, 989e12};
+  spec.topology = "torus";
+  spec.torus_dims = std::move(dims);
+  spec.torus_link_bandwidth = 45e9;
+  spec.torus_hop_latency = 1e-6;
+  return spec;
+}
+
+TEST(Collective, TorusRingsPayOneLatencyPerHopAndWrapAround)
+{
+  // A ring on an 8-ring of the torus: every hop, the wrap 7 -> 0 included, is one link:
+  // 2 x 7 x (1 us + 1 GB / 8 / 45 GB/s). On an 8 x 8 torus a 64-rank ring's row changes
+  // (x = 7 -> x = 0, y + 1) take two hops on two links no other flow uses: 2 x 63 x (2 us + M/64/beta).
+  const auto ring8 = models::make_plan(CollectiveOp::AllReduce, CollectiveAlgo::Ring, 8, 1e9);
+  EXPECT_NEAR(simulate_on(ring8, torus({8, 1, 1}, 8)), 14 * (1e-6 + 1e9 / 8 / 45e9), 1e-9);
+  const auto ring64 = models::make_plan(CollectiveOp::AllReduce, CollectiveAlgo::Ring, 64, 1e9);
+  EXPECT_NEAR(simulate_on(ring64, torus({8, 8, 1}, 64)), 126 * (2e-6 + 1e9 / 64 / 45e9), 1e-9);
+  // Going the short way round: 0 -> 6 on a ring of 8 is two hops backwards, not six forwards.
+  models::CollectivePlan back;
+  back.ranks = 8;
+  back.steps.push_back({"0 -> 6", {{0, 6, 45e6}}, 1});
+  EXPECT_NEAR(simulate_on(back, torus({8, 1, 1}, 8)), 2e-6 + 1e-3, 1e-12);
+}
+
+TEST(Collective, RailOptimizedFabricKeepsSameRailTrafficOffTheSpine)
+{
+  // Two 8-GPU nodes, one pod, rail uplinks at 1:8: each (pod, rail) group of 2 GPUs has
+  // 2 x 50 / 8 = 12.5 GB/s to the spine. GPU i -> i + 8 stays on rail i: 1 GB in 20 ms. GPU i ->
+  // GPU i + 9 changes rail, so the two GPUs of every rail share its uplink: 6.25 GB/s, 160 ms.
+  sim::FabricSpec spec{16, 50e9, 5e-6, 16, 8, 989e12};
+  spec.gpus_per_node = 8;
+  spec.nvlink_bandwidth = 450e9;
+  spec.topology = "rail_optimized";
+  models::CollectivePlan same;
+  models::CollectivePlan cross;
+  same.ranks = cross.ranks = 16;
+  same.steps.push_back({"same rail", {}, 1});
+  cross.steps.push_back({"cross rail", {}, 1});
+  for (int i = 0; i < 16; ++i) {
+    same.steps[0].flows.push_back({i, (i + 8) % 16, 1e9});
+    cross.steps[0].flows.push_back({i, (i + 9) % 16, 1e9});
+  }
+  EXPECT_NEAR(simulate_on(same, spec), 5e-6 + 1e9 / 50e9, 1e-9);
+  EXPECT_NEAR(simulate_on(cross, spec), 5e-6 + 1e9 / 6.25e9, 1e-9);
+  // The same traffic on a Clos whose pod is the whole job never touches an uplink.
+  spec.topology = "clos";
+  EXPECT_NEAR(simulate_on(cross, spec), 5e-6 + 1e9 / 50e9, 1e-9);
+}
+
 TEST(Collective, SmallMessagesAreLatencyBound)
 {
   // 8 KB over 64 ranks: the 126 alpha terms (630 us) dwarf the 0.3 us of transfer.

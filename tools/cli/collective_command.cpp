@@ -81,22 +81,21 @@ int cmd_collective(const Options& opts)
   const auto one = models::make_plan(*op, *algo, ranks, size.value, {chunks, gpn});
   const auto plan = models::concurrent_groups(one, groups);
   const sim::FabricSpec fabric = sim::fabric_spec(s, plan.ranks);
-  const models::LinkClasses links{
-      gpn, {s.step.fabric.nvlink_latency, s.step.fabric.nvlink_bandwidth}, {s.step.fabric.nic_latency, s.step.fabric.nic_bandwidth}};
+  const bool torus = fabric.topology == "torus";
+  // On a torus every link is alike: the prediction prices each flow as one hop.
+  const models::AlphaBeta hop{units::Seconds(fabric.torus_hop_latency), units::BytesPerSecond(fabric.torus_link_bandwidth)};
+  const models::LinkClasses links =
+      torus ? models::LinkClasses{1, hop, hop}
+            : models::LinkClasses{gpn,
+                                  {s.step.fabric.nvlink_latency, s.step.fabric.nvlink_bandwidth},
+                                  {s.step.fabric.nic_latency, s.step.fabric.nic_bandwidth}};
   const double predicted = models::plan_time(plan, links).si();
   const models::WireBytes wire = models::wire_bytes(plan, gpn, fabric.rack_size, fabric.pod_size);
   const auto t = sim::run_collective(plan, fabric, opts.mode == "full");
 
   std::printf("%s %s, %d ranks x %d group%s, %s\n", opts.op.c_str(), opts.algo.c_str(), ranks, groups,
               groups == 1 ? "" : "s", units::format_quantity(size.value, units::Dimension::Bytes).c_str());
-  char shape[96] = "one full-bisection pod";
-  if (t.pods > 1)
-    std::snprintf(shape, sizeof shape, "%d pods of %d GPUs, 1:%g between pods", t.pods, fabric.pod_size,
-                  fabric.pod_oversubscription);
-  std::printf("  fabric: %s per GPU NIC, %s per message, %d GPUs per NVLink node at %s, %s\n",
-              units::format_quantity(fabric.nic_bandwidth, units::Dimension::Bandwidth).c_str(),
-              units::format_quantity(fabric.nic_latency, units::Dimension::Time).c_str(), gpn,
-              units::format_quantity(fabric.nvlink_bandwidth, units::Dimension::Bandwidth).c_str(), shape);
+  std::printf("  fabric: %s\n", t.fabric.c_str());
   std::printf("  simulated (%s, %ld of %ld steps)  %12.6f s   bus bandwidth %s\n", opts.mode.c_str(),
               t.steps_simulated, plan.total_step_executions(), t.time_s,
               units::format_quantity(models::bus_bandwidth(*op, ranks, size.value, units::Seconds(t.time_s)),
@@ -105,7 +104,8 @@ int cmd_collective(const Options& opts)
   if (std::fabs(error_pct) < 5e-4)
     error_pct = 0;  // print +0.000%, not -0.000%
   std::printf("  alpha-beta prediction        %12.6f s   (simulated %+.3f%%)\n", predicted, error_pct);
-  std::printf("  bytes on the wire: NVLink %s, NIC in rack %s, NIC across racks in a pod %s, across pods %s\n",
+  if (!torus)
+    std::printf("  bytes on the wire: NVLink %s, NIC in rack %s, NIC across racks in a pod %s, across pods %s\n",
               gb(wire.nvlink).c_str(), gb(wire.in_rack).c_str(), gb(wire.in_pod).c_str(), gb(wire.cross_pod).c_str());
   std::printf("  bytes sent per rank %s; wall time %.3f s\n", gb(one.bytes_sent_per_rank()).c_str(), t.wall_time_s);
   return kExitOk;

@@ -43,10 +43,7 @@ void print_step(const scenario::Scenario& s, const models::StepBreakdown& b, con
               s.name.c_str(), s.fleet.gpus, s.step.layout.tp, s.step.layout.pp, s.step.layout.dp,
               s.step.layout.virtual_stages, b.micro_batches, b.model.c_str());
   if (sim != nullptr) {
-    std::printf("  fabric: %d pod%s, %s NVLink / %s NIC per GPU; timed on it, all flows at once:\n", sim->pods,
-                sim->pods == 1 ? "" : "s",
-                units::format_quantity(s.step.fabric.nvlink_bandwidth.si(), units::Dimension::Bandwidth).c_str(),
-                units::format_quantity(s.step.fabric.nic_bandwidth.si(), units::Dimension::Bandwidth).c_str());
+    std::printf("  fabric: %s\n  timed on it, all flows at once:\n", sim->fabric.c_str());
     std::printf("    TP all-reduce %.3f ms   PP send %.3f ms   DP reduce-scatter per chunk %.1f ms\n",
                 1e3 * sim->tp_allreduce_s, 1e3 * sim->pp_transfer_s, 1e3 * sim->dp_reduce_scatter_chunk_s);
   }

@@ -1,0 +1,96 @@
+// The loader's checks of the step model's inputs: pods made of whole racks, and the simulated step
+// limited to fleets SimGrid can hold one actor per GPU for. No SimGrid.
+#include "simulator/scenario/scenario.hpp"
+#include "simulator/scenario/scenario_loader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace fleetsim::scenario {
+namespace {
+
+LoadResult load(std::string_view yaml, const std::vector<std::string>& overrides = {})
+{
+  return load_scenario_text(yaml, "test.yaml", overrides);
+}
+
+// 1,024 GPUs in racks of 16, 16 micro-batches per pipeline.
+constexpr const char* kSmall = R"(cluster: {gpus: 1024, gpus_per_rack: 16}
+parallelism: {tp: 8, pp: 16, dp: 8}
+model: {global_batch_tokens: 1048576}
+network:
+  pod_size: 24
+run: {step_model: simulated}
+)";
+
+// 32,768 GPUs, a consistent layout (8 micro-batches of the default 16M-token batch per pipeline).
+constexpr const char* kLarge = R"(cluster: {gpus: 32768}
+parallelism: {tp: 8, pp: 16, dp: 256}
+run:
+  step_model: simulated
+)";
+
+TEST(StepModelChecks, PodThatIsNotWholeRacksIsRejectedAtNetworkPodSize)
+{
+  for (const std::string model : {"simulated", "analytic"}) {
+    SCOPED_TRACE(model);
+    const LoadResult r = load(kSmall, {"run.step_model=" + model});
+    ASSERT_EQ(r.diagnostics.items().size(), 1u) << r.diagnostics.to_string();
+    EXPECT_FALSE(r.scenario.has_value());
+    const Diagnostic& d = r.diagnostics.items().front();
+    EXPECT_NE(d.message.find("network.pod_size"), std::string::npos) << d.message;
+    EXPECT_NE(d.message.find("cluster.gpus_per_rack"), std::string::npos) << d.message;
+    EXPECT_EQ(d.where.line, 5) << d.to_string();  // at `pod_size: 24`
+  }
+  // Whole racks (48 = 3 racks), a single pod (0), and pods of 16 when racks hold 8 GPUs are fine.
+  for (const std::vector<std::string>& sets :
+       {std::vector<std::string>{"network.pod_size=48"}, {"network.pod_size=0"},
+        {"network.pod_size=16", "cluster.gpus_per_rack=8"}}) {
+    const LoadResult r = load(kSmall, sets);
+    EXPECT_TRUE(r.scenario.has_value()) << ::testing::PrintToString(sets) << r.diagnostics.to_string();
+  }
+  // The same rule when the rack size is what changes.
+  const LoadResult r = load(kSmall, {"network.pod_size=64", "cluster.gpus_per_rack=48"});
+  ASSERT_EQ(r.diagnostics.items().size(), 1u) << r.diagnostics.to_string();
+  EXPECT_NE(r.diagnostics.items().front().message.find("network.pod_size"), std::string::npos);
+}
+
+TEST(StepModelChecks, SimulatedStepAbove30000GpusIsRejectedAndAnalyticAccepted)
+{
+  const LoadResult simulated = load(kLarge);
+  ASSERT_EQ(simulated.diagnostics.items().size(), 1u) << simulated.diagnostics.to_string();
+  EXPECT_FALSE(simulated.scenario.has_value());
+  const Diagnostic& d = simulated.diagnostics.items().front();
+  EXPECT_NE(d.message.find("run.step_model"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find(std::to_string(kMaxSimulatedGpus)), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("analytic"), std::string::npos) << d.message;
+  EXPECT_EQ(d.where.line, 1) << d.to_string();  // at `cluster: {gpus: 32768}`
+  EXPECT_EQ(kMaxSimulatedGpus, 30000);
+
+  const LoadResult analytic = load(kLarge, {"run.step_model=analytic"});
+  ASSERT_TRUE(analytic.scenario.has_value()) << analytic.diagnostics.to_string();
+  EXPECT_EQ(analytic.scenario->step_model, "analytic");
+  EXPECT_EQ(analytic.scenario->fleet.gpus, 32768);
+
+  // The default step model is the simulated one, so leaving it out is rejected too.
+  const LoadResult by_default = load("cluster: {gpus: 32768}\nparallelism: {tp: 8, pp: 16, dp: 256}\n");
+  EXPECT_FALSE(by_default.scenario.has_value());
+  EXPECT_EQ(by_default.diagnostics.items().size(), 1u) << by_default.diagnostics.to_string();
+}
+
+TEST(StepModelChecks, SimulatedStepAtTheLimitIsAccepted)
+{
+  // 30,000 = 8 x 3,750 GPUs: TP 8, PP 1, DP 3,750, one micro-batch of one sequence per replica.
+  const LoadResult r = load("cluster: {gpus: 30000}\nparallelism: {tp: 8, pp: 1, dp: 3750}\n"
+                            "model: {global_batch_tokens: 30720000}\nrun: {step_model: simulated}\n");
+  EXPECT_TRUE(r.scenario.has_value()) << r.diagnostics.to_string();
+  const LoadResult over = load("cluster: {gpus: 30008}\nparallelism: {tp: 8, pp: 1, dp: 3751}\n"
+                               "model: {global_batch_tokens: 30728192}\nrun: {step_model: simulated}\n");
+  EXPECT_FALSE(over.scenario.has_value());
+  EXPECT_EQ(over.diagnostics.items().size(), 1u) << over.diagnostics.to_string();
+}
+
+}  // namespace
+}  // namespace fleetsim::scenario

@@ -1,0 +1,252 @@
+// One training iteration simulated on the fabric (simulator/run/step_simulation.cpp): the pipeline
+// bubble of the played schedule is the textbook (p-1)/(v m), the fleet-law decomposition adds up,
+// compute agrees with the analytic model, pod oversubscription slows the data-parallel rings by the
+// factor max-min sharing predicts, and resolve_step's on-disk cache returns what it stored.
+// Every simulation runs in a forked child (one SimGrid Engine per process).
+#include "run_in_child.hpp"
+
+#include "models/step_model.hpp"
+#include "simulator/run/step_simulation.hpp"
+#include "simulator/run/step_source.hpp"
+#include "simulator/scenario/scenario_loader.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace fleetsim::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A small simulated-step scenario: the Llama 3 405B model and H100s of the parameter defaults, on
+// 1,024 GPUs at TP 8 x PP 16 x DP 8 with one 8,192-token sequence per micro-batch. Tests change the
+// layout and batch with overrides.
+constexpr const char* kSmall = R"(name: small_step
+cluster: {gpus: 1024}
+parallelism: {tp: 8, pp: 16, dp: 8, virtual_stages: 1}
+model: {global_batch_tokens: 1048576}
+run: {step_model: simulated}
+)";
+
+// global_batch_tokens for m micro-batches per pipeline: sequence * micro_batch_size * dp * m.
+std::string batch_for(int dp, int m) { return "model.global_batch_tokens=" + std::to_string(8192L * dp * m); }
+
+scenario::Scenario load(const std::string& yaml, const std::vector<std::string>& sets)
+{
+  auto r = scenario::load_scenario_text(yaml, "small_step.yaml", sets);
+  if (!r.scenario)
+    throw std::runtime_error(r.diagnostics.to_string());
+  return *r.scenario;
+}
+
+// simulate_step in a child; its breakdown and fabric timings as JSON (doubles round-trip exactly).
+nlohmann::json simulate(const scenario::Scenario& s)
+{
+  const std::string text = in_child([&] {
+    const sim::SimulatedStep r = sim::simulate_step(s);
+    nlohmann::json j;
+    j["breakdown"] = sim::breakdown_to_json(r.breakdown);
+    j["tp_allreduce_s"] = r.tp_allreduce_s;
+    j["pp_transfer_s"] = r.pp_transfer_s;
+    j["dp_reduce_scatter_chunk_s"] = r.dp_reduce_scatter_chunk_s;
+    j["pp_exposed_s"] = r.pp_exposed_s;
+    j["dp_exposed_s"] = r.dp_exposed_s;
+    j["pods"] = r.pods;
+    j["racks"] = r.racks;
+    return j.dump();
+  });
+  if (text.empty())
+    throw std::runtime_error("the step simulation child failed");
+  return nlohmann::json::parse(text);
+}
+
+double num(const nlohmann::json& j, const char* key) { return j.at(key).get<double>(); }
+
+// ---- the bubble -----------------------------------------------------------------------------------
+
+TEST(StepSimulation, BubbleIsPMinus1OverVMOfComputePlusTensorParallelTime)
+{
+  // The bubble is measured on the schedule played with free PP and DP traffic: every stage does
+  // m v forward and backward chunk passes (Execs plus their TP all-reduces), and the 1F1B /
+  // interleaved order idles each stage (p-1) chunk passes, so bubble = (p-1)/(v m) (compute + tp).
+  struct Case {
+    int pp, dp, v, m;
+  };
+  for (const Case c : {Case{16, 8, 1, 16}, Case{16, 8, 2, 16}, Case{16, 8, 2, 32}, Case{8, 16, 1, 8},
+                       Case{8, 16, 1, 12}, Case{8, 16, 2, 8}, Case{8, 16, 4, 16}}) {
+    SCOPED_TRACE("pp " + std::to_string(c.pp) + " dp " + std::to_string(c.dp) + " v " + std::to_string(c.v) +
+                 " m " + std::to_string(c.m));
+    const auto s = load(kSmall, {"parallelism.pp=" + std::to_string(c.pp), "parallelism.dp=" + std::to_string(c.dp),
+                                 "parallelism.virtual_stages=" + std::to_string(c.v), batch_for(c.dp, c.m)});
+    const auto b = simulate(s).at("breakdown");
+    ASSERT_EQ(b.at("micro_batches").get<int>(), c.m);
+    const double busy = num(b, "compute_s") + num(b, "tp_comm_s");
+    const double expected = (c.pp - 1.0) / (c.v * c.m) * busy;
+    EXPECT_GT(num(b, "tp_comm_s"), 0);
+    EXPECT_NEAR(num(b, "bubble_s"), expected, 1e-6 * expected);
+    // The analytic model's fraction, for the same p, v, m.
+    EXPECT_NEAR(num(b, "bubble_s") / busy, models::pipeline_bubble_fraction(c.pp, c.m, c.v), 1e-6);
+  }
+}
+
+// ---- the decomposition ----------------------------------------------------------------------------
+
+TEST(StepSimulation, DecompositionAddsUpAndComputeMatchesTheAnalyticModel)
+{
+  for (const std::vector<std::string>& sets :
+       {std::vector<std::string>{}, {"parallelism.virtual_stages=2", batch_for(8, 32)},
+        {"parallelism.pp=8", "parallelism.dp=16", batch_for(16, 8), "network.pod_size=128",
+         "network.pod_oversubscription=4"}}) {
+    SCOPED_TRACE(::testing::PrintToString(sets));
+    const auto s = load(kSmall, sets);
+    const auto j = simulate(s);
+    const auto b = sim::breakdown_from_json(j.at("breakdown"));
+    EXPECT_EQ(b.model, "simulated");
+    const double step = b.step_time.si();
+    EXPECT_NEAR((b.compute + b.comm + b.sync - b.overlap).si(), step, 1e-9);
+    EXPECT_NEAR((b.compute + b.comm_exposed + b.sync).si(), step, 1e-9);
+    EXPECT_NEAR(b.comm.si(), (b.tp_comm + b.pp_comm + b.dp_comm).si(), 1e-12);
+    EXPECT_NEAR(b.sync.si(), (b.bubble + b.barrier).si(), 1e-12);
+    EXPECT_NEAR(b.comm_exposed.si(), b.tp_comm.si() + num(j, "pp_exposed_s") + num(j, "dp_exposed_s"), 1e-9);
+    const long gpus = s.fleet.gpus;
+    const double mfu = b.flops_per_token * b.tokens_per_step / (gpus * s.step.accelerator.peak_flops.si() * step);
+    EXPECT_NEAR(b.mfu, mfu, 1e-12 * mfu);
+    EXPECT_NEAR(b.compute_fraction, b.compute.si() / step, 1e-12);
+    EXPECT_EQ(b.binding_term, models::binding_term(b));
+
+    const models::StepBreakdown analytic = models::AnalyticStepModel().step(s.step);
+    EXPECT_NEAR(b.compute.si(), analytic.compute.si(), 1e-9 * analytic.compute.si());
+    EXPECT_DOUBLE_EQ(b.flops_per_token, analytic.flops_per_token);
+    EXPECT_DOUBLE_EQ(b.tokens_per_step, analytic.tokens_per_step);
+    EXPECT_EQ(b.micro_batches, analytic.micro_batches);
+    EXPECT_NEAR(b.barrier.si(), analytic.barrier.si(), 1e-15);
+    // Exposed communication is what the traffic adds to the played schedule: never negative.
+    EXPECT_GE(num(j, "pp_exposed_s"), -1e-9);
+    EXPECT_GE(num(j, "dp_exposed_s"), -1e-9);
+    // ... and never more than the dimension's communication time, so nothing overlaps negatively
+    // (a pipeline's critical path can carry more transfers than one stage sends: pp_comm counts it).
+    EXPECT_LE(num(j, "pp_exposed_s"), b.pp_comm.si() + 1e-12);
+    EXPECT_LE(num(j, "dp_exposed_s"), b.dp_comm.si() + 1e-12);
+    EXPECT_GE(b.overlap.si(), -1e-12);
+  }
+}
+
+// ---- oversubscription -----------------------------------------------------------------------------
+
+TEST(StepSimulation, PodOversubscriptionSlowsDataParallelRingsThreeAndAHalfFold)
+{
+  // 512 GPUs at TP 8 x PP 4 x DP 16, rank = tp + 8 (pp + 4 dp): a pipeline is 32 consecutive ranks
+  // and the members of a DP group are 32 ranks apart. Pods of 64 GPUs hold replicas 2k and 2k+1.
+  // In a DP ring step every rank sends to the same GPU of the next replica: replica 2k's 32 ranks
+  // stay in the pod, replica 2k+1's 32 ranks send to the next pod. So 32 flows leave (and 32 enter)
+  // every pod per ring step, over an uplink of pod_size x nic_bw / 7 = 64 beta / 7: max-min gives
+  // each crossing flow 2 beta / 7 (its NIC would allow beta), the in-pod flows finish first, and a
+  // ring step takes alpha + 3.5 S / beta instead of alpha + S / beta. PP sends and TP all-reduces
+  // stay inside a pod (a node) and are not slowed.
+  const std::vector<std::string> layout = {"cluster.gpus=512", "parallelism.pp=4", "parallelism.dp=16",
+                                           batch_for(16, 4)};
+  auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), layout.begin(), layout.end());
+    return load(kSmall, extra);
+  };
+  const auto pods_s = with({"network.pod_size=64", "network.pod_oversubscription=7"});
+  const auto one_s = with({"network.pod_size=0"});
+  const auto pods = simulate(pods_s);
+  const auto one = simulate(one_s);
+  EXPECT_EQ(pods.at("pods").get<int>(), 8);
+  EXPECT_EQ(one.at("pods").get<int>(), 1);
+
+  // S: one GPU's shard of one chunk's gradient, P / (tp pp v) x 2 bytes over dp; dp - 1 ring steps.
+  const double alpha = one_s.step.fabric.nic_latency.si();
+  const double beta = one_s.step.fabric.nic_bandwidth.si();
+  const double S = one_s.step.workload.parameters / (8.0 * 4) * one_s.step.workload.bytes_per_value / 16;
+  const double uncontended = 15 * (alpha + S / beta);
+  const double contended = 15 * (alpha + 3.5 * S / beta);
+  EXPECT_NEAR(num(one, "dp_reduce_scatter_chunk_s"), uncontended, 1e-6 * uncontended);
+  EXPECT_NEAR(num(pods, "dp_reduce_scatter_chunk_s"), contended, 1e-6 * contended);
+  EXPECT_GE(num(pods, "dp_reduce_scatter_chunk_s"), 3 * num(one, "dp_reduce_scatter_chunk_s"));
+  EXPECT_NEAR(num(pods, "tp_allreduce_s"), num(one, "tp_allreduce_s"), 1e-9);
+  EXPECT_NEAR(num(pods, "pp_transfer_s"), num(one, "pp_transfer_s"), 1e-9);
+  const auto bp = pods.at("breakdown");
+  const auto bo = one.at("breakdown");
+  EXPECT_GT(num(bp, "step_time_s"), num(bo, "step_time_s"));
+  EXPECT_GT(num(bp, "dp_comm_s"), 3 * num(bo, "dp_comm_s"));
+  EXPECT_NEAR(num(bp, "compute_s"), num(bo, "compute_s"), 1e-9 * num(bo, "compute_s"));
+}
+
+// ---- the cache ------------------------------------------------------------------------------------
+
+TEST(StepSimulation, ResolveStepCachesTheSimulatedBreakdownByteForByte)
+{
+  std::string pattern = (fs::temp_directory_path() / "fleetsim_step_cache_XXXXXX").string();
+  ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+  const fs::path dir = fs::path(pattern) / "cache";  // does not exist yet: resolve_step creates it
+  const auto s = load(kSmall, {"parallelism.pp=8", "parallelism.dp=16", batch_for(16, 8)});
+
+  const std::string text = in_child([&] {
+    setenv("FLEETSIM_CACHE_DIR", dir.c_str(), 1);
+    nlohmann::json j;
+    j["dir"] = sim::step_cache_dir();
+    const auto first = sim::resolve_step(s);
+    j["first_from_cache"] = first.from_cache;
+    j["first"] = sim::breakdown_to_json(first.breakdown).dump();
+    const auto second = sim::resolve_step(s);
+    j["second_from_cache"] = second.from_cache;
+    j["second"] = sim::breakdown_to_json(second.breakdown).dump();
+    // The analytic model never touches the cache.
+    scenario::Scenario analytic = s;
+    analytic.step_model = "analytic";
+    const auto a = sim::resolve_step(analytic);
+    j["analytic_from_cache"] = a.from_cache;
+    j["analytic_model"] = a.breakdown.model;
+    return j.dump();
+  });
+  ASSERT_FALSE(text.empty());
+  const auto j = nlohmann::json::parse(text);
+  EXPECT_EQ(j["dir"].get<std::string>(), dir.string());
+  EXPECT_FALSE(j["first_from_cache"].get<bool>());
+  EXPECT_TRUE(j["second_from_cache"].get<bool>());
+  EXPECT_EQ(j["first"].get<std::string>(), j["second"].get<std::string>());
+  EXPECT_FALSE(j["analytic_from_cache"].get<bool>());
+  EXPECT_EQ(j["analytic_model"].get<std::string>(), "analytic");
+  int entries = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    ++entries;
+    EXPECT_EQ(e.path().extension(), ".json") << e.path();  // no temporary file left behind
+  }
+  EXPECT_EQ(entries, 1);
+
+  // A fresh simulation (no cache) gives the same bytes as the cached entry.
+  const std::string fresh = in_child([&] { return sim::breakdown_to_json(sim::simulate_step(s).breakdown).dump(); });
+  EXPECT_EQ(fresh, j["first"].get<std::string>());
+
+  std::error_code ec;
+  fs::remove_all(pattern, ec);
+}
+
+TEST(StepSimulation, CacheKeyChangesWithFabricAndLayoutButNotWithRunSettings)
+{
+  const auto base = load(kSmall, {});
+  const std::string key = sim::step_cache_key(base);
+  EXPECT_NE(sim::step_cache_key(load(kSmall, {"network.nic_bandwidth=200Gbps"})), key);
+  EXPECT_NE(sim::step_cache_key(load(kSmall, {"network.pod_size=128"})), key);
+  EXPECT_NE(sim::step_cache_key(load(kSmall, {"network.pod_size=128", "network.pod_oversubscription=7"})),
+            sim::step_cache_key(load(kSmall, {"network.pod_size=128"})));
+  EXPECT_NE(sim::step_cache_key(load(kSmall, {"network.nvlink_bandwidth=900GB/s"})), key);
+  EXPECT_NE(sim::step_cache_key(load(kSmall, {"accelerator.gemm_efficiency=0.5"})), key);
+  EXPECT_NE(sim::step_cache_key(load(kSmall, {"parallelism.virtual_stages=2"})), key);
+  EXPECT_NE(sim::step_cache_key(load(kSmall, {"cluster.gpus_per_rack=32"})), key);
+  // Settings the iteration does not depend on share the entry.
+  EXPECT_EQ(sim::step_cache_key(load(kSmall, {"run.duration=3d", "checkpoint.interval=1h", "run.seed=9"})), key);
+  EXPECT_EQ(sim::step_cache_key(load(kSmall, {"network.nic_bandwidth=50GB/s"})), key);  // 400 Gbps, spelled in bytes
+}
+
+}  // namespace
+}  // namespace fleetsim::testing
