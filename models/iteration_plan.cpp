@@ -8,9 +8,9 @@
 
 namespace fleetsim::models {
 
-int layout_rank(const ParallelLayout& l, int tp, int stage, int replica)
+int layout_rank(const ParallelLayout& l, int tp, int stage, int replica, int context)
 {
-  return tp + l.tp * (stage + l.pp * replica);
+  return tp + l.tp * (context + l.cp * (stage + l.pp * replica));
 }
 
 bool schedule_supported(int stages, int micro_batches, int chunks)
@@ -110,7 +110,12 @@ double IterationPlan::tp_allreduce_time(double ring_step) const
 
 double IterationPlan::dp_reduce_scatter_time(double ring_step) const
 {
-  return layout.dp > 1 ? (layout.dp - 1.0) * ring_step : 0.0;
+  return dp_group > 1 ? (dp_group - 1.0) * ring_step : 0.0;
+}
+
+double IterationPlan::cp_all_gather_time(double ring_step) const
+{
+  return layout.cp > 1 ? (layout.cp - 1.0) * ring_step : 0.0;
 }
 
 IterationPlan make_iteration_plan(const StepInputs& in)
@@ -123,41 +128,63 @@ IterationPlan make_iteration_plan(const StepInputs& in)
   plan.micro_batches = static_cast<int>(std::lround(sequences / (w.micro_batch_size * l.dp)));
   plan.flops_per_token = training_flops_per_token(w);
   plan.tokens_per_step = w.global_batch_tokens;
-  const double gpus = static_cast<double>(l.tp) * l.pp * l.dp;
+  const double gpus = static_cast<double>(l.gpus());
   const double per_pass = plan.flops_per_token * plan.tokens_per_step / gpus /
                           (static_cast<double>(plan.micro_batches) * l.virtual_stages);
   plan.forward_flops = per_pass / 3.0;
   plan.backward_flops = per_pass * 2.0 / 3.0;
   // Megatron tensor parallelism: two all-reduces per layer in each pass (after attention, after MLP).
   plan.tp_allreduces_per_pass = l.tp > 1 ? 2.0 * w.layers / (static_cast<double>(l.pp) * l.virtual_stages) : 0.0;
-  plan.activation_bytes = static_cast<double>(w.micro_batch_size) * w.sequence_length * w.hidden * w.bytes_per_value;
+  plan.cp_gathers_per_pass = l.cp > 1 ? static_cast<double>(w.layers) / (static_cast<double>(l.pp) * l.virtual_stages) : 0.0;
+  const double tokens = static_cast<double>(w.micro_batch_size) * w.sequence_length / l.cp;
+  plan.activation_bytes = tokens * w.hidden * w.bytes_per_value;
   plan.pp_message_bytes = plan.activation_bytes / l.tp;
+  plan.cp_message_bytes = 2.0 * tokens * w.hidden * (static_cast<double>(w.kv_heads) / w.attention_heads) / l.tp *
+                          w.bytes_per_value;
   plan.dp_chunk_bytes = w.parameters / (static_cast<double>(l.tp) * l.pp * l.virtual_stages) * w.bytes_per_value;
+  plan.dp_group = l.dp * l.cp;
 
-  if (l.tp > 1) {
-    plan.tp_ring_step.label = "tensor-parallel ring step (NVLink)";
+  // Every GPU, by coordinates: one flow per GPU in each pattern.
+  auto for_all = [&](auto&& emit) {
     for (int d = 0; d < l.dp; ++d)
       for (int s = 0; s < l.pp; ++s)
-        for (int t = 0; t < l.tp; ++t)
-          plan.tp_ring_step.flows.push_back(
-              {layout_rank(l, t, s, d), layout_rank(l, (t + 1) % l.tp, s, d), plan.activation_bytes / l.tp});
+        for (int c = 0; c < l.cp; ++c)
+          for (int t = 0; t < l.tp; ++t)
+            emit(t, s, d, c);
+  };
+  if (l.tp > 1) {
+    plan.tp_ring_step.label = "tensor-parallel ring step (NVLink)";
+    for_all([&](int t, int s, int d, int c) {
+      plan.tp_ring_step.flows.push_back(
+          {layout_rank(l, t, s, d, c), layout_rank(l, (t + 1) % l.tp, s, d, c), plan.activation_bytes / l.tp});
+    });
+  }
+  if (l.cp > 1) {
+    plan.cp_ring_step.label = "context-parallel ring step";
+    for_all([&](int t, int s, int d, int c) {
+      plan.cp_ring_step.flows.push_back(
+          {layout_rank(l, t, s, d, c), layout_rank(l, t, s, d, (c + 1) % l.cp), plan.cp_message_bytes});
+    });
   }
   if (l.pp > 1) {
     plan.pp_send.label = "pipeline activation sends";
     const int senders = l.virtual_stages > 1 ? l.pp : l.pp - 1;  // interleaving wraps to stage 0
-    for (int d = 0; d < l.dp; ++d)
-      for (int s = 0; s < senders; ++s)
-        for (int t = 0; t < l.tp; ++t)
-          plan.pp_send.flows.push_back(
-              {layout_rank(l, t, s, d), layout_rank(l, t, (s + 1) % l.pp, d), plan.pp_message_bytes});
+    for_all([&](int t, int s, int d, int c) {
+      if (s < senders)
+        plan.pp_send.flows.push_back(
+            {layout_rank(l, t, s, d, c), layout_rank(l, t, (s + 1) % l.pp, d, c), plan.pp_message_bytes});
+    });
   }
-  if (l.dp > 1) {
+  if (plan.dp_group > 1) {
+    // Context-parallel ranks hold the same weights: gradients are reduced over dp x cp replicas,
+    // in a ring that visits the cp ranks of a replica, then the next replica's.
     plan.dp_ring_step.label = "data-parallel ring step";
-    for (int d = 0; d < l.dp; ++d)
-      for (int s = 0; s < l.pp; ++s)
-        for (int t = 0; t < l.tp; ++t)
-          plan.dp_ring_step.flows.push_back(
-              {layout_rank(l, t, s, d), layout_rank(l, t, s, (d + 1) % l.dp), plan.dp_chunk_bytes / l.dp});
+    for_all([&](int t, int s, int d, int c) {
+      const int next_c = (c + 1) % l.cp;
+      const int next_d = next_c == 0 ? (d + 1) % l.dp : d;
+      plan.dp_ring_step.flows.push_back(
+          {layout_rank(l, t, s, d, c), layout_rank(l, t, s, next_d, next_c), plan.dp_chunk_bytes / plan.dp_group});
+    });
   }
   return plan;
 }
@@ -165,8 +192,8 @@ IterationPlan make_iteration_plan(const StepInputs& in)
 CollectivePlan iteration_traffic(const IterationPlan& plan)
 {
   CollectivePlan c;
-  c.ranks = plan.layout.tp * plan.layout.pp * plan.layout.dp;
-  for (const TrafficStep* step : {&plan.tp_ring_step, &plan.pp_send, &plan.dp_ring_step})
+  c.ranks = static_cast<int>(plan.layout.gpus());
+  for (const TrafficStep* step : {&plan.tp_ring_step, &plan.cp_ring_step, &plan.pp_send, &plan.dp_ring_step})
     if (!step->flows.empty())
       c.steps.push_back(*step);
   return c;

@@ -4,10 +4,10 @@
 // the fabric. Pure (no SimGrid): the simulator times the patterns on a fabric and plays the
 // schedule with actors; tests check the schedule's properties here.
 //
-// Placement follows Llama 3's order of parallel dimensions, [TP, PP, DP] from innermost to
-// outermost ([L3] section 3.3.2, with CP = 1): rank = tp + TP * (pp + PP * dp). Tensor-parallel
-// groups are consecutive ranks (one NVLink node at TP 8), a pipeline is TP * PP consecutive ranks,
-// and the members of a data-parallel group are TP * PP ranks apart.
+// Placement follows Llama 3's order of parallel dimensions, [TP, CP, PP, DP] from innermost to
+// outermost ([L3] section 3.3.2): rank = tp + TP * (cp + CP * (pp + PP * dp)). Tensor-parallel
+// groups are consecutive ranks (one NVLink node at TP 8), context-parallel groups TP apart, a
+// pipeline is TP * CP * PP consecutive ranks, and data-parallel replicas TP * CP * PP apart.
 
 #include "collective_plan.hpp"
 #include "step_model.hpp"
@@ -17,8 +17,8 @@
 
 namespace fleetsim::models {
 
-/// Rank of the GPU at (tensor index, pipeline stage, data-parallel replica).
-[[nodiscard]] int layout_rank(const ParallelLayout& l, int tp, int stage, int replica);
+/// Rank of the GPU at (tensor index, pipeline stage, data-parallel replica, context index).
+[[nodiscard]] int layout_rank(const ParallelLayout& l, int tp, int stage, int replica, int context = 0);
 
 enum class PassKind { Forward, Backward };
 
@@ -50,15 +50,20 @@ struct IterationPlan {
   double flops_per_token = 0;
   double tokens_per_step = 0;
   double tp_allreduces_per_pass = 0;  // 2 per layer in a pass: layers / (p v) per chunk, may be fractional
-  double activation_bytes = 0;     // b s h bytes: one TP all-reduce buffer
-  double pp_message_bytes = 0;     // b s h bytes / tp: one GPU's activation (or gradient) send
+  double cp_gathers_per_pass = 0;     // 1 per layer in a pass (K/V all-gather, or its gradients' reduce-scatter)
+  double activation_bytes = 0;     // b (s/cp) h bytes: one TP all-reduce buffer
+  double pp_message_bytes = 0;     // b (s/cp) h bytes / tp: one GPU's activation (or gradient) send
+  double cp_message_bytes = 0;     // 2 b (s/cp) h_kv bytes / tp: one GPU's keys and values
   double dp_chunk_bytes = 0;       // one GPU's gradient shard of one chunk: P / (tp pp v) bytes
+  int dp_group = 1;                // replicas of each shard: dp * cp
   // Traffic patterns, each one step of concurrent flows over all ranks (empty when unused):
   TrafficStep tp_ring_step;  // every TP group's ring step on its activation (bytes / tp per flow)
+  TrafficStep cp_ring_step;  // every CP group's ring step of the K/V all-gather
   TrafficStep pp_send;       // every stage sends to the next (and the last to the first when v > 1)
   TrafficStep dp_ring_step;  // every DP group's ring step on one chunk's gradient shard
   /// Times of whole collectives from the time of one ring step of each pattern.
   [[nodiscard]] double tp_allreduce_time(double ring_step) const;
+  [[nodiscard]] double cp_all_gather_time(double ring_step) const;
   [[nodiscard]] double dp_reduce_scatter_time(double ring_step) const;  // also the all-gather's
 };
 

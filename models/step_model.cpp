@@ -51,6 +51,9 @@ void check_workload(const Workload& w, std::vector<std::string>& out)
                   ")");
   if (!(w.bytes_per_value > 0))
     out.push_back("bytes per value must be positive (got " + num(w.bytes_per_value) + ")");
+  if (w.attention_heads <= 0 || w.kv_heads <= 0 || w.attention_heads % w.kv_heads != 0)
+    out.push_back("attention heads (" + std::to_string(w.attention_heads) +
+                  ") must be a positive multiple of key/value heads (" + std::to_string(w.kv_heads) + ")");
 }
 
 void check_accelerator(const Accelerator& a, std::vector<std::string>& out)
@@ -65,18 +68,18 @@ void check_accelerator(const Accelerator& a, std::vector<std::string>& out)
 
 void check_layout(const ParallelLayout& l, long gpus, std::vector<std::string>& out)
 {
-  if (l.tp <= 0 || l.pp <= 0 || l.dp <= 0) {
-    out.push_back("tp, pp and dp must be positive (got tp=" + std::to_string(l.tp) +
-                  " pp=" + std::to_string(l.pp) + " dp=" + std::to_string(l.dp) + ")");
+  if (l.tp <= 0 || l.pp <= 0 || l.dp <= 0 || l.cp <= 0) {
+    out.push_back("tp, cp, pp and dp must be positive (got tp=" + std::to_string(l.tp) + " cp=" +
+                  std::to_string(l.cp) + " pp=" + std::to_string(l.pp) + " dp=" + std::to_string(l.dp) + ")");
     return;
   }
   if (l.virtual_stages < 1)
     out.push_back("virtual stages must be at least 1 (got " + std::to_string(l.virtual_stages) +
                   ")");
-  const long product = static_cast<long>(l.tp) * l.pp * l.dp;
+  const long product = static_cast<long>(l.tp) * l.cp * l.pp * l.dp;
   if (product != gpus)
-    out.push_back("tp*pp*dp = " + std::to_string(product) + " does not match the " +
-                  std::to_string(gpus) + " gpus of the job");
+    out.push_back(std::string(l.cp > 1 ? "tp*cp*pp*dp" : "tp*pp*dp") + " = " + std::to_string(product) +
+                  " does not match the " + std::to_string(gpus) + " gpus of the job");
 }
 
 void check_fabric(const FabricParams& f, const ParallelLayout& l, std::vector<std::string>& out)
@@ -101,6 +104,9 @@ void check_partitioning(const StepInputs& in, std::vector<std::string>& out)
   if (w.layers > 0 && l.pp > 0 && l.virtual_stages >= 1 && w.layers < chunks)
     out.push_back("layers (" + std::to_string(w.layers) + ") fewer than pp*virtual stages (" +
                   std::to_string(chunks) + ")");
+  if (l.cp > 1 && w.sequence_length > 0 && w.sequence_length % l.cp != 0)
+    out.push_back("sequence length (" + std::to_string(w.sequence_length) + ") is not a multiple of cp (" +
+                  std::to_string(l.cp) + ")");
   if (w.sequence_length <= 0 || w.micro_batch_size <= 0 || l.dp <= 0 ||
       !(w.global_batch_tokens > 0))
     return;  // already reported
@@ -121,7 +127,7 @@ units::Seconds tp_comm_time(const StepInputs& in, int micro_batches)
   const ParallelLayout& l = in.layout;
   if (l.tp <= 1)
     return units::Seconds(0.0);
-  const units::Bytes activation(static_cast<double>(w.micro_batch_size) * w.sequence_length *
+  const units::Bytes activation(static_cast<double>(w.micro_batch_size) * w.sequence_length / l.cp *
                                 w.hidden * w.bytes_per_value);
   const AlphaBeta nvlink{in.fabric.nvlink_latency, in.fabric.nvlink_bandwidth};
   const double layers_per_stage = static_cast<double>(w.layers) / l.pp;
@@ -136,22 +142,41 @@ units::Seconds pp_comm_time(const StepInputs& in, int micro_batches)
   const ParallelLayout& l = in.layout;
   if (l.pp <= 1)
     return units::Seconds(0.0);
-  const units::Bytes activation(static_cast<double>(w.micro_batch_size) * w.sequence_length *
+  const units::Bytes activation(static_cast<double>(w.micro_batch_size) * w.sequence_length / l.cp *
                                 w.hidden * w.bytes_per_value / l.tp);
   const AlphaBeta nic{in.fabric.nic_latency, in.fabric.nic_bandwidth};
   return p2p_time(activation, nic) * (2.0 * l.virtual_stages * micro_batches);
 }
 
-/// ZeRO-style data parallelism on the NIC: reduce-scatter of gradients, all-gather of parameters.
+/// ZeRO-style data parallelism on the NIC: reduce-scatter of gradients, all-gather of parameters,
+/// over the dp * cp replicas of each shard (context-parallel ranks hold the same weights).
 units::Seconds dp_comm_time(const StepInputs& in)
 {
   const ParallelLayout& l = in.layout;
-  if (l.dp <= 1)
+  const int replicas = l.dp * l.cp;
+  if (replicas <= 1)
     return units::Seconds(0.0);
   const units::Bytes shard(in.workload.parameters / (static_cast<double>(l.tp) * l.pp) *
                            in.workload.bytes_per_value);
   const AlphaBeta nic{in.fabric.nic_latency, in.fabric.nic_bandwidth};
-  return ring_reduce_scatter_time(shard, l.dp, nic) + ring_all_gather_time(shard, l.dp, nic);
+  return ring_reduce_scatter_time(shard, replicas, nic) + ring_all_gather_time(shard, replicas, nic);
+}
+
+/// Context parallelism (all-gather based, as Llama 3's): in every layer each forward pass
+/// all-gathers the keys and values of the sequence's cp chunks, and each backward pass
+/// reduce-scatters their gradients, a ring over cp ranks of 2 b (s/cp) h_kv bytes per rank.
+units::Seconds cp_comm_time(const StepInputs& in, int micro_batches)
+{
+  const Workload& w = in.workload;
+  const ParallelLayout& l = in.layout;
+  if (l.cp <= 1)
+    return units::Seconds(0.0);
+  const double kv_bytes = 2.0 * w.micro_batch_size * w.sequence_length / l.cp * w.hidden *
+                          (static_cast<double>(w.kv_heads) / w.attention_heads) / l.tp * w.bytes_per_value;
+  const units::Bytes gathered(kv_bytes * l.cp);  // the all-gather's whole buffer
+  const AlphaBeta nic{in.fabric.nic_latency, in.fabric.nic_bandwidth};
+  const double layers_per_stage = static_cast<double>(w.layers) / l.pp;
+  return ring_all_gather_time(gathered, l.cp, nic) * (2.0 * layers_per_stage * micro_batches);
 }
 
 }  // namespace
@@ -193,7 +218,7 @@ double pipeline_bubble_fraction(int stages, int micro_batches, int virtual_stage
 StepBreakdown AnalyticStepModel::step(const StepInputs& in) const
 {
   const ParallelLayout& l = in.layout;
-  const long gpus = static_cast<long>(l.tp) * l.pp * l.dp;
+  const long gpus = l.gpus();
   assert(check_step_inputs(in, gpus).empty() && "check_step_inputs first");
   assert(gpus <= INT_MAX);
 
@@ -208,7 +233,8 @@ StepBreakdown AnalyticStepModel::step(const StepInputs& in) const
   b.tp_comm = tp_comm_time(in, b.micro_batches);
   b.pp_comm = pp_comm_time(in, b.micro_batches);
   b.dp_comm = dp_comm_time(in);
-  b.comm = b.tp_comm + b.pp_comm + b.dp_comm;
+  b.cp_comm = cp_comm_time(in, b.micro_batches);
+  b.comm = b.tp_comm + b.cp_comm + b.pp_comm + b.dp_comm;
   b.overlap = std::min(b.dp_comm * in.fabric.dp_overlap, b.compute * kBackwardShare);
   b.comm_exposed = b.comm - b.overlap;
 

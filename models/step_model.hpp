@@ -20,6 +20,8 @@ struct Workload {
   double global_batch_tokens = 0;  // tokens per optimizer step
   int micro_batch_size = 1;        // sequences per micro-batch
   double bytes_per_value = 2;      // bytes per activation / gradient value on the wire (BF16: 2)
+  int attention_heads = 1;         // query heads
+  int kv_heads = 1;                // key/value heads (grouped-query attention: fewer than query heads)
 };
 
 struct Accelerator {
@@ -33,6 +35,8 @@ struct ParallelLayout {
   int pp = 1;              // pipeline parallel
   int dp = 1;              // data parallel
   int virtual_stages = 1;  // interleaved pipeline chunks per device (v)
+  int cp = 1;              // context parallel: each sequence split over cp GPUs
+  [[nodiscard]] long gpus() const { return static_cast<long>(tp) * cp * pp * dp; }
 };
 
 struct FabricParams {
@@ -55,10 +59,11 @@ struct StepBreakdown {
   std::string model = "analytic";  // which StepTimeModel produced it
   units::Seconds step_time{0};     // T_step
   units::Seconds compute{0};       // T_compute / N: useful math of one GPU at achieved efficiency
-  units::Seconds comm{0};          // T_comm(N) = tp_comm + pp_comm + dp_comm (before overlap)
+  units::Seconds comm{0};          // T_comm(N) = tp_comm + cp_comm + pp_comm + dp_comm (before overlap)
   units::Seconds tp_comm{0};       // tensor-parallel all-reduces on NVLink
   units::Seconds pp_comm{0};       // pipeline activation / gradient sends on the NIC
   units::Seconds dp_comm{0};       // data-parallel reduce-scatter + all-gather on the NIC
+  units::Seconds cp_comm{0};       // context-parallel key/value all-gathers (and their gradients' reduce-scatters)
   units::Seconds sync{0};          // T_sync(N) = bubble + barrier
   units::Seconds bubble{0};        // pipeline bubble (p-1)/(v*m) * compute
   units::Seconds barrier{0};       // step-end global synchronisation (latency bound)

@@ -71,9 +71,12 @@ std::vector<ParamSpec> build_table()
       integer("model.sequence_length", "8192", "tokens per sequence", 1, 1e8),
       real("model.global_batch_tokens", "16777216", "tokens per optimizer step (global batch)", 0.0, true, std::nullopt),
       integer("model.micro_batch_size", "1", "sequences per micro-batch", 1, 1e6),
+      integer("model.attention_heads", "128", "query heads per layer", 1, 1e6),
+      integer("model.kv_heads", "8", "key/value heads per layer (grouped-query attention); sizes context-parallel traffic", 1, 1e6),
       real("model.bytes_per_value", "2", "bytes per activation or gradient value on the wire", 0.0, true, 16.0),
 
       integer("parallelism.tp", "8", "tensor-parallel degree", 1, 1e6),
+      integer("parallelism.cp", "1", "context-parallel degree: each sequence split over cp GPUs (all-gather based, as Llama 3's long-context stage)", 1, 1e6),
       integer("parallelism.pp", "16", "pipeline-parallel degree", 1, 1e6),
       integer("parallelism.dp", "128", "data-parallel degree", 1, 1e8),
       integer("parallelism.virtual_stages", "1", "interleaved pipeline chunks per device (v)", 1, 1024),

@@ -39,6 +39,7 @@ ordered_json step_json(const models::StepBreakdown& b)
       {"tp_comm_s", b.tp_comm.si()},
       {"pp_comm_s", b.pp_comm.si()},
       {"dp_comm_s", b.dp_comm.si()},
+      {"cp_comm_s", b.cp_comm.si()},
       {"sync_s", b.sync.si()},
       {"bubble_s", b.bubble.si()},
       {"barrier_s", b.barrier.si()},

@@ -16,7 +16,7 @@ ordered_json step_file_json(const scenario::Scenario& s, const models::StepBreak
   j["scenario"] = s.name;
   j["model"] = b.model;
   j["gpus"] = s.fleet.gpus;
-  j["layout"] = {{"tp", l.tp}, {"pp", l.pp}, {"dp", l.dp}, {"virtual_stages", l.virtual_stages},
+  j["layout"] = {{"tp", l.tp}, {"cp", l.cp}, {"pp", l.pp}, {"dp", l.dp}, {"virtual_stages", l.virtual_stages},
                  {"micro_batches", b.micro_batches}};
   j["step_time_s"] = b.step_time.si();
   j["compute_s"] = b.compute.si();
@@ -29,6 +29,7 @@ ordered_json step_file_json(const scenario::Scenario& s, const models::StepBreak
   j["mfu"] = b.mfu;
   j["binding_term"] = b.binding_term;
   j["comm_by_dimension_s"] = {{"tensor_parallel", b.tp_comm.si()},
+                              {"context_parallel", b.cp_comm.si()},
                               {"pipeline_parallel", b.pp_comm.si()},
                               {"data_parallel", b.dp_comm.si()}};
   j["tokens_per_step"] = b.tokens_per_step;
@@ -36,9 +37,11 @@ ordered_json step_file_json(const scenario::Scenario& s, const models::StepBreak
   if (simulated != nullptr) {
     const SimulatedStep& r = *simulated;
     j["exposed_comm_by_dimension_s"] = {{"tensor_parallel", b.tp_comm.si()},
+                                        {"context_parallel", b.cp_comm.si()},
                                         {"pipeline_parallel", r.pp_exposed_s},
                                         {"data_parallel", r.dp_exposed_s}};
     j["fabric_timings_s"] = {{"tp_allreduce", r.tp_allreduce_s},
+                             {"cp_all_gather", r.cp_all_gather_s},
                              {"pp_transfer", r.pp_transfer_s},
                              {"dp_reduce_scatter_per_chunk", r.dp_reduce_scatter_chunk_s},
                              {"dp_all_gather_per_chunk", r.dp_reduce_scatter_chunk_s}};
@@ -51,11 +54,12 @@ ordered_json step_file_json(const scenario::Scenario& s, const models::StepBreak
 
 ordered_json step_trace_json(const scenario::Scenario& s, const SimulatedStep& step)
 {
-  static constexpr std::array<const char*, 4> kGroups = {
+  static constexpr std::array<const char*, 5> kGroups = {
       "compute: forward / backward passes", "NVLink: tensor-parallel all-reduces", "NIC: pipeline sends",
-      "NIC: data-parallel all-gather / reduce-scatter"};
+      "NIC: data-parallel all-gather / reduce-scatter", "NIC: context-parallel K/V all-gather / reduce-scatter"};
   ordered_json events = ordered_json::array();
-  for (size_t g = 0; g < kGroups.size(); ++g) {
+  const size_t groups = s.step.layout.cp > 1 ? kGroups.size() : kGroups.size() - 1;
+  for (size_t g = 0; g < groups; ++g) {
     const int pid = static_cast<int>(g) + 1;
     events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"args", {{"name", kGroups[g]}}}});
     events.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"args", {{"sort_index", pid}}}});

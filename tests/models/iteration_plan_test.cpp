@@ -135,6 +135,34 @@ TEST(IterationPlan, SplitsTheStepsFlopsOverPassesAndSizesEveryPattern)
   EXPECT_EQ(iteration_traffic(plan).steps.size(), 3u);
 }
 
+TEST(IterationPlan, ContextParallelRanksSitBetweenTensorAndPipelineAndShareGradients)
+{
+  // [TP, CP, PP, DP]: rank = tp + 8 (cp + 16 (pp + 16 dp)).
+  const ParallelLayout l{8, 16, 8, 4, 16};
+  EXPECT_EQ(layout_rank(l, 0, 0, 0, 1), 8);
+  EXPECT_EQ(layout_rank(l, 0, 1, 0, 0), 128);
+  EXPECT_EQ(layout_rank(l, 0, 0, 1, 0), 2048);
+  auto in = llama3_like();
+  in.workload.sequence_length = 131072;
+  in.workload.attention_heads = 128;
+  in.workload.kv_heads = 8;
+  in.layout = l;
+  const auto plan = make_iteration_plan(in);
+  EXPECT_EQ(plan.micro_batches, 16);
+  EXPECT_EQ(plan.dp_group, 128);
+  EXPECT_DOUBLE_EQ(plan.cp_message_bytes, 2.0 * 8192 * 1024 / 8 * 2);
+  EXPECT_NEAR(plan.cp_gathers_per_pass, 126.0 / 64, 1e-12);
+  ASSERT_EQ(plan.cp_ring_step.flows.size(), 16384u);
+  EXPECT_EQ(plan.cp_ring_step.flows[0].dst, 8);  // next context rank, same tensor index
+  // The gradient ring visits a replica's 16 context ranks, then moves to the next replica.
+  ASSERT_EQ(plan.dp_ring_step.flows.size(), 16384u);
+  EXPECT_EQ(plan.dp_ring_step.flows[15 * 8].src, 120);   // cp 15 of replica 0 ...
+  EXPECT_EQ(plan.dp_ring_step.flows[15 * 8].dst, 2048);  // ... sends to cp 0 of replica 1
+  EXPECT_DOUBLE_EQ(plan.dp_reduce_scatter_time(1.0), 127.0);
+  EXPECT_DOUBLE_EQ(plan.cp_all_gather_time(1.0), 15.0);
+  EXPECT_EQ(iteration_traffic(plan).steps.size(), 4u);
+}
+
 TEST(IterationPlan, OneFOneBPipelinesDoNotSendFromTheLastStage)
 {
   auto in = llama3_like();

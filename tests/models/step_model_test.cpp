@@ -260,6 +260,34 @@ TEST(AnalyticStepModel, LandsNearReportedMfuWhenLaidOutLikeLlama3At16kGpus)
   EXPECT_EQ(b.binding_term, "compute");
 }
 
+TEST(AnalyticStepModel, ContextParallelismAddsKeyValueGathersAndSplitsTheSequence)
+{
+  // Llama 3's long-context layout ([L3] Table 4): TP 8, CP 16, PP 16, DP 8 at 131,072 tokens.
+  StepInputs in = llama3_405b();
+  in.workload.sequence_length = 131072;
+  in.workload.attention_heads = 128;
+  in.workload.kv_heads = 8;
+  in.layout.cp = 16;
+  in.layout.dp = 8;
+  ASSERT_TRUE(check_step_inputs(in, 16384).empty());
+  const StepBreakdown b = AnalyticStepModel().step(in);
+  EXPECT_EQ(b.micro_batches, 16);  // 2^24 / (131072 x 8)
+  // Per layer and pass, a ring all-gather over 16 ranks of 2 b (s/cp) h (kv/heads) / tp x 2 bytes
+  // = 2 x 8192 x 1024 / 8 x 2 = 4.19 MB per rank: 15 (5 us + 83.9 us); 2 x 126/16 x 16 = 252 of them.
+  const double per_rank = 2.0 * 8192 * 1024 / 8 * 2;
+  EXPECT_NEAR(b.cp_comm.si(), 252 * 15 * (5e-6 + per_rank / 50e9), 1e-9);
+  // TP and PP messages carry s/cp tokens: the same sizes as at 8,192 tokens with CP 1.
+  const StepBreakdown short_ctx = AnalyticStepModel().step(llama3_405b());
+  EXPECT_NEAR(b.tp_comm.si(), short_ctx.tp_comm.si(), 1e-12);
+  EXPECT_NEAR(b.pp_comm.si(), short_ctx.pp_comm.si(), 1e-12);
+  // Gradients are reduced over dp x cp = 128 replicas of each shard, as with DP 128.
+  EXPECT_NEAR(b.dp_comm.si(), short_ctx.dp_comm.si(), 1e-12);
+  EXPECT_NEAR((b.compute + b.comm + b.sync - b.overlap).si(), b.step_time.si(), 1e-9);
+  in.workload.sequence_length = 131000;  // not a multiple of cp
+  in.workload.global_batch_tokens = 131000.0 * 128;
+  EXPECT_FALSE(check_step_inputs(in, 16384).empty());
+}
+
 TEST(AnalyticStepModel, NamesItselfAnalytic)
 {
   const AnalyticStepModel model;

@@ -103,25 +103,29 @@ TEST(StepSimulation, DecompositionAddsUpAndComputeMatchesTheAnalyticModel)
   for (const std::vector<std::string>& sets :
        {std::vector<std::string>{}, {"parallelism.virtual_stages=2", batch_for(8, 32)},
         {"parallelism.pp=8", "parallelism.dp=16", batch_for(16, 8), "network.pod_size=128",
-         "network.pod_oversubscription=4"}}) {
+         "network.pod_oversubscription=4"},
+        {"parallelism.cp=2", "parallelism.dp=4", batch_for(4, 16)}}) {
     SCOPED_TRACE(::testing::PrintToString(sets));
     const auto s = load(kSmall, sets);
     const auto j = simulate(s);
     const auto b = sim::breakdown_from_json(j.at("breakdown"));
     EXPECT_EQ(b.model, "simulated");
+    const models::StepBreakdown analytic = models::AnalyticStepModel().step(s.step);
     const double step = b.step_time.si();
     EXPECT_NEAR((b.compute + b.comm + b.sync - b.overlap).si(), step, 1e-9);
     EXPECT_NEAR((b.compute + b.comm_exposed + b.sync).si(), step, 1e-9);
-    EXPECT_NEAR(b.comm.si(), (b.tp_comm + b.pp_comm + b.dp_comm).si(), 1e-12);
+    EXPECT_NEAR(b.comm.si(), (b.tp_comm + b.cp_comm + b.pp_comm + b.dp_comm).si(), 1e-12);
     EXPECT_NEAR(b.sync.si(), (b.bubble + b.barrier).si(), 1e-12);
-    EXPECT_NEAR(b.comm_exposed.si(), b.tp_comm.si() + num(j, "pp_exposed_s") + num(j, "dp_exposed_s"), 1e-9);
+    EXPECT_NEAR(b.comm_exposed.si(),
+                b.tp_comm.si() + b.cp_comm.si() + num(j, "pp_exposed_s") + num(j, "dp_exposed_s"), 1e-9);
+    // Context-parallel gathers see no contention here: they match the alpha-beta model exactly.
+    EXPECT_NEAR(b.cp_comm.si(), analytic.cp_comm.si(), 1e-9 + 1e-6 * analytic.cp_comm.si());
     const long gpus = s.fleet.gpus;
     const double mfu = b.flops_per_token * b.tokens_per_step / (gpus * s.step.accelerator.peak_flops.si() * step);
     EXPECT_NEAR(b.mfu, mfu, 1e-12 * mfu);
     EXPECT_NEAR(b.compute_fraction, b.compute.si() / step, 1e-12);
     EXPECT_EQ(b.binding_term, models::binding_term(b));
 
-    const models::StepBreakdown analytic = models::AnalyticStepModel().step(s.step);
     EXPECT_NEAR(b.compute.si(), analytic.compute.si(), 1e-9 * analytic.compute.si());
     EXPECT_DOUBLE_EQ(b.flops_per_token, analytic.flops_per_token);
     EXPECT_DOUBLE_EQ(b.tokens_per_step, analytic.tokens_per_step);
