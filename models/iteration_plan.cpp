@@ -141,8 +141,10 @@ IterationPlan make_iteration_plan(const StepInputs& in)
   plan.pp_message_bytes = plan.activation_bytes / l.tp;
   plan.cp_message_bytes = 2.0 * tokens * w.hidden * (static_cast<double>(w.kv_heads) / w.attention_heads) / l.tp *
                           w.bytes_per_value;
-  plan.dp_chunk_bytes = w.parameters / (static_cast<double>(l.tp) * l.pp * l.virtual_stages) * w.bytes_per_value;
+  plan.dp_chunk_bytes = dp_shard_bytes(in) / l.virtual_stages;
   plan.dp_group = l.dp * l.cp;
+  const bool experts = w.moe() && l.ep > 1;
+  plan.ep_alltoalls_per_pass = experts ? 2.0 * w.layers / (static_cast<double>(l.pp) * l.virtual_stages) : 0.0;
 
   // Every GPU, by coordinates: one flow per GPU in each pattern.
   auto for_all = [&](auto&& emit) {
@@ -164,6 +166,16 @@ IterationPlan make_iteration_plan(const StepInputs& in)
     for_all([&](int t, int s, int d, int c) {
       plan.cp_ring_step.flows.push_back(
           {layout_rank(l, t, s, d, c), layout_rank(l, t, s, d, (c + 1) % l.cp), plan.cp_message_bytes});
+    });
+  }
+  if (experts) {
+    plan.ep_alltoall.label = "expert-parallel all-to-all";
+    const double pair = ep_alltoall_bytes(in) / (l.ep - 1);
+    for_all([&](int t, int s, int d, int c) {
+      const int first = d / l.ep * l.ep;
+      for (int e = first; e < first + l.ep; ++e)
+        if (e != d)
+          plan.ep_alltoall.flows.push_back({layout_rank(l, t, s, d, c), layout_rank(l, t, s, e, c), pair});
     });
   }
   if (l.pp > 1) {
@@ -193,7 +205,8 @@ CollectivePlan iteration_traffic(const IterationPlan& plan)
 {
   CollectivePlan c;
   c.ranks = static_cast<int>(plan.layout.gpus());
-  for (const TrafficStep* step : {&plan.tp_ring_step, &plan.cp_ring_step, &plan.pp_send, &plan.dp_ring_step})
+  for (const TrafficStep* step :
+       {&plan.tp_ring_step, &plan.cp_ring_step, &plan.ep_alltoall, &plan.pp_send, &plan.dp_ring_step})
     if (!step->flows.empty())
       c.steps.push_back(*step);
   return c;

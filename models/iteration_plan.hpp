@@ -51,6 +51,7 @@ struct IterationPlan {
   double tokens_per_step = 0;
   double tp_allreduces_per_pass = 0;  // 2 per layer in a pass: layers / (p v) per chunk, may be fractional
   double cp_gathers_per_pass = 0;     // 1 per layer in a pass (K/V all-gather, or its gradients' reduce-scatter)
+  double ep_alltoalls_per_pass = 0;   // 2 per MoE layer in a pass (dispatch and combine)
   double activation_bytes = 0;     // b (s/cp) h bytes: one TP all-reduce buffer
   double pp_message_bytes = 0;     // b (s/cp) h bytes / tp: one GPU's activation (or gradient) send
   double cp_message_bytes = 0;     // 2 b (s/cp) h_kv bytes / tp: one GPU's keys and values
@@ -59,6 +60,7 @@ struct IterationPlan {
   // Traffic patterns, each one step of concurrent flows over all ranks (empty when unused):
   TrafficStep tp_ring_step;  // every TP group's ring step on its activation (bytes / tp per flow)
   TrafficStep cp_ring_step;  // every CP group's ring step of the K/V all-gather
+  TrafficStep ep_alltoall;   // every expert-parallel group's token all-to-all, all pairs at once
   TrafficStep pp_send;       // every stage sends to the next (and the last to the first when v > 1)
   TrafficStep dp_ring_step;  // every DP group's ring step on one chunk's gradient shard
   /// Times of whole collectives from the time of one ring step of each pattern.

@@ -51,6 +51,12 @@ void check_workload(const Workload& w, std::vector<std::string>& out)
                   ")");
   if (!(w.bytes_per_value > 0))
     out.push_back("bytes per value must be positive (got " + num(w.bytes_per_value) + ")");
+  if (w.moe() && (w.experts_per_token < 1 || w.experts_per_token > w.experts))
+    out.push_back("experts per token (" + std::to_string(w.experts_per_token) + ") must be between 1 and the " +
+                  std::to_string(w.experts) + " experts");
+  if (w.moe() && !(w.expert_parameters > 0 && w.expert_parameters < w.parameters))
+    out.push_back("expert parameters (" + num(w.expert_parameters) + ") must be positive and below the " +
+                  num(w.parameters) + " parameters");
   if (w.attention_heads <= 0 || w.kv_heads <= 0 || w.attention_heads % w.kv_heads != 0)
     out.push_back("attention heads (" + std::to_string(w.attention_heads) +
                   ") must be a positive multiple of key/value heads (" + std::to_string(w.kv_heads) + ")");
@@ -104,6 +110,11 @@ void check_partitioning(const StepInputs& in, std::vector<std::string>& out)
   if (w.layers > 0 && l.pp > 0 && l.virtual_stages >= 1 && w.layers < chunks)
     out.push_back("layers (" + std::to_string(w.layers) + ") fewer than pp*virtual stages (" +
                   std::to_string(chunks) + ")");
+  if (l.ep < 1 || (l.ep > 1 && !w.moe()))
+    out.push_back("expert parallelism (ep = " + std::to_string(l.ep) + ") needs a mixture-of-experts model");
+  else if (w.moe() && (l.dp % l.ep != 0 || w.experts % l.ep != 0))
+    out.push_back("ep (" + std::to_string(l.ep) + ") must divide both dp (" + std::to_string(l.dp) +
+                  ") and the experts (" + std::to_string(w.experts) + ")");
   if (l.cp > 1 && w.sequence_length > 0 && w.sequence_length % l.cp != 0)
     out.push_back("sequence length (" + std::to_string(w.sequence_length) + ") is not a multiple of cp (" +
                   std::to_string(l.cp) + ")");
@@ -156,10 +167,21 @@ units::Seconds dp_comm_time(const StepInputs& in)
   const int replicas = l.dp * l.cp;
   if (replicas <= 1)
     return units::Seconds(0.0);
-  const units::Bytes shard(in.workload.parameters / (static_cast<double>(l.tp) * l.pp) *
-                           in.workload.bytes_per_value);
+  const units::Bytes shard(dp_shard_bytes(in));
   const AlphaBeta nic{in.fabric.nic_latency, in.fabric.nic_bandwidth};
   return ring_reduce_scatter_time(shard, replicas, nic) + ring_all_gather_time(shard, replicas, nic);
+}
+
+/// Expert parallelism: every MoE layer sends its tokens to their experts and back (two all-to-alls
+/// per pass, forward and backward), all at once to the other ep - 1 ranks of the group.
+units::Seconds ep_comm_time(const StepInputs& in, int micro_batches)
+{
+  const ParallelLayout& l = in.layout;
+  if (!in.workload.moe() || l.ep <= 1)
+    return units::Seconds(0.0);
+  const units::Seconds one = in.fabric.nic_latency + units::Bytes(ep_alltoall_bytes(in)) / in.fabric.nic_bandwidth;
+  const double layers_per_stage = static_cast<double>(in.workload.layers) / l.pp;
+  return one * (4.0 * layers_per_stage * micro_batches);
 }
 
 /// Context parallelism (all-gather based, as Llama 3's): in every layer each forward pass
@@ -203,10 +225,29 @@ std::vector<std::string> check_step_inputs(const StepInputs& in, long gpus)
   return out;
 }
 
+double dp_shard_bytes(const StepInputs& in)
+{
+  const Workload& w = in.workload;
+  const ParallelLayout& l = in.layout;
+  const double expert = w.moe() ? w.expert_parameters : 0.0;
+  const double ep = w.moe() ? l.ep : 1;
+  return ((w.parameters - expert) + expert / ep) / (static_cast<double>(l.tp) * l.pp) * w.bytes_per_value;
+}
+
+double ep_alltoall_bytes(const StepInputs& in)
+{
+  const Workload& w = in.workload;
+  const ParallelLayout& l = in.layout;
+  if (!w.moe() || l.ep <= 1)
+    return 0;
+  const double tokens = static_cast<double>(w.micro_batch_size) * w.sequence_length / l.cp;
+  return tokens * w.hidden * w.bytes_per_value / l.tp * w.experts_per_token * (l.ep - 1.0) / l.ep;
+}
+
 double training_flops_per_token(const Workload& w)
 {
   const double attention = 12.0 * w.layers * static_cast<double>(w.hidden) * w.sequence_length;
-  return 6.0 * w.parameters + attention;
+  return 6.0 * w.active_parameters() + attention;
 }
 
 double pipeline_bubble_fraction(int stages, int micro_batches, int virtual_stages)
@@ -234,7 +275,8 @@ StepBreakdown AnalyticStepModel::step(const StepInputs& in) const
   b.pp_comm = pp_comm_time(in, b.micro_batches);
   b.dp_comm = dp_comm_time(in);
   b.cp_comm = cp_comm_time(in, b.micro_batches);
-  b.comm = b.tp_comm + b.cp_comm + b.pp_comm + b.dp_comm;
+  b.ep_comm = ep_comm_time(in, b.micro_batches);
+  b.comm = b.tp_comm + b.cp_comm + b.ep_comm + b.pp_comm + b.dp_comm;
   b.overlap = std::min(b.dp_comm * in.fabric.dp_overlap, b.compute * kBackwardShare);
   b.comm_exposed = b.comm - b.overlap;
 

@@ -22,6 +22,16 @@ struct Workload {
   double bytes_per_value = 2;      // bytes per activation / gradient value on the wire (BF16: 2)
   int attention_heads = 1;         // query heads
   int kv_heads = 1;                // key/value heads (grouped-query attention: fewer than query heads)
+  int experts = 0;                 // experts per MoE layer; 0 = dense (every layer's MLP is MoE otherwise)
+  int experts_per_token = 1;       // top-k routing
+  double expert_parameters = 0;    // parameters in all experts of all layers (part of `parameters`)
+  [[nodiscard]] bool moe() const { return experts > 0; }
+  /// Parameters a token passes through: the dense part plus k/E of the experts.
+  [[nodiscard]] double active_parameters() const
+  {
+    return moe() ? parameters - expert_parameters * (1.0 - static_cast<double>(experts_per_token) / experts)
+                 : parameters;
+  }
 };
 
 struct Accelerator {
@@ -36,6 +46,7 @@ struct ParallelLayout {
   int dp = 1;              // data parallel
   int virtual_stages = 1;  // interleaved pipeline chunks per device (v)
   int cp = 1;              // context parallel: each sequence split over cp GPUs
+  int ep = 1;              // expert parallel: experts sharded over ep data-parallel replicas
   [[nodiscard]] long gpus() const { return static_cast<long>(tp) * cp * pp * dp; }
 };
 
@@ -59,11 +70,12 @@ struct StepBreakdown {
   std::string model = "analytic";  // which StepTimeModel produced it
   units::Seconds step_time{0};     // T_step
   units::Seconds compute{0};       // T_compute / N: useful math of one GPU at achieved efficiency
-  units::Seconds comm{0};          // T_comm(N) = tp_comm + cp_comm + pp_comm + dp_comm (before overlap)
+  units::Seconds comm{0};          // T_comm(N) = tp + cp + ep + pp + dp communication (before overlap)
   units::Seconds tp_comm{0};       // tensor-parallel all-reduces on NVLink
   units::Seconds pp_comm{0};       // pipeline activation / gradient sends on the NIC
   units::Seconds dp_comm{0};       // data-parallel reduce-scatter + all-gather on the NIC
   units::Seconds cp_comm{0};       // context-parallel key/value all-gathers (and their gradients' reduce-scatters)
+  units::Seconds ep_comm{0};       // expert-parallel token all-to-alls (dispatch and combine, both passes)
   units::Seconds sync{0};          // T_sync(N) = bubble + barrier
   units::Seconds bubble{0};        // pipeline bubble (p-1)/(v*m) * compute
   units::Seconds barrier{0};       // step-end global synchronisation (latency bound)
@@ -77,11 +89,20 @@ struct StepBreakdown {
   std::string binding_term;        // "compute", "communication" or "coordination"
 };
 
+/// Bytes of one GPU's data-parallel gradient shard (before splitting into chunks): dense weights
+/// over tp * pp, plus its 1/ep of the experts.
+[[nodiscard]] double dp_shard_bytes(const StepInputs& in);
+
+/// Bytes one GPU sends in one token all-to-all of an MoE layer: its b (s/cp) tokens' activations,
+/// sharded over tp, k copies each, (ep - 1)/ep of them to other ranks of its expert-parallel group.
+[[nodiscard]] double ep_alltoall_bytes(const StepInputs& in);
+
 /// Problems with a layout (tp*pp*dp != gpus, batch not divisible, ...), lower-case messages;
 /// empty when the inputs are consistent.
 [[nodiscard]] std::vector<std::string> check_step_inputs(const StepInputs& in, long gpus);
 
-/// Model FLOPs per token: 6P + 12 L h s (PaLM convention, attention counted without causal mask).
+/// Model FLOPs per token: 6 P_active + 12 L h s (PaLM convention, attention counted without causal
+/// mask); P_active = P for a dense model.
 [[nodiscard]] double training_flops_per_token(const Workload& w);
 
 /// Pipeline bubble as a fraction of ideal compute: (p-1)/(v*m).

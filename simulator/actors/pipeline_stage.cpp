@@ -89,12 +89,16 @@ void PipelineStage::operator()() const
     const double reduced = sg4::Engine::get_clock();
     if (t.cp_per_pass > 0)
       sg4::this_actor::sleep_for(t.cp_per_pass);
+    const double gathered_kv = sg4::Engine::get_clock();
+    if (t.ep_per_pass > 0)
+      sg4::this_actor::sleep_for(t.ep_per_pass);
     const double end = sg4::Engine::get_clock();
     shared_.compute[s] += computed - start;
     record(0, pass_name(op), start, end);
     record(1, "TP all-reduces " + pass_name(op), computed, reduced);
     record(4, (op.kind == PassKind::Forward ? "K/V all-gathers " : "K/V gradient reduce-scatters ") + pass_name(op),
-           reduced, end);
+           reduced, gathered_kv);
+    record(5, "expert all-to-alls " + pass_name(op), gathered_kv, end);
     {
       std::unique_lock lock(*shared_.mutex);
       shared_.finished[key(stage_, op)] = end;

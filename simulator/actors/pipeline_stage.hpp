@@ -23,7 +23,8 @@ namespace sg4 = simgrid::s4u;
 
 /// A span of the iteration, for the Chrome trace.
 struct TraceSlice {
-  int track = 0;     // 0 compute, 1 NVLink (TP), 2 NIC pipeline sends, 3 NIC data-parallel, 4 NIC context-parallel
+  int track = 0;     // 0 compute, 1 NVLink (TP), 2 NIC pipeline sends, 3 NIC data-parallel, 4 NIC context-parallel,
+                     // 5 NIC expert-parallel
   int stage = 0;
   std::string name;
   double start = 0;  // seconds from the start of the iteration
@@ -35,6 +36,7 @@ struct PipelineTimes {
   double backward_flops = 0;
   double tp_per_pass = 0;     // seconds of tensor-parallel all-reduce after each pass
   double cp_per_pass = 0;     // seconds of context-parallel K/V all-gather (or reduce-scatter) per pass
+  double ep_per_pass = 0;     // seconds of expert-parallel token all-to-alls per pass
   double transfer = 0;        // seconds from the end of a pass to its input reaching the next stage
   double dp_all_gather = 0;   // seconds per chunk
   double dp_reduce_scatter = 0;

@@ -137,6 +137,7 @@ SimulatedStep simulate_step(const scenario::Scenario& s)
   SimulatedStep r;
   r.tp_allreduce_s = plan.tp_allreduce_time(pattern_time(plan.tp_ring_step));
   r.cp_all_gather_s = plan.cp_all_gather_time(pattern_time(plan.cp_ring_step));
+  r.ep_alltoall_s = pattern_time(plan.ep_alltoall);
   r.pp_transfer_s = pattern_time(plan.pp_send);
   r.dp_reduce_scatter_chunk_s = plan.dp_reduce_scatter_time(pattern_time(plan.dp_ring_step));
   r.pods = fabric.pods;
@@ -150,6 +151,7 @@ SimulatedStep simulate_step(const scenario::Scenario& s)
   times.backward_flops = plan.backward_flops / efficiency;
   times.tp_per_pass = plan.tp_allreduces_per_pass * r.tp_allreduce_s;
   times.cp_per_pass = plan.cp_gathers_per_pass * r.cp_all_gather_s;
+  times.ep_per_pass = plan.ep_alltoalls_per_pass * r.ep_alltoall_s;
   times.transfer = r.pp_transfer_s;
   times.dp_all_gather = r.dp_reduce_scatter_chunk_s;  // the same ring steps, the same bytes
   times.dp_reduce_scatter = r.dp_reduce_scatter_chunk_s;
@@ -180,6 +182,7 @@ SimulatedStep simulate_step(const scenario::Scenario& s)
   const double passes = 2.0 * plan.micro_batches * in.layout.virtual_stages;
   b.tp_comm = units::Seconds(passes * times.tp_per_pass);
   b.cp_comm = units::Seconds(passes * times.cp_per_pass);
+  b.ep_comm = units::Seconds(passes * times.ep_per_pass);
   r.dp_exposed_s = as_is.makespan - free_dp.makespan;
   r.pp_exposed_s = free_dp.makespan - free_net.makespan;
   // A dimension's communication time is what its traffic costs one GPU -- its own sends, or its
@@ -189,10 +192,10 @@ SimulatedStep simulate_step(const scenario::Scenario& s)
   b.pp_comm = units::Seconds(std::max(as_is.shared.remote_sends[crit] * times.transfer, r.pp_exposed_s));
   b.dp_comm = units::Seconds(
       std::max(in.layout.virtual_stages * (times.dp_all_gather + times.dp_reduce_scatter), r.dp_exposed_s));
-  b.comm = b.tp_comm + b.cp_comm + b.pp_comm + b.dp_comm;
-  b.comm_exposed = b.tp_comm + b.cp_comm + units::Seconds(r.pp_exposed_s + r.dp_exposed_s);
+  b.comm = b.tp_comm + b.cp_comm + b.ep_comm + b.pp_comm + b.dp_comm;
+  b.comm_exposed = b.tp_comm + b.cp_comm + b.ep_comm + units::Seconds(r.pp_exposed_s + r.dp_exposed_s);
   b.overlap = b.comm - b.comm_exposed;
-  b.bubble = units::Seconds(free_net.makespan) - b.compute - b.tp_comm - b.cp_comm;
+  b.bubble = units::Seconds(free_net.makespan) - b.compute - b.tp_comm - b.cp_comm - b.ep_comm;
   b.barrier = models::barrier_time(ranks, in.fabric.nic_latency);
   b.sync = b.bubble + b.barrier;
   b.step_time = units::Seconds(as_is.makespan) + b.barrier;

@@ -13,7 +13,7 @@
 //     and with free DP and PP traffic -- and the differences give the exposed share of each.
 //
 // Fleet-law decomposition: T_step = compute + comm + sync - overlap, with comm = tp + pp + dp,
-// exposed comm = tp + cp + pp_exposed + dp_exposed, sync = bubble + barrier, overlap = comm - exposed.
+// exposed comm = tp + cp + ep + pp_exposed + dp_exposed, sync = bubble + barrier, overlap = comm - exposed.
 
 #include "models/step_model.hpp"
 #include "simulator/actors/pipeline_stage.hpp"
@@ -36,6 +36,7 @@ struct SimulatedStep {
   // Fabric-timed building blocks.
   double tp_allreduce_s = 0;          // one TP all-reduce of a micro-batch's activations
   double cp_all_gather_s = 0;         // one CP all-gather of a layer's keys and values
+  double ep_alltoall_s = 0;           // one expert all-to-all of a micro-batch's tokens
   double pp_transfer_s = 0;           // one stage-to-stage send, all pipelines sending at once
   double dp_reduce_scatter_chunk_s = 0;  // one chunk's gradient shard over the DP ring (= all-gather)
   double pp_exposed_s = 0;

@@ -18,7 +18,7 @@ namespace fleetsim::sim {
 namespace {
 
 // Bump when the simulated step's model changes, so old cache entries are not reused.
-constexpr int kStepSimulationVersion = 3;
+constexpr int kStepSimulationVersion = 4;
 
 std::string g17(double v)
 {
@@ -90,7 +90,8 @@ std::string step_cache_key(const scenario::Scenario& s)
     << g17(in.workload.bytes_per_value) << " accelerator " << g17(in.accelerator.peak_flops.si()) << ' '
     << g17(in.accelerator.gemm_efficiency) << " layout " << in.layout.tp << ' ' << in.layout.pp << ' '
     << in.layout.dp << ' ' << in.layout.virtual_stages << ' ' << in.layout.cp << " heads "
-    << in.workload.attention_heads << ' ' << in.workload.kv_heads << " fabric";
+    << in.workload.attention_heads << ' ' << in.workload.kv_heads << " moe " << in.workload.experts << ' '
+    << in.workload.experts_per_token << ' ' << g17(in.workload.expert_parameters) << ' ' << in.layout.ep << " fabric";
   const FabricSpec f = fabric_spec(s, static_cast<int>(in.layout.gpus()));
   for (double v : {f.nic_bandwidth, f.nic_latency, f.pod_oversubscription, f.gpu_flops, f.nvlink_bandwidth,
                    f.nvlink_latency, f.rack_oversubscription})
@@ -133,6 +134,7 @@ models::StepBreakdown breakdown_from_json(const nlohmann::json& j)
   b.pp_comm = sec("pp_comm_s");
   b.dp_comm = sec("dp_comm_s");
   b.cp_comm = sec("cp_comm_s");
+  b.ep_comm = sec("ep_comm_s");
   b.sync = sec("sync_s");
   b.bubble = sec("bubble_s");
   b.barrier = sec("barrier_s");

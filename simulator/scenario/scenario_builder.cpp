@@ -152,6 +152,9 @@ void read_step_inputs(Reader& r, Scenario& s)
   w.bytes_per_value = r.number("model.bytes_per_value");
   w.attention_heads = static_cast<int>(r.integer("model.attention_heads"));
   w.kv_heads = static_cast<int>(r.integer("model.kv_heads"));
+  w.experts = static_cast<int>(r.integer("model.experts"));
+  w.experts_per_token = static_cast<int>(r.integer("model.experts_per_token"));
+  w.expert_parameters = r.number("model.expert_parameters");
   auto& a = s.step.accelerator;
   a.peak_flops = units::FlopsPerSecond(r.number("accelerator.peak_flops"));
   a.memory = units::Bytes(r.number("accelerator.memory"));
@@ -161,6 +164,7 @@ void read_step_inputs(Reader& r, Scenario& s)
   l.pp = static_cast<int>(r.integer("parallelism.pp"));
   l.dp = static_cast<int>(r.integer("parallelism.dp"));
   l.cp = static_cast<int>(r.integer("parallelism.cp"));
+  l.ep = static_cast<int>(r.integer("parallelism.ep"));
   l.virtual_stages = static_cast<int>(r.integer("parallelism.virtual_stages"));
   auto& f = s.step.fabric;
   f.nvlink_bandwidth = units::BytesPerSecond(r.number("network.nvlink_bandwidth"));
@@ -272,7 +276,8 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
   // The layout rules involve many keys; report at the first one the scenario sets.
   const std::vector<std::string> layout_keys = {
       "parallelism.dp",        "parallelism.tp",          "parallelism.pp",     "parallelism.virtual_stages",
-      "parallelism.cp",        "model.attention_heads",   "model.kv_heads",
+      "parallelism.cp",        "model.attention_heads",   "model.kv_heads",   "parallelism.ep",
+      "model.experts",         "model.experts_per_token", "model.expert_parameters",
       "cluster.gpus",          "model.global_batch_tokens", "model.sequence_length", "model.micro_batch_size",
       "model.layers",          "network.nvlink_bandwidth", "network.nic_bandwidth"};
   const auto layout_problems = models::check_step_inputs(s.step, s.fleet.gpus);

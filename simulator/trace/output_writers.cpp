@@ -40,6 +40,7 @@ ordered_json step_json(const models::StepBreakdown& b)
       {"pp_comm_s", b.pp_comm.si()},
       {"dp_comm_s", b.dp_comm.si()},
       {"cp_comm_s", b.cp_comm.si()},
+      {"ep_comm_s", b.ep_comm.si()},
       {"sync_s", b.sync.si()},
       {"bubble_s", b.bubble.si()},
       {"barrier_s", b.barrier.si()},

@@ -16,7 +16,7 @@ ordered_json step_file_json(const scenario::Scenario& s, const models::StepBreak
   j["scenario"] = s.name;
   j["model"] = b.model;
   j["gpus"] = s.fleet.gpus;
-  j["layout"] = {{"tp", l.tp}, {"cp", l.cp}, {"pp", l.pp}, {"dp", l.dp}, {"virtual_stages", l.virtual_stages},
+  j["layout"] = {{"tp", l.tp}, {"cp", l.cp}, {"pp", l.pp}, {"dp", l.dp}, {"ep", l.ep}, {"virtual_stages", l.virtual_stages},
                  {"micro_batches", b.micro_batches}};
   j["step_time_s"] = b.step_time.si();
   j["compute_s"] = b.compute.si();
@@ -30,6 +30,7 @@ ordered_json step_file_json(const scenario::Scenario& s, const models::StepBreak
   j["binding_term"] = b.binding_term;
   j["comm_by_dimension_s"] = {{"tensor_parallel", b.tp_comm.si()},
                               {"context_parallel", b.cp_comm.si()},
+                              {"expert_parallel", b.ep_comm.si()},
                               {"pipeline_parallel", b.pp_comm.si()},
                               {"data_parallel", b.dp_comm.si()}};
   j["tokens_per_step"] = b.tokens_per_step;
@@ -38,10 +39,12 @@ ordered_json step_file_json(const scenario::Scenario& s, const models::StepBreak
     const SimulatedStep& r = *simulated;
     j["exposed_comm_by_dimension_s"] = {{"tensor_parallel", b.tp_comm.si()},
                                         {"context_parallel", b.cp_comm.si()},
+                                        {"expert_parallel", b.ep_comm.si()},
                                         {"pipeline_parallel", r.pp_exposed_s},
                                         {"data_parallel", r.dp_exposed_s}};
     j["fabric_timings_s"] = {{"tp_allreduce", r.tp_allreduce_s},
                              {"cp_all_gather", r.cp_all_gather_s},
+                             {"ep_alltoall", r.ep_alltoall_s},
                              {"pp_transfer", r.pp_transfer_s},
                              {"dp_reduce_scatter_per_chunk", r.dp_reduce_scatter_chunk_s},
                              {"dp_all_gather_per_chunk", r.dp_reduce_scatter_chunk_s}};
@@ -54,12 +57,14 @@ ordered_json step_file_json(const scenario::Scenario& s, const models::StepBreak
 
 ordered_json step_trace_json(const scenario::Scenario& s, const SimulatedStep& step)
 {
-  static constexpr std::array<const char*, 5> kGroups = {
+  static constexpr std::array<const char*, 6> kGroups = {
       "compute: forward / backward passes", "NVLink: tensor-parallel all-reduces", "NIC: pipeline sends",
-      "NIC: data-parallel all-gather / reduce-scatter", "NIC: context-parallel K/V all-gather / reduce-scatter"};
+      "NIC: data-parallel all-gather / reduce-scatter", "NIC: context-parallel K/V all-gather / reduce-scatter",
+      "NIC: expert-parallel token all-to-all"};
   ordered_json events = ordered_json::array();
-  const size_t groups = s.step.layout.cp > 1 ? kGroups.size() : kGroups.size() - 1;
-  for (size_t g = 0; g < groups; ++g) {
+  for (size_t g = 0; g < kGroups.size(); ++g) {
+    if ((g == 4 && s.step.layout.cp <= 1) || (g == 5 && s.step.layout.ep <= 1))
+      continue;  // no such traffic
     const int pid = static_cast<int>(g) + 1;
     events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"args", {{"name", kGroups[g]}}}});
     events.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"args", {{"sort_index", pid}}}});

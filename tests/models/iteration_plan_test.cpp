@@ -163,6 +163,25 @@ TEST(IterationPlan, ContextParallelRanksSitBetweenTensorAndPipelineAndShareGradi
   EXPECT_EQ(iteration_traffic(plan).steps.size(), 4u);
 }
 
+TEST(IterationPlan, ExpertAllToAllReachesTheOtherRanksOfEachExpertGroup)
+{
+  auto in = llama3_like();
+  in.workload.experts = 8;
+  in.workload.expert_parameters = 300e9;
+  in.layout.ep = 4;
+  const auto plan = make_iteration_plan(in);
+  EXPECT_NEAR(plan.ep_alltoalls_per_pass, 2 * 126.0 / 64, 1e-12);
+  ASSERT_EQ(plan.ep_alltoall.flows.size(), 16384u * 3);
+  // Rank 0 (replica 0) exchanges with replicas 1, 2, 3: ranks 128, 256, 384; replica 4 starts a new group.
+  std::set<int> peers;
+  for (const auto& f : plan.ep_alltoall.flows)
+    if (f.src == 0)
+      peers.insert(f.dst);
+  EXPECT_EQ(peers, (std::set<int>{128, 256, 384}));
+  EXPECT_DOUBLE_EQ(plan.ep_alltoall.flows[0].bytes, ep_alltoall_bytes(in) / 3);
+  EXPECT_EQ(iteration_traffic(plan).steps.size(), 4u);
+}
+
 TEST(IterationPlan, OneFOneBPipelinesDoNotSendFromTheLastStage)
 {
   auto in = llama3_like();

@@ -288,6 +288,54 @@ TEST(AnalyticStepModel, ContextParallelismAddsKeyValueGathersAndSplitsTheSequenc
   EXPECT_FALSE(check_step_inputs(in, 16384).empty());
 }
 
+TEST(AnalyticStepModel, ExpertParallelismTradesGradientTrafficForTokenAllToAlls)
+{
+  // A Mixtral-8x7B shape (scenarios/moe_mixtral_8x7b_1k.yaml): 46.7e9 parameters, 45.1e9 of them
+  // in 8 experts, top-2; TP 2 x PP 4 x DP 128 with EP 8.
+  StepInputs in;
+  in.workload = {46.7e9, 32, 4096, 4096, 4194304, 1, 2, 32, 8, 8, 2, 45.1e9};
+  in.accelerator.peak_flops = units::FlopsPerSecond(989e12);
+  in.accelerator.gemm_efficiency = 0.5;
+  in.layout = ParallelLayout{2, 4, 128, 2, 1, 8};
+  in.fabric.nvlink_bandwidth = units::BytesPerSecond(450e9);
+  in.fabric.nic_bandwidth = units::BytesPerSecond(50e9);
+  in.fabric.nic_latency = units::Seconds(5e-6);
+  ASSERT_TRUE(check_step_inputs(in, 1024).empty());
+  // Active parameters: 46.7e9 - 45.1e9 x (1 - 2/8) = 12.875e9.
+  EXPECT_NEAR(in.workload.active_parameters(), 12.875e9, 1);
+  EXPECT_NEAR(training_flops_per_token(in.workload), 6 * 12.875e9 + 12.0 * 32 * 4096 * 4096, 1);
+  // One all-to-all: 4,096 tokens x 4,096 x 2 bytes / tp 2, k = 2 copies, 7/8 leave the rank.
+  EXPECT_DOUBLE_EQ(ep_alltoall_bytes(in), 4096.0 * 4096 * 2 / 2 * 2 * 7 / 8);
+  const StepBreakdown b = AnalyticStepModel().step(in);
+  // 4 per layer and micro-batch (dispatch + combine, forward + backward): 4 x 8 layers x 8 mbs.
+  EXPECT_NEAR(b.ep_comm.si(), 256 * (5e-6 + ep_alltoall_bytes(in) / 50e9), 1e-12);
+  // Gradients: the dense 1.6e9 over tp pp, the experts' 45.1e9 split 8 ways as well.
+  EXPECT_NEAR(dp_shard_bytes(in), (1.6e9 + 45.1e9 / 8) / 8 * 2, 1);
+  StepInputs no_ep = in;
+  no_ep.layout.ep = 1;
+  EXPECT_EQ(AnalyticStepModel().step(no_ep).ep_comm.si(), 0);
+  EXPECT_GT(AnalyticStepModel().step(no_ep).dp_comm.si(), 4 * b.dp_comm.si());
+  EXPECT_NEAR((b.compute + b.comm + b.sync - b.overlap).si(), b.step_time.si(), 1e-9);
+}
+
+TEST(CheckStepInputs, ExpertParallelismNeedsExpertsThatDivide)
+{
+  StepInputs in = small_model();
+  in.layout = ParallelLayout{2, 2, 2, 1, 1, 2};
+  const auto dense = check_step_inputs(in, 8);
+  ASSERT_FALSE(dense.empty());
+  EXPECT_NE(dense[0].find("mixture-of-experts"), std::string::npos) << dense[0];
+  in.workload.experts = 3;
+  in.workload.expert_parameters = in.workload.parameters / 2;
+  const auto odd = check_step_inputs(in, 8);
+  ASSERT_FALSE(odd.empty());
+  EXPECT_NE(odd[0].find("must divide"), std::string::npos) << odd[0];
+  in.workload.experts = 4;
+  EXPECT_TRUE(check_step_inputs(in, 8).empty());
+  in.workload.experts_per_token = 5;
+  EXPECT_FALSE(check_step_inputs(in, 8).empty());
+}
+
 TEST(AnalyticStepModel, NamesItselfAnalytic)
 {
   const AnalyticStepModel model;

@@ -104,7 +104,8 @@ TEST(StepSimulation, DecompositionAddsUpAndComputeMatchesTheAnalyticModel)
        {std::vector<std::string>{}, {"parallelism.virtual_stages=2", batch_for(8, 32)},
         {"parallelism.pp=8", "parallelism.dp=16", batch_for(16, 8), "network.pod_size=128",
          "network.pod_oversubscription=4"},
-        {"parallelism.cp=2", "parallelism.dp=4", batch_for(4, 16)}}) {
+        {"parallelism.cp=2", "parallelism.dp=4", batch_for(4, 16)},
+        {"model.experts=8", "model.expert_parameters=300e9", "parallelism.ep=4"}}) {
     SCOPED_TRACE(::testing::PrintToString(sets));
     const auto s = load(kSmall, sets);
     const auto j = simulate(s);
@@ -114,12 +115,15 @@ TEST(StepSimulation, DecompositionAddsUpAndComputeMatchesTheAnalyticModel)
     const double step = b.step_time.si();
     EXPECT_NEAR((b.compute + b.comm + b.sync - b.overlap).si(), step, 1e-9);
     EXPECT_NEAR((b.compute + b.comm_exposed + b.sync).si(), step, 1e-9);
-    EXPECT_NEAR(b.comm.si(), (b.tp_comm + b.cp_comm + b.pp_comm + b.dp_comm).si(), 1e-12);
+    EXPECT_NEAR(b.comm.si(), (b.tp_comm + b.cp_comm + b.ep_comm + b.pp_comm + b.dp_comm).si(), 1e-12);
     EXPECT_NEAR(b.sync.si(), (b.bubble + b.barrier).si(), 1e-12);
     EXPECT_NEAR(b.comm_exposed.si(),
-                b.tp_comm.si() + b.cp_comm.si() + num(j, "pp_exposed_s") + num(j, "dp_exposed_s"), 1e-9);
+                b.tp_comm.si() + b.cp_comm.si() + b.ep_comm.si() + num(j, "pp_exposed_s") + num(j, "dp_exposed_s"),
+                1e-9);
     // Context-parallel gathers see no contention here: they match the alpha-beta model exactly.
     EXPECT_NEAR(b.cp_comm.si(), analytic.cp_comm.si(), 1e-9 + 1e-6 * analytic.cp_comm.si());
+    // So do the expert all-to-alls: one pod, each rank's NIC carries its (ep-1) messages.
+    EXPECT_NEAR(b.ep_comm.si(), analytic.ep_comm.si(), 1e-9 + 1e-6 * analytic.ep_comm.si());
     const long gpus = s.fleet.gpus;
     const double mfu = b.flops_per_token * b.tokens_per_step / (gpus * s.step.accelerator.peak_flops.si() * step);
     EXPECT_NEAR(b.mfu, mfu, 1e-12 * mfu);

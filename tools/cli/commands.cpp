@@ -8,6 +8,7 @@
 #include "simulator/trace/step_outputs.hpp"
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -39,9 +40,11 @@ void print_step(const scenario::Scenario& s, const models::StepBreakdown& b, con
   auto row = [&](const char* name, double v, const char* note) {
     std::printf("  %-22s %10.4f s  %5.1f%%  %s\n", name, v, 100 * v / T, note);
   };
-  char cp[24] = "";
+  char cp[48] = "";
   if (s.step.layout.cp > 1)
     std::snprintf(cp, sizeof cp, " x CP %d", s.step.layout.cp);
+  if (s.step.layout.ep > 1)
+    std::snprintf(cp + std::strlen(cp), sizeof cp - std::strlen(cp), " (EP %d over DP)", s.step.layout.ep);
   std::printf("%s: %ld GPUs, TP %d%s x PP %d x DP %d, v = %d, %d micro-batches per step (%s step model)\n",
               s.name.c_str(), s.fleet.gpus, s.step.layout.tp, cp, s.step.layout.pp, s.step.layout.dp,
               s.step.layout.virtual_stages, b.micro_batches, b.model.c_str());
@@ -51,6 +54,8 @@ void print_step(const scenario::Scenario& s, const models::StepBreakdown& b, con
                 1e3 * sim->pp_transfer_s, 1e3 * sim->dp_reduce_scatter_chunk_s);
     if (s.step.layout.cp > 1)
       std::printf("   CP K/V all-gather %.3f ms", 1e3 * sim->cp_all_gather_s);
+    if (s.step.layout.ep > 1)
+      std::printf("   EP all-to-all %.3f ms", 1e3 * sim->ep_alltoall_s);
     std::printf("\n");
   }
   row("T_compute/N", b.compute.si(), "computation");
@@ -58,6 +63,8 @@ void print_step(const scenario::Scenario& s, const models::StepBreakdown& b, con
   row("  tensor-parallel", b.tp_comm.si(), "NVLink all-reduces");
   if (s.step.layout.cp > 1)
     row("  context-parallel", b.cp_comm.si(), "K/V all-gathers and gradient reduce-scatters");
+  if (s.step.layout.ep > 1)
+    row("  expert-parallel", b.ep_comm.si(), "token all-to-alls (dispatch, combine)");
   row("  pipeline-parallel", b.pp_comm.si(), "NIC activation sends");
   row("  data-parallel", b.dp_comm.si(), "NIC reduce-scatter + all-gather");
   row("T_sync(N)", b.sync.si(), "coordination");
@@ -69,9 +76,10 @@ void print_step(const scenario::Scenario& s, const models::StepBreakdown& b, con
   std::printf("  MFU %.1f%%   compute fraction %.2f   binding term: %s\n", 100 * b.mfu, b.compute_fraction,
               b.binding_term.c_str());
   if (sim != nullptr)
-    std::printf("  exposed: TP %.4f s, CP %.4f s, PP %.4f s, DP %.4f s; critical stage %d; simulated in %.2f s wall\n",
-                b.tp_comm.si(), b.cp_comm.si(), sim->pp_exposed_s, sim->dp_exposed_s, sim->critical_stage,
-                sim->wall_time_s);
+    std::printf("  exposed: TP %.4f s, CP %.4f s, EP %.4f s, PP %.4f s, DP %.4f s; critical stage %d; simulated in %.2f s "
+                "wall\n",
+                b.tp_comm.si(), b.cp_comm.si(), b.ep_comm.si(), sim->pp_exposed_s, sim->dp_exposed_s,
+                sim->critical_stage, sim->wall_time_s);
 }
 
 std::string cell(const std::optional<std::string>& v) { return v ? (v->empty() ? "\"\"" : *v) : "(none)"; }
