@@ -17,6 +17,19 @@ void index_flows(CollectiveShared& shared)
   shared.step_seconds.assign(plan.steps.size(), 0.0);
 }
 
+void launch_collective(CollectiveShared& shared, const models::CollectivePlan& plan, bool full,
+                       const std::vector<sg4::Host*>& hosts)
+{
+  shared.plan = &plan;
+  shared.full = full;
+  for (int r = 0; r < plan.ranks; ++r)
+    shared.inbox.push_back(sg4::Mailbox::by_name("rank" + std::to_string(r)));
+  shared.barrier = sg4::Barrier::create(static_cast<unsigned>(plan.ranks));
+  index_flows(shared);
+  for (int r = 0; r < plan.ranks; ++r)
+    sg4::Actor::create("rank" + std::to_string(r), hosts[static_cast<size_t>(r)], CollectiveRank(shared, r));
+}
+
 void CollectiveRank::exchange(size_t step) const
 {
   static int payload = 0;  // flows carry bytes, not data

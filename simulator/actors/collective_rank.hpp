@@ -27,6 +27,11 @@ struct CollectiveShared {
 /// Precomputes the per-rank flow lists of a plan.
 void index_flows(CollectiveShared& shared);
 
+/// Prepares `shared` for `plan` and starts one CollectiveRank per rank on hosts[rank]; the caller
+/// runs the Engine, after which shared.step_seconds holds the timings. `shared` must outlive the run.
+void launch_collective(CollectiveShared& shared, const models::CollectivePlan& plan, bool full,
+                       const std::vector<sg4::Host*>& hosts);
+
 class CollectiveRank {
 public:
   CollectiveRank(CollectiveShared& shared, int rank) : shared_(shared), rank_(rank) {}

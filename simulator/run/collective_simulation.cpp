@@ -15,14 +15,7 @@ CollectiveTiming run_collective(const models::CollectivePlan& plan, const Fabric
   auto engine = make_engine();
   const Fabric f = build_fabric(fabric);
   CollectiveShared shared;
-  shared.plan = &plan;
-  shared.full = full;
-  for (int r = 0; r < plan.ranks; ++r)
-    shared.inbox.push_back(sg4::Mailbox::by_name("rank" + std::to_string(r)));
-  shared.barrier = sg4::Barrier::create(static_cast<unsigned>(plan.ranks));
-  index_flows(shared);
-  for (int r = 0; r < plan.ranks; ++r)
-    sg4::Actor::create("rank" + std::to_string(r), f.ranks[static_cast<size_t>(r)], CollectiveRank(shared, r));
+  launch_collective(shared, plan, full, f.ranks);
   engine->run();
 
   CollectiveTiming t;

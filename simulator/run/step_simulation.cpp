@@ -38,8 +38,11 @@ std::string describe_fabric(const FabricSpec& spec, const Fabric& built)
   auto tm = [](double v) { return units::format_quantity(v, units::Dimension::Time); };
   if (spec.topology == "torus") {
     std::string dims;
-    for (int d : spec.torus_dims)
-      dims += (dims.empty() ? "" : "x") + std::to_string(d);
+    for (int d : spec.torus_dims) {
+      if (!dims.empty())
+        dims += 'x';
+      dims += std::to_string(d);
+    }
     return "3-D torus " + dims + ", " + bw(spec.torus_link_bandwidth) + " per link each way, " +
            tm(spec.torus_hop_latency) + " per hop";
   }
@@ -70,14 +73,7 @@ std::vector<double> time_patterns(const models::CollectivePlan& traffic, const F
   if (traffic.steps.empty())
     return {};
   CollectiveShared shared;
-  shared.plan = &traffic;
-  shared.full = false;
-  for (int r = 0; r < traffic.ranks; ++r)
-    shared.inbox.push_back(sg4::Mailbox::by_name("rank" + std::to_string(r)));
-  shared.barrier = sg4::Barrier::create(static_cast<unsigned>(traffic.ranks));
-  index_flows(shared);
-  for (int r = 0; r < traffic.ranks; ++r)
-    sg4::Actor::create("rank" + std::to_string(r), fabric.ranks[static_cast<size_t>(r)], CollectiveRank(shared, r));
+  launch_collective(shared, traffic, false, fabric.ranks);
   engine.run();
   return shared.step_seconds;
 }

@@ -16,6 +16,19 @@ namespace {
 using models::CollectiveAlgo;
 using models::CollectiveOp;
 
+// 50 GB/s, 5 us NICs on H100-speed hosts, in `pod_size`-GPU pods at 1:`oversubscription`.
+sim::FabricSpec nic_fabric(int ranks, int pod_size = 0, double oversubscription = 1)
+{
+  sim::FabricSpec spec;
+  spec.ranks = ranks;
+  spec.nic_bandwidth = 50e9;
+  spec.nic_latency = 5e-6;
+  spec.pod_size = pod_size;
+  spec.pod_oversubscription = oversubscription;
+  spec.gpu_flops = 989e12;
+  return spec;
+}
+
 // Simulated time of a collective (`groups` copies at once), in a child process (one Engine per
 // process). The fabric defaults to one non-blocking pod with 50 GB/s, 5 us NICs.
 double simulate(CollectiveOp op, CollectiveAlgo algo, int ranks, double bytes, bool full, int groups = 1,
@@ -23,7 +36,7 @@ double simulate(CollectiveOp op, CollectiveAlgo algo, int ranks, double bytes, b
 {
   const std::string out = in_child([&] {
     const auto plan = models::concurrent_groups(models::make_plan(op, algo, ranks, bytes), groups);
-    const auto t = sim::run_collective(plan, {plan.ranks, 50e9, 5e-6, pod_size, oversubscription, 989e12}, full);
+    const auto t = sim::run_collective(plan, nic_fabric(plan.ranks, pod_size, oversubscription), full);
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.17g", t.time_s);
     return std::string(buf);
@@ -92,7 +105,7 @@ TEST(Collective, Llama3DataParallelRingsAreNotSlowedByThePodOversubscription)
 double simulate_on_nodes(const models::CollectivePlan& plan, int pod_size = 0, double oversubscription = 1)
 {
   const std::string out = in_child([&] {
-    sim::FabricSpec spec{plan.ranks, 50e9, 5e-6, pod_size, oversubscription, 989e12};
+    sim::FabricSpec spec = nic_fabric(plan.ranks, pod_size, oversubscription);
     spec.gpus_per_node = 8;
     spec.nvlink_bandwidth = 450e9;
     spec.nvlink_latency = 1e-6;
@@ -150,7 +163,7 @@ double simulate_on(const models::CollectivePlan& plan, const sim::FabricSpec& sp
 
 sim::FabricSpec torus(std::vector<int> dims, int ranks)
 {
-  sim::FabricSpec spec{ranks, 50e9, 5e-6, 0, 1, 989e12};
+  sim::FabricSpec spec = nic_fabric(ranks);
   spec.topology = "torus";
   spec.torus_dims = std::move(dims);
   spec.torus_link_bandwidth = 45e9;
@@ -179,7 +192,7 @@ TEST(Collective, RailOptimizedFabricKeepsSameRailTrafficOffTheSpine)
   // Two 8-GPU nodes, one pod, rail uplinks at 1:8: each (pod, rail) group of 2 GPUs has
   // 2 x 50 / 8 = 12.5 GB/s to the spine. GPU i -> i + 8 stays on rail i: 1 GB in 20 ms. GPU i ->
   // GPU i + 9 changes rail, so the two GPUs of every rail share its uplink: 6.25 GB/s, 160 ms.
-  sim::FabricSpec spec{16, 50e9, 5e-6, 16, 8, 989e12};
+  sim::FabricSpec spec = nic_fabric(16, 16, 8);
   spec.gpus_per_node = 8;
   spec.nvlink_bandwidth = 450e9;
   spec.topology = "rail_optimized";

@@ -1,4 +1,6 @@
 // Black-box tests of the fleetsim binary: exit codes, error lines on stderr, files left behind.
+#include "fleetsim_process.hpp"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -37,36 +39,7 @@ std::vector<std::string> lines_of(const std::string& text)
   return out;
 }
 
-// A fresh directory under the system temp dir, removed with everything in it at the end of the test.
-class TempDir {
-public:
-  TempDir()
-  {
-    std::string pattern = (fs::temp_directory_path() / "fleetsim_cli_test_XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr)
-      throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir()
-  {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  [[nodiscard]] const fs::path& path() const { return path_; }
-  [[nodiscard]] std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
-  std::string write(const std::string& name, const std::string& text) const
-  {
-    std::ofstream(path_ / name, std::ios::binary) << text;
-    return (path_ / name).string();
-  }
-
-private:
-  fs::path path_;
-};
+using ::fleetsim::testing::TempDir;
 
 struct Result {
   int exit_code = -1;

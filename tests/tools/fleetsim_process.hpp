@@ -2,10 +2,14 @@
 // Runs a shell command line and captures its standard output (and whatever the command line
 // redirects into it) and exit code. For tests that exercise the fleetsim binary as a user does.
 
+#include <stdlib.h>
 #include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
 #include <string>
 
 namespace fleetsim::testing {
@@ -29,5 +33,37 @@ inline ProcessOutput run_command(const std::string& command_line)
   out.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return out;
 }
+
+// A fresh directory under the system temp dir, removed with everything in it at the end of the test.
+class TempDir {
+public:
+  TempDir()
+  {
+    std::string pattern = (std::filesystem::temp_directory_path() / "fleetsim_test_XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr)
+      throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDir()
+  {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+  [[nodiscard]] std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+
+  /// Writes `text` to path()/name and returns that path.
+  std::string write(const std::string& name, const std::string& text) const
+  {
+    std::ofstream(path_ / name, std::ios::binary) << text;
+    return (path_ / name).string();
+  }
+
+private:
+  std::filesystem::path path_;
+};
 
 }  // namespace fleetsim::testing

@@ -45,27 +45,7 @@ std::string without_wall_time(const std::string& text)
   return out;
 }
 
-class TempDir {
-public:
-  TempDir()
-  {
-    std::string pattern = (fs::temp_directory_path() / "fleetsim_step_cli_XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr)
-      throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir()
-  {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  [[nodiscard]] std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
-private:
-  fs::path path_;
-};
+using ::fleetsim::testing::TempDir;
 
 TEST(StepCli, SimulatesLlama3IterationIntoStepJsonAndChromeTrace)
 {
