@@ -46,6 +46,23 @@ double simulate(CollectiveOp op, CollectiveAlgo algo, int ranks, double bytes, b
 
 const models::AlphaBeta kLink{units::Seconds(5e-6), units::BytesPerSecond(50e9)};
 
+// Time of `plan` on a fabric of 8-GPU NVLink nodes (450 GB/s, 1 us) with 50 GB/s, 5 us NICs,
+// `pod_size`-GPU pods at 1:`oversubscription`.
+double simulate_on_nodes(const models::CollectivePlan& plan, int pod_size = 0, double oversubscription = 1,
+                         bool full = false)
+{
+  const std::string out = in_child([&] {
+    sim::FabricSpec spec = nic_fabric(plan.ranks, pod_size, oversubscription);
+    spec.gpus_per_node = 8;
+    spec.nvlink_bandwidth = 450e9;
+    spec.nvlink_latency = 1e-6;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", sim::run_collective(plan, spec, full).time_s);
+    return std::string(buf);
+  });
+  return out.empty() ? -1.0 : std::stod(out);
+}
+
 TEST(Collective, UncontendedRingAllReduceMatchesAlphaBetaWithin1Percent)
 {
   // 1 GB over 256 ranks at 50 GB/s and 5 us: 2(N-1) alpha + 2(N-1)/N M/beta = 42.39 ms.
@@ -74,6 +91,15 @@ TEST(Collective, ReducedSimulationAgreesWithFullWithin2Percent)
     ASSERT_GT(full, 0);
     EXPECT_NEAR(reduced, full, 0.02 * full) << models::op_name(op) << " " << models::algo_name(algo);
   }
+  // The double tree and the hierarchical all-reduce on 8-GPU NVLink nodes, in 64-GPU pods at 1:4.
+  for (const auto& plan : {models::make_plan(CollectiveOp::AllReduce, CollectiveAlgo::DoubleTree, 256, 256e6),
+                           models::make_plan(CollectiveOp::AllReduce, CollectiveAlgo::Hierarchical, 256, 256e6,
+                                             {0, 8})}) {
+    const double full = simulate_on_nodes(plan, 64, 4, true);
+    const double reduced = simulate_on_nodes(plan, 64, 4, false);
+    ASSERT_GT(full, 0);
+    EXPECT_NEAR(reduced, full, 0.02 * full) << models::algo_name(plan.algo);
+  }
 }
 
 TEST(Collective, OversubscribedPodsSlowRingsWhoseEveryHopCrossesPodsSevenfold)
@@ -98,22 +124,6 @@ TEST(Collective, Llama3DataParallelRingsAreNotSlowedByThePodOversubscription)
   const double t = simulate(CollectiveOp::AllReduce, CollectiveAlgo::Ring, 128, 1e9, false, 128, 3072, 7);
   const double model = models::ring_allreduce_time(units::Bytes(1e9), 128, kLink).si();
   EXPECT_NEAR(t, model, 0.01 * model);
-}
-
-// Time of `plan` on a fabric of 8-GPU NVLink nodes (450 GB/s, 1 us) with 50 GB/s, 5 us NICs,
-// `pod_size`-GPU pods at 1:`oversubscription`.
-double simulate_on_nodes(const models::CollectivePlan& plan, int pod_size = 0, double oversubscription = 1)
-{
-  const std::string out = in_child([&] {
-    sim::FabricSpec spec = nic_fabric(plan.ranks, pod_size, oversubscription);
-    spec.gpus_per_node = 8;
-    spec.nvlink_bandwidth = 450e9;
-    spec.nvlink_latency = 1e-6;
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17g", sim::run_collective(plan, spec, false).time_s);
-    return std::string(buf);
-  });
-  return out.empty() ? -1.0 : std::stod(out);
 }
 
 const models::LinkClasses kNodes{8, {units::Seconds(1e-6), units::BytesPerSecond(450e9)}, kLink};
