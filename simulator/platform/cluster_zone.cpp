@@ -92,6 +92,26 @@ void ClusterZone::build(const ClusterLayout& layout)
     if (layout.gpus_per_node > 1 && layout.nvlink_bandwidth > 0)
       nvlink_.push_back(make_port(name + "-nvlink", layout.nvlink_bandwidth, layout.nvlink_latency / 2));
   }
+  if (layout.storage_write_bandwidth > 0) {
+    // The storage service hangs off the core: a write climbs every level of its rank's fabric,
+    // then shares the storage ingress with every other writer. Two links, since the service's read
+    // and write bandwidths differ.
+    storage_ = get_iface()->create_host("storage", layout.gpu_flops)->seal();
+    storage_id_ = static_cast<int>(storage_->get_netpoint()->id());
+    sg4::Link* in = get_iface()
+                        ->create_link("storage-ingress", layout.storage_write_bandwidth)
+                        ->set_latency(layout.nic_latency / 2)
+                        ->seal();
+    sg4::Link* out = get_iface()
+                         ->create_link("storage-egress", layout.storage_read_bandwidth > 0 ? layout.storage_read_bandwidth
+                                                                                          : layout.storage_write_bandwidth)
+                         ->set_latency(layout.nic_latency / 2)
+                         ->seal();
+    // The storage end of a route carries the other half of alpha, as a rank's NIC does: SimGrid's
+    // CM02 shares a link in inverse proportion to route latency (TCP's RTT unfairness), so equal
+    // end-to-end latencies keep checkpoint and training flows sharing NICs and uplinks equally.
+    storage_port_ = Port{in->get_impl(), out->get_impl(), layout.nic_latency / 2};
+  }
   if (layout.topology == ClusterTopology::Torus) {
     long product = 1;
     for (int d : layout.torus_dims)
@@ -123,8 +143,41 @@ void ClusterZone::push(Route* into, double* latency, StandardLinkImpl* link, dou
     *latency += link_latency;
 }
 
+void ClusterZone::route_to_core(int rank, bool up, Route* into, double* latency) const
+{
+  // On a torus the storage network is separate: only the storage links count.
+  if (layout_.topology == ClusterTopology::Torus)
+    return;
+  const auto r = static_cast<size_t>(rank);
+  if (up) {
+    push(into, latency, nic_[r].up, nic_[r].latency);
+    for (size_t l = 0; l < layout_.levels.size(); ++l) {
+      const auto& port = uplinks_[l][static_cast<size_t>(group_of(l, rank))];
+      push(into, latency, port.up, port.latency);
+    }
+  } else {
+    for (size_t l = layout_.levels.size(); l-- > 0;) {
+      const auto& port = uplinks_[l][static_cast<size_t>(group_of(l, rank))];
+      push(into, latency, port.down, port.latency);
+    }
+    push(into, latency, nic_[r].down, nic_[r].latency);
+  }
+}
+
 void ClusterZone::get_local_route(const NetPoint* src, const NetPoint* dst, Route* into, double* latency)
 {
+  if (storage_ != nullptr && (static_cast<int>(src->id()) == storage_id_ || static_cast<int>(dst->id()) == storage_id_)) {
+    if (src == dst)
+      return;
+    if (static_cast<int>(dst->id()) == storage_id_) {
+      route_to_core(rank_of_id_.at(src->id()), true, into, latency);
+      push(into, latency, storage_port_.up, storage_port_.latency);
+    } else {
+      push(into, latency, storage_port_.down, storage_port_.latency);
+      route_to_core(rank_of_id_.at(dst->id()), false, into, latency);
+    }
+    return;
+  }
   const int a = rank_of_id_.at(src->id());
   const int b = rank_of_id_.at(dst->id());
   if (a < 0 || b < 0)

@@ -49,6 +49,8 @@ struct ClusterLayout {
   std::vector<int> torus_dims;       // Torus: x, y, z (product = ranks); rank = x + X (y + Y z)
   double torus_link_bandwidth = 0;   // each direction of each link
   double torus_hop_latency = 0;
+  double storage_write_bandwidth = 0;  // > 0: a "storage" host at the core (see build())
+  double storage_read_bandwidth = 0;
 };
 
 class ClusterZone final : public simgrid::kernel::routing::NetZoneImpl {
@@ -59,6 +61,7 @@ public:
   void build(const ClusterLayout& layout);
 
   [[nodiscard]] const std::vector<simgrid::s4u::Host*>& hosts() const { return hosts_; }
+  [[nodiscard]] simgrid::s4u::Host* storage() const { return storage_; }
   [[nodiscard]] int group_count(size_t level) const { return static_cast<int>(uplinks_[level].size()); }
   [[nodiscard]] int group_of(size_t level, int rank) const;
 
@@ -83,6 +86,10 @@ private:
   std::vector<Port> nvlink_;     // empty without NVLink islands
   std::vector<std::vector<Port>> uplinks_;  // per level, per group
   std::vector<std::vector<Port>> torus_;    // per dimension, per rank: the link to its + neighbour
+  simgrid::s4u::Host* storage_ = nullptr;
+  int storage_id_ = -1;                     // netpoint id of the storage host
+  Port storage_port_;                       // up: into storage (writes), down: out of it (reads)
+  void route_to_core(int rank, bool up, simgrid::kernel::routing::Route* into, double* latency) const;
   void build_torus();
   void torus_route(int a, int b, simgrid::kernel::routing::Route* into, double* latency) const;
 };

@@ -52,6 +52,8 @@ Fabric build_fabric(const FabricSpec& spec)
   layout.gpus_per_node = spec.gpus_per_node;
   layout.nvlink_bandwidth = spec.nvlink_bandwidth;
   layout.nvlink_latency = spec.nvlink_latency;
+  layout.storage_write_bandwidth = spec.storage_write_bandwidth;
+  layout.storage_read_bandwidth = spec.storage_read_bandwidth;
   Fabric f;
   if (spec.topology == "torus") {
     layout.topology = ClusterTopology::Torus;
@@ -61,6 +63,7 @@ Fabric build_fabric(const FabricSpec& spec)
     auto* zone = new ClusterZone("cluster");  // NOLINT(cppcoreguidelines-owning-memory)
     zone->build(layout);
     f.ranks = zone->hosts();
+    f.storage = zone->storage();
     return f;
   }
   const bool rails = spec.topology == "rail_optimized";
@@ -73,6 +76,7 @@ Fabric build_fabric(const FabricSpec& spec)
     auto* zone = new ClusterZone("cluster");  // NOLINT(cppcoreguidelines-owning-memory)
     zone->build(layout);
     f.ranks = zone->hosts();
+    f.storage = zone->storage();
     return f;
   }
   if (spec.rack_size > 0 && spec.rack_size < spec.ranks && spec.rack_oversubscription > 1) {
@@ -87,6 +91,7 @@ Fabric build_fabric(const FabricSpec& spec)
   auto* zone = new ClusterZone("cluster");  // NOLINT(cppcoreguidelines-owning-memory)
   zone->build(layout);
   f.ranks = zone->hosts();
+  f.storage = zone->storage();
   return f;
 }
 

@@ -45,6 +45,10 @@ struct FabricSpec {
   std::vector<int> torus_dims;      // product = ranks
   double torus_link_bandwidth = 0;  // bytes/s, each direction of each link
   double torus_hop_latency = 0;     // seconds per hop
+  // > 0: a storage host at the core, reached through the rank's NIC and every uplink above it,
+  // then one ingress link of this bandwidth shared by all writers (egress: the read bandwidth).
+  double storage_write_bandwidth = 0;
+  double storage_read_bandwidth = 0;
 };
 
 /// Problems with a spec (sizes that do not nest, non-positive bandwidths); empty when buildable.
@@ -54,6 +58,7 @@ struct Fabric {
   std::vector<simgrid::s4u::Host*> ranks;  // index = rank
   int pods = 1;
   int racks = 0;                           // racks with an uplink (0 when the rack level is 1:1)
+  simgrid::s4u::Host* storage = nullptr;   // when the spec asks for one
 };
 
 /// Builds the fabric in the current Engine as its root zone. Call once, after the Engine is

@@ -29,6 +29,8 @@ FabricSpec fabric_spec(const scenario::Scenario& s, int ranks)
   f.torus_dims = s.fabric.torus_dims;
   f.torus_link_bandwidth = s.fabric.torus_link_bandwidth;
   f.torus_hop_latency = s.fabric.torus_hop_latency;
+  f.storage_write_bandwidth = s.storage.write_bandwidth.si();
+  f.storage_read_bandwidth = s.storage.read_bandwidth.si();
   return f;
 }
 
@@ -67,15 +69,49 @@ std::string describe_fabric(const FabricSpec& spec, const Fabric& built)
 namespace {
 
 // Phase 1: time each distinct pattern once, all its flows at once, on the whole fabric.
+// With background_bytes > 0, every GPU streams a checkpoint to the storage host meanwhile.
 std::vector<double> time_patterns(const models::CollectivePlan& traffic, const Fabric& fabric,
-                                  sg4::Engine& engine)
+                                  sg4::Engine& engine, double background_bytes = 0)
 {
   if (traffic.steps.empty())
     return {};
   CollectiveShared shared;
-  launch_collective(shared, traffic, false, fabric.ranks);
+  launch_collective(shared, traffic, false, fabric.ranks, fabric.storage, background_bytes);
   engine.run();
   return shared.step_seconds;
+}
+
+// The pattern times of one traffic phase turned into pass and transfer times.
+PipelineTimes pipeline_times(const models::IterationPlan& plan, const models::CollectivePlan& traffic,
+                             const std::vector<double>& step_s, double gemm_efficiency, SimulatedStep* record)
+{
+  auto pattern_time = [&](const models::TrafficStep& pattern) {
+    for (size_t i = 0; i < traffic.steps.size(); ++i)
+      if (traffic.steps[i].label == pattern.label && !pattern.flows.empty())
+        return step_s[i];
+    return 0.0;
+  };
+  const double tp = plan.tp_allreduce_time(pattern_time(plan.tp_ring_step));
+  const double cp = plan.cp_all_gather_time(pattern_time(plan.cp_ring_step));
+  const double ep = pattern_time(plan.ep_alltoall);
+  const double dp = plan.dp_reduce_scatter_time(pattern_time(plan.dp_ring_step));
+  PipelineTimes times;
+  times.forward_flops = plan.forward_flops / gemm_efficiency;
+  times.backward_flops = plan.backward_flops / gemm_efficiency;
+  times.tp_per_pass = plan.tp_allreduces_per_pass * tp;
+  times.cp_per_pass = plan.cp_gathers_per_pass * cp;
+  times.ep_per_pass = plan.ep_alltoalls_per_pass * ep;
+  times.transfer = pattern_time(plan.pp_send);
+  times.dp_all_gather = dp;  // the same ring steps, the same bytes
+  times.dp_reduce_scatter = dp;
+  if (record != nullptr) {
+    record->tp_allreduce_s = tp;
+    record->cp_all_gather_s = cp;
+    record->ep_alltoall_s = ep;
+    record->pp_transfer_s = times.transfer;
+    record->dp_reduce_scatter_chunk_s = dp;
+  }
+  return times;
 }
 
 struct Play {
@@ -121,36 +157,33 @@ SimulatedStep simulate_step(const scenario::Scenario& s)
   const FabricSpec spec = fabric_spec(s, ranks);
   const Fabric fabric = build_fabric(spec);
 
+  // Phase 1a: the iteration's patterns, and a checkpoint write (every GPU to storage at once).
   const models::CollectivePlan traffic = models::iteration_traffic(plan);
-  const std::vector<double> step_s = time_patterns(traffic, fabric, *engine);
-  auto pattern_time = [&](const models::TrafficStep& pattern) {
-    for (size_t i = 0; i < traffic.steps.size(); ++i)
-      if (traffic.steps[i].label == pattern.label && !pattern.flows.empty())
-        return step_s[i];
-    return 0.0;
-  };
+  models::CollectivePlan with_checkpoint = traffic;
+  const double state = s.checkpoint.state_per_gpu.si();
+  const bool checkpoint = fabric.storage != nullptr && state > 0;
+  if (checkpoint) {
+    models::TrafficStep write{"checkpoint write", {}, 1};
+    for (int g = 0; g < ranks; ++g)
+      write.flows.push_back({g, ranks, state});
+    with_checkpoint.steps.push_back(std::move(write));
+  }
+  const std::vector<double> step_s = time_patterns(with_checkpoint, fabric, *engine);
 
   SimulatedStep r;
-  r.tp_allreduce_s = plan.tp_allreduce_time(pattern_time(plan.tp_ring_step));
-  r.cp_all_gather_s = plan.cp_all_gather_time(pattern_time(plan.cp_ring_step));
-  r.ep_alltoall_s = pattern_time(plan.ep_alltoall);
-  r.pp_transfer_s = pattern_time(plan.pp_send);
-  r.dp_reduce_scatter_chunk_s = plan.dp_reduce_scatter_time(pattern_time(plan.dp_ring_step));
   r.pods = fabric.pods;
   r.racks = fabric.racks;
   r.fabric = describe_fabric(spec, fabric);
   r.stages = in.layout.pp;
-
-  PipelineTimes times;
-  const double efficiency = in.accelerator.gemm_efficiency;
-  times.forward_flops = plan.forward_flops / efficiency;
-  times.backward_flops = plan.backward_flops / efficiency;
-  times.tp_per_pass = plan.tp_allreduces_per_pass * r.tp_allreduce_s;
-  times.cp_per_pass = plan.cp_gathers_per_pass * r.cp_all_gather_s;
-  times.ep_per_pass = plan.ep_alltoalls_per_pass * r.ep_alltoall_s;
-  times.transfer = r.pp_transfer_s;
-  times.dp_all_gather = r.dp_reduce_scatter_chunk_s;  // the same ring steps, the same bytes
-  times.dp_reduce_scatter = r.dp_reduce_scatter_chunk_s;
+  const PipelineTimes times = pipeline_times(plan, traffic, step_s, in.accelerator.gemm_efficiency, &r);
+  if (checkpoint) {
+    r.checkpoint_write_s = step_s.back();
+    // Phase 1b: the same patterns while every GPU streams a checkpoint to storage (an asynchronous
+    // checkpoint draining): what training traffic loses to checkpoint traffic on shared links.
+    constexpr double kEndless = 1e18;
+    r.contended = pipeline_times(plan, traffic, time_patterns(traffic, fabric, *engine, kEndless),
+                                 in.accelerator.gemm_efficiency, nullptr);
+  }
 
   // Pipeline 0 (data-parallel replica 0, tensor index 0) stands for all of them.
   std::vector<sg4::Host*> hosts;
@@ -167,6 +200,11 @@ SimulatedStep simulate_step(const scenario::Scenario& s)
   no_net.transfer = 0;
   Play free_net;
   play(*engine, plan, no_net, hosts, false, free_net);
+  if (checkpoint) {
+    Play during;
+    play(*engine, plan, r.contended, hosts, false, during);
+    r.step_time_during_checkpoint_s = during.makespan + models::barrier_time(ranks, in.fabric.nic_latency).si();
+  }
 
   const auto crit = static_cast<size_t>(as_is.critical_stage);
   models::StepBreakdown& b = r.breakdown;

@@ -1,7 +1,8 @@
 #pragma once
 // One training iteration simulated on the scenario's fabric ("step_model: simulated").
 //
-// Two phases in one Engine:
+// Two phases in one Engine (plus, when the scenario has a storage service and checkpoint state,
+// a timed checkpoint write and the patterns again while a checkpoint drains):
 //  1. Traffic: every distinct pattern of the iteration runs once on the whole fabric with all its
 //     concurrent flows -- a tensor-parallel ring step on every node's NVLink, every stage's
 //     activation send, a data-parallel ring step of every DP group -- so that oversubscribed
@@ -39,6 +40,9 @@ struct SimulatedStep {
   double ep_alltoall_s = 0;           // one expert all-to-all of a micro-batch's tokens
   double pp_transfer_s = 0;           // one stage-to-stage send, all pipelines sending at once
   double dp_reduce_scatter_chunk_s = 0;  // one chunk's gradient shard over the DP ring (= all-gather)
+  double checkpoint_write_s = 0;      // every GPU writes its state to storage at once, over the fabric
+  double step_time_during_checkpoint_s = 0;  // the iteration while a checkpoint drains to storage
+  PipelineTimes contended;            // pass and transfer times with checkpoint traffic on the fabric
   double pp_exposed_s = 0;
   double dp_exposed_s = 0;
   int critical_stage = 0;

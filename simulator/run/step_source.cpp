@@ -18,7 +18,7 @@ namespace fleetsim::sim {
 namespace {
 
 // Bump when the simulated step's model changes, so old cache entries are not reused.
-constexpr int kStepSimulationVersion = 4;
+constexpr int kStepSimulationVersion = 5;
 
 std::string g17(double v)
 {
@@ -37,7 +37,18 @@ std::uint64_t fnv1a(const std::string& text)
   return h;
 }
 
-models::StepBreakdown simulate_in_child(const scenario::Scenario& s)
+nlohmann::ordered_json resolved_json(const models::StepBreakdown& b, double checkpoint_write_s)
+{
+  return {{"breakdown", breakdown_to_json(b)}, {"checkpoint_write_s", checkpoint_write_s}};
+}
+
+void resolved_from_json(const nlohmann::json& j, ResolvedStep& r)
+{
+  r.breakdown = breakdown_from_json(j.at("breakdown"));
+  r.checkpoint_write_s = j.at("checkpoint_write_s").get<double>();
+}
+
+nlohmann::json simulate_in_child(const scenario::Scenario& s)
 {
   int fds[2];
   if (pipe(fds) != 0)
@@ -50,7 +61,8 @@ models::StepBreakdown simulate_in_child(const scenario::Scenario& s)
     close(fds[0]);
     int status = 0;
     try {
-      const std::string text = breakdown_to_json(simulate_step(s).breakdown).dump();
+      const SimulatedStep step = simulate_step(s);
+      const std::string text = resolved_json(step.breakdown, step.checkpoint_write_s).dump();
       for (size_t done = 0; done < text.size();) {
         const ssize_t n = write(fds[1], text.data() + done, text.size() - done);
         if (n <= 0) {
@@ -75,7 +87,7 @@ models::StepBreakdown simulate_in_child(const scenario::Scenario& s)
   waitpid(pid, &status, 0);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || text.empty())
     throw std::runtime_error("the step simulation failed (child exit status " + std::to_string(status) + ")");
-  return breakdown_from_json(nlohmann::json::parse(text));
+  return nlohmann::json::parse(text);
 }
 
 }  // namespace
@@ -99,7 +111,9 @@ std::string step_cache_key(const scenario::Scenario& s)
   k << ' ' << f.pod_size << ' ' << f.gpus_per_node << ' ' << f.rack_size << " topology " << f.topology;
   for (int d : f.torus_dims)
     k << ' ' << d;
-  k << ' ' << g17(f.torus_link_bandwidth) << ' ' << g17(f.torus_hop_latency);
+  k << ' ' << g17(f.torus_link_bandwidth) << ' ' << g17(f.torus_hop_latency) << " storage "
+    << g17(f.storage_write_bandwidth) << ' ' << g17(f.storage_read_bandwidth) << ' '
+    << g17(s.checkpoint.state_per_gpu.si());
   return k.str();
 }
 
@@ -170,7 +184,7 @@ ResolvedStep resolve_step(const scenario::Scenario& s)
       try {
         const auto j = nlohmann::json::parse(in);
         if (j.at("key").get<std::string>() == key) {
-          r.breakdown = breakdown_from_json(j.at("breakdown"));
+          resolved_from_json(j, r);
           r.from_cache = true;
           return finish();
         }
@@ -179,9 +193,10 @@ ResolvedStep resolve_step(const scenario::Scenario& s)
       }
     }
   }
-  r.breakdown = simulate_in_child(s);
+  resolved_from_json(simulate_in_child(s), r);
   if (!dir.empty() && prepare_output_dir(dir).empty()) {
-    const nlohmann::ordered_json entry{{"key", key}, {"breakdown", breakdown_to_json(r.breakdown)}};
+    nlohmann::ordered_json entry{{"key", key}};
+    entry.update(resolved_json(r.breakdown, r.checkpoint_write_s));
     // Concurrent writers (parallel replicas) each write their own temporary file; the last rename wins,
     // and every entry holds the same bytes.
     const std::string tmp_name = std::string(name) + "." + std::to_string(getpid());

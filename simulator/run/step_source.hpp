@@ -30,6 +30,7 @@ namespace fleetsim::sim {
 
 struct ResolvedStep {
   models::StepBreakdown breakdown;
+  double checkpoint_write_s = 0;  // simulated: all GPUs writing their state over the fabric (0: not simulated)
   bool from_cache = false;
   double seconds = 0;  // wall time spent obtaining it
 };

@@ -49,6 +49,13 @@ ordered_json step_file_json(const scenario::Scenario& s, const models::StepBreak
                              {"dp_reduce_scatter_per_chunk", r.dp_reduce_scatter_chunk_s},
                              {"dp_all_gather_per_chunk", r.dp_reduce_scatter_chunk_s}};
     j["fabric"] = {{"pods", r.pods}, {"oversubscribed_racks", r.racks}};
+    if (r.checkpoint_write_s > 0) {
+      const double bytes = s.checkpoint_bytes().si();
+      j["checkpoint"] = {{"bytes", bytes},
+                         {"write_over_fabric_s", r.checkpoint_write_s},
+                         {"write_at_storage_bandwidth_s", bytes / s.storage.write_bandwidth.si()},
+                         {"step_time_during_write_s", r.step_time_during_checkpoint_s}};
+    }
     j["critical_stage"] = r.critical_stage;
     j["wall_time_s"] = r.wall_time_s;
   }

@@ -6,12 +6,15 @@
 #include "run_in_child.hpp"
 
 #include "models/step_model.hpp"
+#include "simulator/run/simulation.hpp"
 #include "simulator/run/step_simulation.hpp"
 #include "simulator/run/step_source.hpp"
 #include "simulator/scenario/scenario_loader.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -60,6 +63,10 @@ nlohmann::json simulate(const scenario::Scenario& s)
     j["dp_exposed_s"] = r.dp_exposed_s;
     j["pods"] = r.pods;
     j["racks"] = r.racks;
+    j["checkpoint_write_s"] = r.checkpoint_write_s;
+    j["step_time_during_checkpoint_s"] = r.step_time_during_checkpoint_s;
+    j["contended_dp_s"] = r.contended.dp_reduce_scatter;
+    j["contended_transfer_s"] = r.contended.transfer;
     return j.dump();
   });
   if (text.empty())
@@ -254,6 +261,54 @@ TEST(StepSimulation, CacheKeyChangesWithFabricAndLayoutButNotWithRunSettings)
   // Settings the iteration does not depend on share the entry.
   EXPECT_EQ(sim::step_cache_key(load(kSmall, {"run.duration=3d", "checkpoint.interval=1h", "run.seed=9"})), key);
   EXPECT_EQ(sim::step_cache_key(load(kSmall, {"network.nic_bandwidth=50GB/s"})), key);  // 400 Gbps, spelled in bytes
+}
+
+// ---- storage on the fabric ---------------------------------------------------------------------------
+
+TEST(StepSimulation, CheckpointWriteIsLimitedByStorageOrByTheNicsWhicheverIsSlower)
+{
+  // 1,024 GPUs write 400 MB each (the default state_per_gpu). At 2 TB/s of storage the service limits
+  // it: 409.6 GB / 2 TB/s = 204.8 ms. At 1,000 TB/s each GPU's 50 GB/s NIC does: 8 ms + 5 us.
+  const auto slow = simulate(load(kSmall, {"storage.write_bandwidth=2TB/s"}));
+  EXPECT_NEAR(num(slow, "checkpoint_write_s"), 5e-6 + 1024 * 400e6 / 2e12, 1e-6);
+  const auto fast = simulate(load(kSmall, {"storage.write_bandwidth=1000TB/s"}));
+  EXPECT_NEAR(num(fast, "checkpoint_write_s"), 5e-6 + 400e6 / 50e9, 1e-7);
+}
+
+TEST(StepSimulation, CheckpointTrafficSlowsTrainingTrafficOnlyWhereItSharesLinks)
+{
+  // While every GPU streams a checkpoint to a storage service faster than the NICs, each NIC's
+  // outgoing bandwidth is split between the checkpoint and the DP ring (or PP send): both take
+  // twice as long, and the step grows. At 2 TB/s for 1,024 writers each checkpoint flow gets
+  // 1.953 GB/s, so the training flows keep 48.05 of their NIC's 50 GB/s.
+  const auto fast = simulate(load(kSmall, {"storage.write_bandwidth=1000TB/s"}));
+  const double dp = num(fast, "dp_reduce_scatter_chunk_s");
+  const double transfer = num(fast, "pp_transfer_s");
+  EXPECT_NEAR(num(fast, "contended_dp_s"), 7 * 5e-6 + 2 * (dp - 7 * 5e-6), 1e-3 * dp);
+  EXPECT_NEAR(num(fast, "contended_transfer_s"), 5e-6 + 2 * (transfer - 5e-6), 1e-3 * transfer);
+  const double step = fast.at("breakdown").at("step_time_s").get<double>();
+  EXPECT_GT(num(fast, "step_time_during_checkpoint_s"), step);
+  const auto slow = simulate(load(kSmall, {"storage.write_bandwidth=2TB/s"}));
+  const double dp_slow = num(slow, "dp_reduce_scatter_chunk_s");
+  EXPECT_NEAR(num(slow, "contended_dp_s"), 7 * 5e-6 + (dp_slow - 7 * 5e-6) * 50e9 / (50e9 - 2e12 / 1024),
+              1e-4 * dp_slow);
+}
+
+TEST(StepSimulation, AFabricLimitedCheckpointSlowsTheReplaysWrites)
+{
+  // The replay's checkpoint stall delta = overhead + transfer; a simulated step also timed the
+  // transfer over the fabric, and the replay uses it when the fabric, not the storage, limits it.
+  const std::string out = in_child([&] {
+    setenv("FLEETSIM_CACHE_DIR", "off", 1);
+    auto s = load(kSmall, {"storage.write_bandwidth=1000TB/s", "checkpoint.write_overhead=0s", "run.duration=1h",
+                           "failures.reference_gpus=1024"});
+    const sim::RunResult r = sim::run_simulation(s, 1);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", r.checkpoint_write_s);
+    return std::string(buf);
+  });
+  ASSERT_FALSE(out.empty());
+  EXPECT_NEAR(std::stod(out), 5e-6 + 400e6 / 50e9, 1e-7);  // not 409.6 GB / 1,000 TB/s = 0.4 ms
 }
 
 }  // namespace

@@ -75,6 +75,14 @@ void print_step(const scenario::Scenario& s, const models::StepBreakdown& b, con
   row("= T_step", T, "");
   std::printf("  MFU %.1f%%   compute fraction %.2f   binding term: %s\n", 100 * b.mfu, b.compute_fraction,
               b.binding_term.c_str());
+  if (sim != nullptr && sim->checkpoint_write_s > 0) {
+    const double bytes = s.checkpoint_bytes().si();
+    std::printf("  checkpoint of %s over the fabric: %.3f s (storage alone %.3f s); step while it drains %.4f s "
+                "(%+.2f%%)\n",
+                units::format_quantity(bytes, units::Dimension::Bytes).c_str(), sim->checkpoint_write_s,
+                bytes / s.storage.write_bandwidth.si(), sim->step_time_during_checkpoint_s,
+                100 * (sim->step_time_during_checkpoint_s / T - 1));
+  }
   if (sim != nullptr)
     std::printf("  exposed: TP %.4f s, CP %.4f s, EP %.4f s, PP %.4f s, DP %.4f s; critical stage %d; simulated in %.2f s "
                 "wall\n",
