@@ -92,6 +92,7 @@ std::vector<ParamSpec> build_table()
       real("network.dp_overlap", "0.8", "analytic step model only: fraction of data-parallel traffic hidden behind the backward pass (the simulated step measures it)", 0.0, false, 1.0),
       integer("network.pod_size", "0", "GPUs per full-bisection pod of the scale-out fabric (0: one pod)", 0, 1e8),
       real("network.pod_oversubscription", "1", "pod-to-aggregation oversubscription (7 means 1:7)", 1.0, false, std::nullopt),
+      choice("network.preset", "none", "a named fabric whose values replace the defaults of the keys the scenario leaves unset: llama3 = 8-GPU nodes, 16-GPU racks at 1:1, 3,072-GPU pods at full bisection joined at 1:7, 400 Gbps NICs, 450 GB/s NVLink ([L3] section 3.3.1)", {"none", "llama3"}),
       choice("network.topology", "clos", "fabric of the simulated step: Clos of racks and pods, rail-optimized pods, or a 3-D torus (TPU-style)", {"clos", "rail_optimized", "torus"}),
       text("network.torus_dims", "", "torus shape XxYxZ, product = cluster.gpus (topology torus only)"),
       quantity("network.torus_link_bandwidth", BW, "45GB/s", "each direction of each torus link (topology torus only)"),
@@ -179,6 +180,16 @@ const std::vector<ParamSpec>& parameter_table()
 {
   static const std::vector<ParamSpec> table = build_table();
   return table;
+}
+
+std::vector<std::pair<std::string, std::string>> preset_values(std::string_view preset)
+{
+  if (preset == "llama3")  // [L3] section 3.3.1 and shared/reference/published.md
+    return {{"cluster.gpus_per_node", "8"},          {"cluster.gpus_per_rack", "16"},
+            {"network.topology", "clos"},            {"network.rack_oversubscription", "1"},
+            {"network.pod_size", "3072"},            {"network.pod_oversubscription", "7"},
+            {"network.nic_bandwidth", "400Gbps"},    {"network.nvlink_bandwidth", "450GB/s"}};
+  return {};
 }
 
 const ParamSpec* find_param(std::string_view key)

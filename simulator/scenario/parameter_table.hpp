@@ -45,6 +45,10 @@ struct ParamSpec {
 /// "quantity (time)", "integer", "one of: a, b" ...
 [[nodiscard]] std::string kind_description(const ParamSpec& spec);
 
+/// The (key, value) pairs a named network preset ("llama3") puts in place of defaults; empty for
+/// "none" or an unknown name.
+[[nodiscard]] std::vector<std::pair<std::string, std::string>> preset_values(std::string_view preset);
+
 /// The valid range in words, or "".
 [[nodiscard]] std::string range_description(const ParamSpec& spec);
 

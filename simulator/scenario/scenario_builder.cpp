@@ -176,6 +176,7 @@ void read_step_inputs(Reader& r, Scenario& s)
   s.fabric.pod_oversubscription = r.number("network.pod_oversubscription");
   s.fabric.rack_oversubscription = r.number("network.rack_oversubscription");
   s.fabric.topology = r.text("network.topology");
+  (void)r.text("network.preset");  // validated here; the loader already put its values in place
   s.fabric.torus_link_bandwidth = r.number("network.torus_link_bandwidth");
   s.fabric.torus_hop_latency = r.number("network.torus_hop_latency");
   const std::string dims = r.text("network.torus_dims");

@@ -223,13 +223,31 @@ std::vector<ResolvedValue> resolve(const std::vector<ResolvedValue>& given, cons
     if (spec.default_value)
       out.push_back({key, *spec.default_value, {file, 0, 0}, true});
   };
+  // A network preset replaces the defaults of the keys the scenario leaves unset.
+  std::string preset = "none";
+  for (const auto& g : given)
+    if (g.key == "network.preset")
+      preset = g.text;
+  const auto preset_pairs = preset_values(preset);
+  const auto plain = emit;
+  auto emit_with_preset = [&](const ParamSpec& spec, const std::string& key) {
+    for (const auto& g : given)
+      if (g.key == key)
+        return plain(spec, key);
+    for (const auto& [k, v] : preset_pairs)
+      if (k == key) {
+        out.push_back({key, v, {"preset " + preset, 0, 0}, true});
+        return;
+      }
+    plain(spec, key);
+  };
   const auto names = cause_names(given);
   const auto& table = parameter_table();
   for (size_t i = 0; i < table.size(); ++i) {
     const auto& spec = table[i];
     auto wild = spec.key.find("<name>");
     if (wild == std::string::npos) {
-      emit(spec, spec.key);
+      emit_with_preset(spec, spec.key);
       continue;
     }
     // A block of wildcard specs: emit it whole for each name, then skip past it.
@@ -322,7 +340,10 @@ std::string dump_resolved(const std::vector<ResolvedValue>& resolved)
     YAML::Emitter e;
     e << v.text;
     out += std::string(2 * (segs.size() - 1), ' ') + segs.back() + ": " + e.c_str();
-    out += v.is_default ? "  # default\n" : "\n";
+    if (v.is_default)
+      out += v.where.file.rfind("preset ", 0) == 0 ? "  # " + v.where.file + "\n" : "  # default\n";
+    else
+      out += "\n";
   }
   return out;
 }
