@@ -50,8 +50,11 @@ std::string describe_fabric(const FabricSpec& spec, const Fabric& built)
   }
   std::string out = std::to_string(spec.gpus_per_node) + "-GPU NVLink nodes at " + bw(spec.nvlink_bandwidth) +
                     ", " + bw(spec.nic_bandwidth) + " NIC per GPU (" + tm(spec.nic_latency) + ")";
-  if (spec.topology == "rail_optimized")
-    out += ", rail-optimized";
+  if (spec.topology == "rail_optimized") {
+    char rails[96];
+    std::snprintf(rails, sizeof rails, ", rail-optimized (each pod's rail uplinks at 1:%g)", spec.pod_oversubscription);
+    out += rails;
+  }
   char buf[96];
   if (built.racks > 0) {
     std::snprintf(buf, sizeof buf, ", %d-GPU racks at 1:%g", spec.rack_size, spec.rack_oversubscription);
@@ -60,7 +63,7 @@ std::string describe_fabric(const FabricSpec& spec, const Fabric& built)
   if (built.pods > 1) {
     std::snprintf(buf, sizeof buf, ", %d pods of %d GPUs at 1:%g", built.pods, spec.pod_size, spec.pod_oversubscription);
     out += buf;
-  } else {
+  } else if (spec.topology != "rail_optimized") {
     out += ", one full-bisection pod";
   }
   return out;

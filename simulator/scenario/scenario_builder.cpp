@@ -282,8 +282,18 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
       "cluster.gpus",          "model.global_batch_tokens", "model.sequence_length", "model.micro_batch_size",
       "model.layers",          "network.nvlink_bandwidth", "network.nic_bandwidth"};
   const auto layout_problems = models::check_step_inputs(s.step, s.fleet.gpus);
-  for (const auto& msg : layout_problems)
-    r.error_at_first_given(layout_keys, msg);
+  for (const auto& msg : layout_problems) {
+    // Point at the keys the message is about first, then at the layout in general.
+    std::vector<std::string> keys;
+    if (msg.find("expert") != std::string::npos)
+      keys = {"model.experts", "model.experts_per_token", "model.expert_parameters", "parallelism.ep"};
+    else if (msg.find("heads") != std::string::npos)
+      keys = {"model.attention_heads", "model.kv_heads"};
+    else if (msg.find("multiple of cp") != std::string::npos)
+      keys = {"parallelism.cp", "model.sequence_length"};
+    keys.insert(keys.end(), layout_keys.begin(), layout_keys.end());
+    r.error_at_first_given(keys, msg);
+  }
   if (s.fabric.pod_size > 0 && s.fabric.pod_size % s.fleet.gpus_per_rack != 0)
     r.error_at_first_given({"network.pod_size", "cluster.gpus_per_rack"},
                            "network.pod_size must be a whole number of racks (cluster.gpus_per_rack)");
@@ -307,6 +317,12 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
       r.error_at_first_given({"parallelism.virtual_stages", "parallelism.pp", "model.global_batch_tokens"},
                              "the interleaved pipeline schedule (virtual_stages > 1) needs the micro-batches per "
                              "step (" + std::to_string(std::lround(m)) + ") to be a multiple of parallelism.pp");
+    const long ep_flows = s.fleet.gpus * (static_cast<long>(l.ep) - 1);
+    if (ep_flows > kMaxSimulatedExpertFlows)
+      r.error_at_first_given({"parallelism.ep", "cluster.gpus", "run.step_model"},
+                             "run.step_model: simulated times the expert all-to-all with all its " +
+                                 std::to_string(ep_flows) + " flows at once (cluster.gpus x (ep - 1)); keep it under " +
+                                 std::to_string(kMaxSimulatedExpertFlows) + " or use analytic");
     if (s.fleet.gpus > kMaxSimulatedGpus)
       r.error_at_first_given({"cluster.gpus", "run.step_model"},
                              "run.step_model: simulated runs one SimGrid actor per GPU and handles at most " +

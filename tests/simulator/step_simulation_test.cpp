@@ -309,6 +309,18 @@ TEST(StepSimulation, AFabricLimitedCheckpointSlowsTheReplaysWrites)
   });
   ASSERT_FALSE(out.empty());
   EXPECT_NEAR(std::stod(out), 5e-6 + 400e6 / 50e9, 1e-7);  // not 409.6 GB / 1,000 TB/s = 0.4 ms
+  // When the storage limits the write, the replay keeps bytes / write bandwidth exactly (the fabric
+  // time adds only the route's microseconds of latency).
+  const std::string storage_bound = in_child([&] {
+    setenv("FLEETSIM_CACHE_DIR", "off", 1);
+    auto s = load(kSmall, {"storage.write_bandwidth=2TB/s", "checkpoint.write_overhead=0s", "run.duration=1h",
+                           "failures.reference_gpus=1024"});
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", sim::run_simulation(s, 1).checkpoint_write_s);
+    return std::string(buf);
+  });
+  ASSERT_FALSE(storage_bound.empty());
+  EXPECT_DOUBLE_EQ(std::stod(storage_bound), 1024 * 400e6 / 2e12);
 }
 
 }  // namespace

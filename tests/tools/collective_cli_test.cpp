@@ -35,6 +35,12 @@ TEST(CollectiveCli, RejectsUnknownOpAlgoAndBadSizes)
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.text.find("no unit"), std::string::npos) << o.text;
   EXPECT_EQ(fleetsim("collective " + kScenario + " --ranks 0").code, 2);
+  // A torus must be filled exactly: 8 ranks cannot make an 8x8x16 torus (a clear error, not a crash).
+  const auto torus = fleetsim("collective " + kScenario +
+                              " --set network.topology=torus --set network.torus_dims=8x8x16 --set cluster.gpus=1024"
+                              " --set parallelism.dp=8 --ranks 8");
+  EXPECT_EQ(torus.code, 2) << torus.text;
+  EXPECT_NE(torus.text.find("torus"), std::string::npos) << torus.text;
 }
 
 }  // namespace

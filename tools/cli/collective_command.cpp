@@ -81,6 +81,9 @@ int cmd_collective(const Options& opts)
   const auto one = models::make_plan(*op, *algo, ranks, size.value, {chunks, gpn});
   const auto plan = models::concurrent_groups(one, groups);
   const sim::FabricSpec fabric = sim::fabric_spec(s, plan.ranks);
+  if (const auto problems = sim::check_fabric(fabric); !problems.empty())
+    return bad("the scenario's fabric cannot hold " + std::to_string(plan.ranks) + " ranks (--ranks x --groups): " +
+               problems.front() + (fabric.topology == "torus" ? " (on a torus, --ranks x --groups must fill it)" : ""));
   const bool torus = fabric.topology == "torus";
   // On a torus every link is alike: the prediction prices each flow as one hop.
   const models::AlphaBeta hop{units::Seconds(fabric.torus_hop_latency), units::BytesPerSecond(fabric.torus_link_bandwidth)};

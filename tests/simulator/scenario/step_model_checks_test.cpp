@@ -92,5 +92,30 @@ TEST(StepModelChecks, SimulatedStepAtTheLimitIsAccepted)
   EXPECT_EQ(over.diagnostics.items().size(), 1u) << over.diagnostics.to_string();
 }
 
+TEST(StepModelChecks, ExpertAllToAllTooLargeToSimulateIsRejectedAtParallelismEp)
+{
+  // 1,024 GPUs at ep 1,024: 1,047,552 concurrent flows in one all-to-all.
+  const char* yaml = R"(cluster: {gpus: 1024}
+model: {parameters: 1e9, expert_parameters: 5e8, experts: 1024, layers: 4, global_batch_tokens: 8388608}
+parallelism: {tp: 1, pp: 1, dp: 1024, ep: 1024}
+run: {step_model: simulated}
+)";
+  const LoadResult r = load(yaml);
+  ASSERT_EQ(r.diagnostics.items().size(), 1u) << r.diagnostics.to_string();
+  EXPECT_EQ(r.diagnostics.items()[0].where.line, 3);
+  EXPECT_NE(r.diagnostics.items()[0].message.find("1047552 flows"), std::string::npos);
+  EXPECT_TRUE(load(yaml, {"parallelism.ep=64", "model.experts=64"}).diagnostics.empty());
+  EXPECT_TRUE(load(yaml, {"run.step_model=analytic"}).diagnostics.empty());
+}
+
+TEST(StepModelChecks, AnExpertSettingGivenOnTheCommandLineIsNamedInItsError)
+{
+  const LoadResult r = load(kLarge, {"model.experts=8", "run.step_model=analytic", "cluster.gpus=32768"});
+  ASSERT_FALSE(r.diagnostics.empty());
+  const std::string text = r.diagnostics.to_string();
+  EXPECT_NE(text.find("--set model.experts:"), std::string::npos) << text;
+  EXPECT_NE(text.find("expert parameters"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace fleetsim::scenario
