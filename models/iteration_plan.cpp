@@ -201,6 +201,39 @@ IterationPlan make_iteration_plan(const StepInputs& in)
   return plan;
 }
 
+StepBreakdown decompose_played_iteration(const IterationPlan& plan, const PlayedIteration& played,
+                                         units::FlopsPerSecond peak_flops)
+{
+  using units::Seconds;
+  StepBreakdown b;
+  b.model = "simulated";
+  b.micro_batches = plan.micro_batches;
+  b.flops_per_token = plan.flops_per_token;
+  b.tokens_per_step = plan.tokens_per_step;
+  b.compute = Seconds(played.compute);
+  const double passes = 2.0 * plan.micro_batches * plan.layout.virtual_stages;
+  b.tp_comm = Seconds(passes * played.blocking_per_pass[0]);
+  b.cp_comm = Seconds(passes * played.blocking_per_pass[1]);
+  b.ep_comm = Seconds(passes * played.blocking_per_pass[2]);
+  const double dp_exposed = played.makespan - played.makespan_free_dp;
+  const double pp_exposed = played.makespan_free_dp - played.makespan_free_net;
+  b.pp_comm = Seconds(std::max(played.own_pp, pp_exposed));
+  b.dp_comm = Seconds(std::max(played.own_dp, dp_exposed));
+  const Seconds blocking = b.tp_comm + b.cp_comm + b.ep_comm;
+  b.comm = blocking + b.pp_comm + b.dp_comm;
+  b.comm_exposed = blocking + Seconds(pp_exposed + dp_exposed);
+  b.overlap = b.comm - b.comm_exposed;
+  b.bubble = Seconds(played.makespan_free_net) - b.compute - blocking;
+  b.barrier = Seconds(played.barrier);
+  b.sync = b.bubble + b.barrier;
+  b.step_time = Seconds(played.makespan + played.barrier);
+  const double gpus = static_cast<double>(plan.layout.gpus());
+  b.mfu = plan.flops_per_token * plan.tokens_per_step / (gpus * peak_flops.si() * b.step_time.si());
+  b.compute_fraction = b.compute / b.step_time;
+  b.binding_term = binding_term(b);
+  return b;
+}
+
 CollectivePlan iteration_traffic(const IterationPlan& plan)
 {
   CollectivePlan c;

@@ -69,6 +69,26 @@ struct IterationPlan {
   [[nodiscard]] double dp_reduce_scatter_time(double ring_step) const;  // also the all-gather's
 };
 
+/// What playing the schedule measured, per GPU of the critical (last to finish) stage.
+struct PlayedIteration {
+  double compute = 0;           // seconds in Execs
+  double blocking_per_pass[3] = {0, 0, 0};  // TP, CP, EP seconds after each pass (exposed)
+  double own_pp = 0;            // the stage's own sends x the transfer time
+  double own_dp = 0;            // v x (all-gather + reduce-scatter) per chunk
+  double makespan = 0;          // the schedule as is
+  double makespan_free_dp = 0;  // with DP traffic free
+  double makespan_free_net = 0; // with DP and PP traffic free
+  double barrier = 0;           // step-end barrier
+};
+
+/// The fleet-law decomposition of a played iteration: T_step = compute + comm + sync - overlap,
+/// exposed comm = TP + CP + EP (blocking) + PP exposed (free-DP minus free-net makespan) + DP exposed
+/// (as-is minus free-DP), bubble = free-net makespan - compute - blocking comm. A dimension's T_comm
+/// is the larger of one GPU's own traffic time and its exposed time (a pipeline's critical path can
+/// carry more transfers than one stage sends), so T_overlap is never negative.
+[[nodiscard]] StepBreakdown decompose_played_iteration(const IterationPlan& plan, const PlayedIteration& played,
+                                                       units::FlopsPerSecond peak_flops);
+
 /// The plan of one iteration; in.layout must be consistent (check_step_inputs).
 [[nodiscard]] IterationPlan make_iteration_plan(const StepInputs& in);
 

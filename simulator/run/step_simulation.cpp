@@ -210,36 +210,20 @@ SimulatedStep simulate_step(const scenario::Scenario& s)
   }
 
   const auto crit = static_cast<size_t>(as_is.critical_stage);
-  models::StepBreakdown& b = r.breakdown;
-  b.model = "simulated";
-  b.micro_batches = plan.micro_batches;
-  b.flops_per_token = plan.flops_per_token;
-  b.tokens_per_step = plan.tokens_per_step;
-  b.compute = units::Seconds(as_is.shared.compute[crit]);
-  const double passes = 2.0 * plan.micro_batches * in.layout.virtual_stages;
-  b.tp_comm = units::Seconds(passes * times.tp_per_pass);
-  b.cp_comm = units::Seconds(passes * times.cp_per_pass);
-  b.ep_comm = units::Seconds(passes * times.ep_per_pass);
+  models::PlayedIteration played;
+  played.compute = as_is.shared.compute[crit];
+  played.blocking_per_pass[0] = times.tp_per_pass;
+  played.blocking_per_pass[1] = times.cp_per_pass;
+  played.blocking_per_pass[2] = times.ep_per_pass;
+  played.own_pp = as_is.shared.remote_sends[crit] * times.transfer;
+  played.own_dp = in.layout.virtual_stages * (times.dp_all_gather + times.dp_reduce_scatter);
+  played.makespan = as_is.makespan;
+  played.makespan_free_dp = free_dp.makespan;
+  played.makespan_free_net = free_net.makespan;
+  played.barrier = models::barrier_time(ranks, in.fabric.nic_latency).si();
+  r.breakdown = models::decompose_played_iteration(plan, played, in.accelerator.peak_flops);
   r.dp_exposed_s = as_is.makespan - free_dp.makespan;
   r.pp_exposed_s = free_dp.makespan - free_net.makespan;
-  // A dimension's communication time is what its traffic costs one GPU -- its own sends, or its
-  // stream of DP chunks -- unless the critical path pays more: a pipeline's critical path crosses
-  // more stage boundaries than one stage sends messages, so the exposed PP time can exceed the
-  // GPU's own. Taking the larger keeps T_overlap = T_comm - exposed non-negative per dimension.
-  b.pp_comm = units::Seconds(std::max(as_is.shared.remote_sends[crit] * times.transfer, r.pp_exposed_s));
-  b.dp_comm = units::Seconds(
-      std::max(in.layout.virtual_stages * (times.dp_all_gather + times.dp_reduce_scatter), r.dp_exposed_s));
-  b.comm = b.tp_comm + b.cp_comm + b.ep_comm + b.pp_comm + b.dp_comm;
-  b.comm_exposed = b.tp_comm + b.cp_comm + b.ep_comm + units::Seconds(r.pp_exposed_s + r.dp_exposed_s);
-  b.overlap = b.comm - b.comm_exposed;
-  b.bubble = units::Seconds(free_net.makespan) - b.compute - b.tp_comm - b.cp_comm - b.ep_comm;
-  b.barrier = models::barrier_time(ranks, in.fabric.nic_latency);
-  b.sync = b.bubble + b.barrier;
-  b.step_time = units::Seconds(as_is.makespan) + b.barrier;
-  const double model_flops = plan.flops_per_token * plan.tokens_per_step;
-  b.mfu = model_flops / (ranks * in.accelerator.peak_flops.si() * b.step_time.si());
-  b.compute_fraction = b.compute / b.step_time;
-  b.binding_term = models::binding_term(b);
   r.critical_stage = as_is.critical_stage;
   r.trace = std::move(as_is.shared.slices);
   r.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();

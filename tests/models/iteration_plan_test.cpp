@@ -182,6 +182,32 @@ TEST(IterationPlan, ExpertAllToAllReachesTheOtherRanksOfEachExpertGroup)
   EXPECT_EQ(iteration_traffic(plan).steps.size(), 4u);
 }
 
+TEST(DecomposePlayedIteration, AddsUpAndNeverOverlapsNegatively)
+{
+  const auto plan = make_iteration_plan(llama3_like());  // 16 micro-batches x 4 chunks: 128 passes
+  PlayedIteration p;
+  p.compute = 4.0;
+  p.blocking_per_pass[0] = 0.004;  // TP: 0.512 s over 128 passes
+  p.own_pp = 0.05;                 // the stage's own sends ...
+  p.own_dp = 0.25;
+  p.makespan_free_net = 5.6;       // compute + TP + a 1.088 s bubble
+  p.makespan_free_dp = 5.68;       // ... but the critical path pays 0.08 s of PP
+  p.makespan = 5.74;               // and 0.06 s of DP
+  p.barrier = 0.001;
+  const StepBreakdown b = decompose_played_iteration(plan, p, units::FlopsPerSecond(989e12));
+  EXPECT_NEAR(b.tp_comm.si(), 0.512, 1e-12);
+  EXPECT_NEAR(b.pp_comm.si(), 0.08, 1e-12);  // the exposed time exceeds the own sends: it counts
+  EXPECT_NEAR(b.dp_comm.si(), 0.25, 1e-12);
+  EXPECT_NEAR(b.comm_exposed.si(), 0.512 + 0.08 + 0.06, 1e-12);
+  EXPECT_NEAR(b.overlap.si(), 0.19, 1e-12);   // DP only: 0.25 - 0.06
+  EXPECT_NEAR(b.bubble.si(), 5.6 - 4.0 - 0.512, 1e-12);
+  EXPECT_NEAR(b.step_time.si(), 5.741, 1e-12);
+  EXPECT_NEAR((b.compute + b.comm + b.sync - b.overlap).si(), b.step_time.si(), 1e-12);
+  EXPECT_NEAR(b.mfu, plan.flops_per_token * plan.tokens_per_step / (16384 * 989e12 * 5.741), 1e-12);
+  EXPECT_EQ(b.binding_term, "compute");
+  EXPECT_EQ(b.model, "simulated");
+}
+
 TEST(IterationPlan, OneFOneBPipelinesDoNotSendFromTheLastStage)
 {
   auto in = llama3_like();
