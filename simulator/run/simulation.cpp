@@ -33,7 +33,10 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed)
   result.step = step.breakdown;
   result.step_from_cache = step.from_cache;
   result.step_seconds = step.seconds;
-  const double step_time = result.step.step_time.si();
+  // Synchronous steps wait for the slowest node: the replay runs at the expected step time.
+  result.straggler_factor = models::expected_step_factor(s.stragglers, s.fleet.gpus / s.fleet.gpus_per_node,
+                                                         result.step.compute_fraction);
+  const double step_time = result.step.step_time.si() * result.straggler_factor;
   result.checkpoint_write_s =
       models::checkpoint_write_time(s.checkpoint_bytes(), s.storage.write_bandwidth, s.checkpoint.write_overhead).si();
 
@@ -44,7 +47,7 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed)
   ctx.scenario = &s;
   ctx.trace = &trace;
   ctx.step_time = step_time;
-  ctx.steps_per_checkpoint = models::steps_per_checkpoint(s.checkpoint.interval, result.step.step_time);
+  ctx.steps_per_checkpoint = models::steps_per_checkpoint(s.checkpoint.interval, units::Seconds(step_time));
   ctx.checkpoint_bytes = s.checkpoint_bytes().si();
   ctx.horizon = s.duration.si();
   ctx.seed = seed;

@@ -14,7 +14,8 @@ namespace fleetsim::sim {
 
 struct RunResult {
   std::uint64_t seed = 0;
-  models::StepBreakdown step;
+  models::StepBreakdown step;   // the uniform fleet's step
+  double straggler_factor = 1;  // expected step time with stragglers over step.step_time
   models::TraceLog log;
   models::GoodputReport report;
   double checkpoint_write_s = 0;  // uncontended write time of one checkpoint (delta)

@@ -99,6 +99,11 @@ std::vector<ParamSpec> build_table()
       quantity("network.torus_hop_latency", T, "1us", "latency of one torus hop (topology torus only)", 0.0, false),
       real("network.rack_oversubscription", "1", "rack (top-of-rack switch) uplink oversubscription within a pod", 1.0, false, std::nullopt),
 
+      real("stragglers.persistent_fraction", "0", "fraction of nodes that always run slow", 0.0, false, 1.0),
+      real("stragglers.persistent_speed", "1", "speed of a persistent straggler, relative to nominal", 0.0, true, 1.0),
+      real("stragglers.transient_probability", "0", "probability that a node runs slow in a given step", 0.0, false, 1.0),
+      real("stragglers.transient_speed", "1", "speed of a node in a slow step, relative to nominal", 0.0, true, 1.0),
+
       quantity("storage.write_bandwidth", BW, "2TB/s", "aggregate checkpoint write bandwidth of the storage service"),
       quantity("storage.read_bandwidth", BW, "2TB/s", "aggregate checkpoint read bandwidth of the storage service"),
 

@@ -4,6 +4,7 @@
 
 #include "models/failure_model.hpp"
 #include "models/step_model.hpp"
+#include "models/stragglers.hpp"
 #include "models/units.hpp"
 
 #include <cstdint>
@@ -66,6 +67,7 @@ struct Scenario {
   units::Watts accelerator_power{0};
   models::StepInputs step;
   FabricShape fabric;
+  models::StragglerSpec stragglers;  // nodes that slow every synchronous step
 
   StorageSpec storage;
   CheckpointSpec checkpoint;

@@ -265,6 +265,10 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
   s.planned.checkpoint_before = r.boolean("planned.checkpoint_before");
   s.planned.poisson = r.text("planned.arrival") == "poisson";
   read_causes(r, resolved, s);
+  s.stragglers.persistent_fraction = r.number("stragglers.persistent_fraction");
+  s.stragglers.persistent_speed = r.number("stragglers.persistent_speed");
+  s.stragglers.transient_probability = r.number("stragglers.transient_probability");
+  s.stragglers.transient_speed = r.number("stragglers.transient_speed");
   s.duration = units::Seconds(r.number("run.duration"));
   s.seed = static_cast<std::uint64_t>(r.integer("run.seed"));
   s.step_model = r.text("run.step_model");

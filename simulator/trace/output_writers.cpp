@@ -121,6 +121,13 @@ ordered_json summary_json(const scenario::Scenario& s, const RunResult& r)
   };
   j["checkpoints"] = checkpoint_json(s, r);
   j["step"] = step_json(r.step);
+  if (s.stragglers.any()) {
+    const long nodes = s.fleet.gpus / s.fleet.gpus_per_node;
+    j["stragglers"] = {{"step_factor", r.straggler_factor},
+                       {"step_time_s", r.step.step_time.si() * r.straggler_factor},
+                       {"persistent_nodes", models::persistent_stragglers(s.stragglers, nodes)},
+                       {"probability_step_slowed", models::probability_step_slowed(s.stragglers.transient_probability, nodes)}};
+  }
   // Last, on its own line: the only value that is not a function of scenario and seed.
   j["wall_time_s"] = r.wall_time_s;
   return j;
@@ -203,6 +210,11 @@ void print_run_table(std::ostream& out, const scenario::Scenario& s, const RunRe
   out << line;
   std::snprintf(line, sizeof line, "  step %.3f s  MFU %.1f%%  binding: %s\n", r.step.step_time.si(),
                 100 * r.step.mfu, r.step.binding_term.c_str());
+  if (r.straggler_factor > 1) {
+    out << line;
+    std::snprintf(line, sizeof line, "  stragglers: step %.3f s on average (x%.4f)\n",
+                  r.step.step_time.si() * r.straggler_factor, r.straggler_factor);
+  }
   out << line;
   std::snprintf(line, sizeof line, "  interruptions: %ld unexpected, %ld planned; %ld checkpoints\n",
                 r.report.unexpected, r.report.planned, r.report.checkpoints);

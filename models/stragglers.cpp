@@ -1,0 +1,27 @@
+#include "stragglers.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fleetsim::models {
+
+long persistent_stragglers(const StragglerSpec& s, long workers)
+{
+  return std::lround(s.persistent_fraction * static_cast<double>(workers));
+}
+
+double probability_step_slowed(double q, long workers)
+{
+  // log1p keeps tiny q accurate at large k.
+  return q >= 1 ? 1.0 : -std::expm1(static_cast<double>(workers) * std::log1p(-q));
+}
+
+double expected_step_factor(const StragglerSpec& s, long workers, double compute_fraction)
+{
+  const double base = persistent_stragglers(s, workers) >= 1 ? 1.0 / s.persistent_speed : 1.0;
+  const double slowed = probability_step_slowed(s.transient_probability, workers);
+  const double inverse_speed = (1 - slowed) * base + slowed * std::max(base, 1.0 / s.transient_speed);
+  return (1 - compute_fraction) + compute_fraction * inverse_speed;
+}
+
+}  // namespace fleetsim::models
