@@ -1,5 +1,7 @@
 #include "failure_model.hpp"
 
+#include <algorithm>
+
 #include <cassert>
 #include <limits>
 
@@ -34,6 +36,19 @@ long component_count(Scope scope, const FleetShape& fleet)
     case Scope::Job: return 1;
   }
   return 1;
+}
+
+GpuRange blast_radius(Scope scope, long index, const FleetShape& fleet)
+{
+  long size = 1;
+  switch (scope) {
+    case Scope::Gpu: size = 1; break;
+    case Scope::Node: size = fleet.gpus_per_node; break;
+    case Scope::Rack: size = fleet.gpus_per_rack; break;
+    case Scope::Job: return {0, fleet.gpus};
+  }
+  const long first = index * size;
+  return {first, std::max(0L, std::min(size, fleet.gpus - first))};
 }
 
 double fleet_rate_per_second(const FailureCause& cause, const FleetShape& fleet)

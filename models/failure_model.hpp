@@ -31,6 +31,15 @@ struct FleetShape {
 /// Number of components of a scope in the fleet (GPUs, nodes, racks rounded up; 1 job).
 [[nodiscard]] long component_count(Scope scope, const FleetShape& fleet);
 
+/// The GPUs a failure of component `index` of a scope takes down (its blast radius): the GPU, the
+/// node's GPUs, every GPU behind the rack's top-of-rack switch, or the whole job. Ranks are
+/// numbered node by node, rack by rack, as the step fabric places them.
+struct GpuRange {
+  long first = 0;
+  long count = 0;
+};
+[[nodiscard]] GpuRange blast_radius(Scope scope, long index, const FleetShape& fleet);
+
 struct FailureCause {
   std::string name;
   std::string category;  // GPU, Host, Network, Dependency, ... (reporting only)

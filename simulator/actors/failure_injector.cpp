@@ -22,7 +22,11 @@ void FailureInjector::operator()() const
     Message m;
     m.type = MessageType::Failure;
     m.cause = cause_;
-    m.component = models::component_label(cause.scope, static_cast<long>(which.below(components)));
+    const auto index = static_cast<long>(which.below(components));
+    m.component = models::component_label(cause.scope, index);
+    const models::GpuRange down = models::blast_radius(cause.scope, index, ctx_.scenario->fleet);
+    m.first_gpu = down.first;
+    m.gpus_down = down.count;
     ctx_.scheduler->post(std::move(m));
   }
 }

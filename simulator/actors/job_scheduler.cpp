@@ -97,6 +97,8 @@ void JobScheduler::record_failure(const Message& failure, Phase during) const
   rec.planned = false;
   rec.cause = ctx_.scenario->causes.at(static_cast<size_t>(failure.cause)).name;
   rec.component = failure.component;
+  rec.first_gpu = failure.first_gpu;
+  rec.gpus_down = failure.gpus_down;
   rec.during = during;
   ctx_.trace->interruption(std::move(rec));
 }

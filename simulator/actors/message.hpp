@@ -36,6 +36,8 @@ struct Message {
   long id = 0;          // epoch of the job, or request id
   int cause = -1;       // failure cause index
   std::string component;
+  long first_gpu = 0;   // Failure: the GPUs the component takes down
+  long gpus_down = 0;
   double bytes = 0;
   Inbox* reply_to = nullptr;
   bool clean = false;   // Stopped: ended at a checkpoint (planned) rather than by a failure

@@ -145,19 +145,19 @@ void write_timeline_csv(std::ostream& out, const RunResult& r)
 
 void write_events_csv(std::ostream& out, const RunResult& r)
 {
-  out << "time_s,event,cause,component,during,duration_s,outcome\n";
+  out << "time_s,event,cause,component,during,duration_s,outcome,gpus_down\n";
   size_t interruption = 0;
   for (const auto& rec : r.log) {
     if (const auto* seg = std::get_if<models::PhaseSegment>(&rec)) {
       if (seg->phase == models::Phase::Training)
         continue;
       out << fixed(seg->t_begin) << ',' << models::phase_name(seg->phase) << ",,,,"
-          << fixed(seg->t_end - seg->t_begin) << ',' << (seg->interrupted ? "interrupted" : seg->window_end ? "window_end" : "completed") << '\n';
+          << fixed(seg->t_end - seg->t_begin) << ',' << (seg->interrupted ? "interrupted" : seg->window_end ? "window_end" : "completed") << ",\n";
     } else if (const auto* in = std::get_if<models::Interruption>(&rec)) {
       const double lost = r.report.lost_per_interruption.at(interruption++);
       out << fixed(in->t) << ',' << (in->planned ? "planned_interruption" : "failure") << ',' << in->cause
           << ',' << in->component << ',' << models::phase_name(in->during) << ',' << fixed(lost)
-          << ",lost_work\n";
+          << ",lost_work," << in->gpus_down << '\n';
     }
   }
 }

@@ -184,3 +184,27 @@ TEST(ScopeFromName, RejectsUnknownNames)
 
 }  // namespace
 }  // namespace fleetsim::models
+
+namespace fleetsim::models {
+namespace {
+
+TEST(BlastRadius, AFailureTakesDownEveryGpuOfItsDomain)
+{
+  const FleetShape fleet{16384, 8, 16};
+  EXPECT_EQ(blast_radius(Scope::Gpu, 1234, fleet).first, 1234);
+  EXPECT_EQ(blast_radius(Scope::Gpu, 1234, fleet).count, 1);
+  EXPECT_EQ(blast_radius(Scope::Node, 17, fleet).first, 136);
+  EXPECT_EQ(blast_radius(Scope::Node, 17, fleet).count, 8);
+  // A top-of-rack switch takes both nodes behind it: GPUs 16 k .. 16 k + 15.
+  EXPECT_EQ(blast_radius(Scope::Rack, 906, fleet).first, 14496);
+  EXPECT_EQ(blast_radius(Scope::Rack, 906, fleet).count, 16);
+  EXPECT_EQ(blast_radius(Scope::Job, 0, fleet).count, 16384);
+  // A partly filled last rack loses only the GPUs it holds.
+  const FleetShape odd{1000, 8, 16};
+  EXPECT_EQ(component_count(Scope::Rack, odd), 63);
+  EXPECT_EQ(blast_radius(Scope::Rack, 62, odd).first, 992);
+  EXPECT_EQ(blast_radius(Scope::Rack, 62, odd).count, 8);
+}
+
+}  // namespace
+}  // namespace fleetsim::models
