@@ -10,6 +10,11 @@ long persistent_stragglers(const StragglerSpec& s, long workers)
   return std::lround(s.persistent_fraction * static_cast<double>(workers));
 }
 
+double step_speed(const StragglerSpec& s, double host_speed, bool transient)
+{
+  return transient ? std::min(host_speed, s.transient_speed) : host_speed;
+}
+
 double probability_step_slowed(double q, long workers)
 {
   // log1p keeps tiny q accurate at large k.

@@ -28,6 +28,9 @@ struct StragglerSpec {
 /// Persistent stragglers among `workers` nodes: round(fraction * workers).
 [[nodiscard]] long persistent_stragglers(const StragglerSpec& s, long workers);
 
+/// Speed of a node in one step: its host's speed, or the lower transient speed in a slowed step.
+[[nodiscard]] double step_speed(const StragglerSpec& s, double host_speed, bool transient);
+
 /// Probability that a step has at least one transient straggler among `workers`: 1 - (1 - q)^k.
 [[nodiscard]] double probability_step_slowed(double q, long workers);
 

@@ -42,8 +42,8 @@ public:
       const double t0 = sg4::Engine::get_clock();
       const bool slowed = shared_.spec.transient_probability > 0 && random_.uniform() < shared_.spec.transient_probability;
       shared_.slowed_now[i] = slowed ? 1 : 0;
-      // The host runs at host_factor of nominal; a transient straggler runs at the lower speed.
-      const double speed = slowed ? std::min(host_factor_, shared_.spec.transient_speed) : host_factor_;
+      // The host runs at host_factor of nominal; the model says how fast this step runs.
+      const double speed = models::step_speed(shared_.spec, host_factor_, slowed);
       sg4::this_actor::execute(shared_.flops * host_factor_ / speed);
       shared_.barrier->wait();
       if (index_ == 0) {
