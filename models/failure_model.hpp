@@ -53,6 +53,8 @@ struct FailureCause {
   std::optional<units::Seconds> component_mtbf;
   // Detection delay for this cause; the scenario's default when absent.
   std::optional<units::Seconds> detection;
+  // Mean repair time of the nodes this cause takes down; the scenario's default when absent.
+  std::optional<units::Seconds> repair;
 };
 
 /// Failures per second over the whole fleet.

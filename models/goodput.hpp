@@ -6,11 +6,23 @@
 //  - training time becomes productive when a checkpoint that covers it commits, or when the run's
 //    window closes (the work is still in memory and training continues past the window);
 //  - training time that an interruption finds uncommitted (including a partial step) is lost work;
-//  - every other phase counts as itself (checkpoint, detection, restart, reload, warmup, planned).
+//  - every other phase counts as itself (checkpoint, detection, restart, reload, warmup, planned,
+//    waiting);
+//  - with in-memory snapshots, a failure that leaves them usable rolls back to the last snapshot;
+//    one that does not rolls back to the last checkpoint in storage, snapshots since included.
 // The breakdown sums to the elapsed time by construction, which `account` asserts.
+//
+// Attribution: `goodput_s` is the training time the tokens trained would take on the uniform, full
+// fleet (tokens / nominal rate). Everything else of the elapsed time is charged to one cause:
+// each failure cause gets the work it destroyed plus the recovery phases that follow it (until the
+// next interruption), "planned" the maintenance, "checkpoint" the checkpoint stalls, "stragglers"
+// and "elastic_shrink" the committed training time lost to a slower step or a smaller job. The
+// causes sum to elapsed - goodput_s, which `account` asserts too.
 
 #include "trace_records.hpp"
 
+#include <map>
+#include <string>
 #include <vector>
 
 namespace fleetsim::models {
@@ -24,9 +36,10 @@ struct TimeBreakdown {
   double warmup = 0;
   double lost_work = 0;
   double planned = 0;
+  double waiting = 0;
   [[nodiscard]] double total() const
   {
-    return productive + checkpoint + detection + restart + reload + warmup + lost_work + planned;
+    return productive + checkpoint + detection + restart + reload + warmup + lost_work + planned + waiting;
   }
 };
 
@@ -40,6 +53,8 @@ struct TimelineRow {
   long steps = 0;           // net steps so far
   double tokens = 0;        // net tokens so far
   double goodput = 0;       // productive_s / t_end
+  long active_gpus = 0;     // GPUs in the job during the segment
+  double step_time = 0;     // the job's step time during the segment
 };
 
 struct GoodputReport {
@@ -50,13 +65,18 @@ struct GoodputReport {
   double tokens = 0;     // net tokens trained
   long unexpected = 0;   // unexpected interruptions
   long planned = 0;      // planned interruptions
-  long checkpoints = 0;  // committed checkpoints
+  long checkpoints = 0;  // committed checkpoints (to storage)
+  long reconfigurations = 0;  // planned resizes (elastic growth)
+  double goodput_s = 0;       // tokens / nominal tokens per second: training at full, uniform speed
+  double goodput_ratio = 0;   // goodput_s / elapsed
+  std::map<std::string, double> lost_by_cause;  // elapsed - goodput_s, by cause (see the header)
   std::vector<double> lost_per_interruption;  // lost work of each Interruption record, in order
   std::vector<TimelineRow> timeline;
 };
 
-/// `step_time` seconds per step, `tokens_per_step` tokens per step. The records must be in emission
-/// (simulated-time) order and their phase segments must tile [0, elapsed].
+/// Nominal rate: `step_time` seconds per step (the uniform full fleet), `tokens_per_step` tokens per
+/// step; training segments that carry their own step time and tokens per step use those. The records
+/// must be in emission (simulated-time) order and their phase segments must tile [0, elapsed].
 [[nodiscard]] GoodputReport account(const TraceLog& log, double step_time, double tokens_per_step);
 
 }  // namespace fleetsim::models

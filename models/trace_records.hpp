@@ -20,6 +20,7 @@ enum class Phase {
   Reload,      // reading the last checkpoint from storage
   Warmup,      // first slow steps after a restart: no useful progress counted
   Planned,     // planned maintenance (firmware, configuration, dataset updates)
+  Waiting,     // too few healthy nodes to run: waiting for the repair pipeline
 };
 
 [[nodiscard]] std::string_view phase_name(Phase p);
@@ -32,6 +33,11 @@ struct PhaseSegment {
   long steps = 0;            // training steps completed inside (Training only)
   bool interrupted = false;  // ended by an interruption rather than by completing
   bool window_end = false;   // still running when the simulated window closed
+  // The job's state during the segment (0: the values given to account()).
+  double step_time = 0;         // seconds per step, stragglers included
+  double tokens_per_step = 0;   // tokens per step at the job's current size
+  double straggler_factor = 1;  // step_time over the same job's step without stragglers
+  long active_gpus = 0;         // GPUs holding the job's ranks
 };
 
 /// An unexpected failure or a planned interruption. Training since the last committed checkpoint
@@ -44,13 +50,21 @@ struct Interruption {
   Phase during = Phase::Training;
   long first_gpu = 0;     // the failure's blast radius: GPUs [first_gpu, first_gpu + gpus_down)
   long gpus_down = 0;     // 0 for a planned interruption
+  bool from_memory = false;      // the job restores from host-memory copies, not from storage
+  bool reconfiguration = false;  // a planned resize (elastic growth), not maintenance
 };
 
 /// A checkpoint whose write completed: the job can restart from `step`.
+/// A host-memory snapshot (in_memory recovery) commits all pending training except the last
+/// `uncommitted_s` (and `uncommitted_steps` whole steps): it is emitted when a failure leaves the
+/// snapshots usable, at the failure, for the training since the last snapshot.
 struct CheckpointCommitted {
   double t = 0;
   long step = 0;
   double bytes = 0;
+  bool memory = false;
+  double uncommitted_s = 0;
+  long uncommitted_steps = 0;
 };
 
 using TraceRecord = std::variant<PhaseSegment, Interruption, CheckpointCommitted>;

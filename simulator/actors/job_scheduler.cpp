@@ -4,13 +4,17 @@
 
 #include "models/run_plan.hpp"
 
+#include <algorithm>
+
 namespace fleetsim::sim {
 
 using models::Phase;
+using scenario::RecoveryPolicy;
 
 void JobScheduler::operator()()
 {
   Inbox& inbox = *ctx_.scheduler;
+  set_shape(ctx_.scenario->step.layout.dp);
   start_job();
   while (true) {
     std::optional<Message> m;
@@ -23,13 +27,15 @@ void JobScheduler::operator()()
     }
     if (m->type == MessageType::Failure) {
       const Phase during = job_phase();
+      if (!strikes_job(*m))
+        continue;
       std::optional<Message> unused;
-      stop_job(inbox, MessageType::Interrupt, unused);
+      stop_job(inbox, MessageType::Interrupt, false, unused);
       record_failure(*m, during);
       recover(inbox, *m);
     } else if (m->type == MessageType::Planned) {
       std::optional<Message> failure;
-      stop_job(inbox, MessageType::PlanStop, failure);
+      stop_job(inbox, MessageType::PlanStop, ctx_.scenario->planned.checkpoint_before, failure);
       if (failure) {
         // A failure hit while the job was getting ready for maintenance (or at the very instant
         // it stopped cleanly): recover first, then run the maintenance.
@@ -41,7 +47,14 @@ void JobScheduler::operator()()
       if (auto f = planned(inbox))
         recover(inbox, *f);
       else
-        start_job();
+        start_job(true);
+    } else if (m->type == MessageType::Repaired) {
+      ctx_.pool->repaired(m->node);
+      const int dp = ctx_.scenario->recovery.policy == RecoveryPolicy::Elastic ? elastic_dp() : 0;
+      if (dp > shape_.dp) {
+        if (auto f = regrow(inbox, dp))
+          recover(inbox, *f);
+      }
     }
   }
 }
@@ -51,19 +64,113 @@ Phase JobScheduler::job_phase() const
   return ctx_.trace->is_open() ? ctx_.trace->open_phase() : Phase::Training;
 }
 
-void JobScheduler::start_job()
+void JobScheduler::start_job(bool from_storage)
 {
   Message m;
   m.type = MessageType::Start;
   m.id = ++epoch_;
+  m.memory = !from_storage && memory_restore();
+  lost_slots_.clear();
   ctx_.job->post(std::move(m));
 }
 
-bool JobScheduler::stop_job(Inbox& inbox, MessageType how, std::optional<Message>& failure)
+bool JobScheduler::memory_restore() const
+{
+  const auto& rec = ctx_.scenario->recovery;
+  return rec.policy == RecoveryPolicy::InMemory &&
+         models::memory_copies_survive(lost_slots_, ctx_.pool->job_slots(), rec.memory_copies,
+                                       ctx_.pool->nodes_per_rack());
+}
+
+long JobScheduler::slots_for(int dp) const
+{
+  const auto& l = ctx_.scenario->step.layout;
+  const long replica_gpus = static_cast<long>(l.tp) * l.cp * l.pp;
+  const long gpn = ctx_.scenario->fleet.gpus_per_node;
+  return std::min(ctx_.pool->job_slots(), (dp * replica_gpus + gpn - 1) / gpn);
+}
+
+int JobScheduler::elastic_dp() const
+{
+  const auto& l = ctx_.scenario->step.layout;
+  const long healthy = ctx_.pool->active() + ctx_.pool->idle();
+  const long replica_gpus = static_cast<long>(l.tp) * l.cp * l.pp;
+  auto dp = static_cast<int>(std::min<long>(l.dp, healthy * ctx_.scenario->fleet.gpus_per_node / replica_gpus));
+  while (dp > 0 && slots_for(dp) > healthy)
+    --dp;
+  return dp;
+}
+
+void JobScheduler::set_shape(int dp)
+{
+  if (dp != shape_.dp || shape_.step_time == 0)
+    shape_ = shape_for_(dp);
+  ctx_.trace->set_job(shape_.step_time, shape_.tokens_per_step, shape_.straggler_factor);
+  if (ctx_.counters->min_dp == 0 || dp < ctx_.counters->min_dp)
+    ctx_.counters->min_dp = dp;
+  update_active_gpus();
+}
+
+void JobScheduler::update_active_gpus() const
+{
+  ctx_.trace->set_active_gpus(std::min(shape_.gpus, ctx_.pool->active() * ctx_.scenario->fleet.gpus_per_node));
+}
+
+void JobScheduler::send_to_repair(long node, double mean)
+{
+  ++ctx_.counters->repairs;
+  const double d = ctx_.scenario->capacity.repair_exponential ? repair_times_.exponential(1.0 / mean) * 1.0 : mean;
+  if (!(mean > 0) || !(d > 0)) {
+    ctx_.pool->repaired(node);  // replaced at once
+    return;
+  }
+  Message m;
+  m.type = MessageType::Repair;
+  m.node = node;
+  m.duration = d;
+  ctx_.repair_shop->post(std::move(m));
+}
+
+bool JobScheduler::strikes_job(const Message& failure)
+{
+  const auto& cause = ctx_.scenario->causes.at(static_cast<size_t>(failure.cause));
+  if (cause.scope == models::Scope::Job)
+    return true;
+  const bool own_fault = cause.scope == models::Scope::Gpu || cause.scope == models::Scope::Node;
+  const auto hit = ctx_.pool->fail(failure.first_node, failure.nodes, ctx_.now(), own_fault);
+  const auto& cap = ctx_.scenario->capacity;
+  const double repair = cause.repair.value_or(cap.repair_time).si();
+  for (long node : hit.nodes) {
+    const bool retired = std::find(hit.retired.begin(), hit.retired.end(), node) != hit.retired.end();
+    send_to_repair(node, retired ? cap.lemon_replace_time.si() : repair);
+  }
+  lost_slots_.insert(lost_slots_.end(), hit.slots.begin(), hit.slots.end());
+  update_active_gpus();
+  if (hit.slots.empty() && !hit.nodes.empty())
+    ++ctx_.counters->spare_failures;
+  return !hit.slots.empty();
+}
+
+std::optional<Message> JobScheduler::background(const Message& m)
+{
+  if (m.type == MessageType::Failure && strikes_job(m))
+    return m;
+  if (m.type == MessageType::Repaired) {
+    ctx_.pool->repaired(m.node);
+    update_active_gpus();
+  }
+  if (m.type == MessageType::Planned)
+    ++deferred_planned_;
+  return std::nullopt;
+}
+
+bool JobScheduler::stop_job(Inbox& inbox, MessageType how, bool checkpoint_first, std::optional<Message>& failure)
 {
   Message order;
   order.type = how;
   order.id = epoch_;
+  order.clean = checkpoint_first;
+  order.memory = memory_restore();
   ctx_.job->post(std::move(order));
   std::vector<Message> later;
   bool clean = false;
@@ -74,11 +181,15 @@ bool JobScheduler::stop_job(Inbox& inbox, MessageType how, std::optional<Message
       break;
     }
     if (m->type == MessageType::Failure && how == MessageType::PlanStop && !failure) {
-      // The job dies while it checkpoints for maintenance.
-      failure_during_ = job_phase();
+      // The job may die while it checkpoints for maintenance.
+      const Phase during = job_phase();
+      if (!strikes_job(*m))
+        continue;
+      failure_during_ = during;
       Message kill;
       kill.type = MessageType::Interrupt;
       kill.id = epoch_;
+      kill.memory = memory_restore();
       ctx_.job->post(std::move(kill));
       failure = std::move(*m);
       continue;
@@ -100,28 +211,68 @@ void JobScheduler::record_failure(const Message& failure, Phase during) const
   rec.first_gpu = failure.first_gpu;
   rec.gpus_down = failure.gpus_down;
   rec.during = during;
+  rec.from_memory = memory_restore();
   ctx_.trace->interruption(std::move(rec));
 }
 
 void JobScheduler::recover(Inbox& inbox, Message failure)
 {
   const auto& rec = ctx_.scenario->recovery;
+  const double restart = rec.policy == RecoveryPolicy::HotSpare ? rec.spare_swap.si() : rec.restart.si();
   while (true) {
     const auto& cause = ctx_.scenario->causes.at(static_cast<size_t>(failure.cause));
     std::optional<Message> next = timed_phase(inbox, Phase::Detection,
                                               models::detection_delay(cause, rec.detection).si());
-    if (!next)
-      next = timed_phase(inbox, Phase::Restart, rec.restart.si());
+    if (!next) {
+      acquire_nodes(inbox);
+      next = timed_phase(inbox, Phase::Restart, restart);
+    }
     if (!next)
       next = reload_phase(inbox);
     if (!next)
       next = timed_phase(inbox, Phase::Warmup, rec.warmup.si());
     if (!next) {
+      if (rec.policy == RecoveryPolicy::InMemory)
+        ++(memory_restore() ? ctx_.counters->memory_restores : ctx_.counters->storage_restores);
       start_job();
       return;
     }
     failure = std::move(*next);
   }
+}
+
+void JobScheduler::acquire_nodes(Inbox& inbox)
+{
+  models::NodePool& pool = *ctx_.pool;
+  const auto& rec = ctx_.scenario->recovery;
+  const bool elastic = rec.policy == RecoveryPolicy::Elastic;
+  auto ready = [&] {
+    if (elastic)
+      return elastic_dp() >= rec.elastic_min_dp;
+    return pool.empty_slots() <= pool.idle();
+  };
+  if (!ready()) {
+    // Not enough healthy nodes: wait for the repair pipeline. Failures now only take more nodes.
+    ++ctx_.counters->spares_exhausted;
+    ctx_.trace->open(Phase::Waiting, ctx_.now());
+    while (!ready()) {
+      auto m = inbox.wait(-1);
+      (void)background(*m);
+    }
+    ctx_.trace->close(ctx_.now(), false);
+  }
+  const long before = pool.active();
+  if (elastic) {
+    const int dp = elastic_dp();
+    if (dp < shape_.dp)
+      ++ctx_.counters->shrinks;
+    pool.fill(slots_for(dp));
+    set_shape(dp);
+  } else {
+    pool.fill(pool.job_slots());
+    update_active_gpus();
+  }
+  ctx_.counters->swaps += std::max(0L, pool.active() - before);
 }
 
 std::optional<Message> JobScheduler::timed_phase(Inbox& inbox, Phase phase, double duration)
@@ -134,18 +285,18 @@ std::optional<Message> JobScheduler::timed_phase(Inbox& inbox, Phase phase, doub
       ctx_.trace->close(ctx_.now(), false);
       return std::nullopt;
     }
-    if (m->type == MessageType::Failure) {
+    if (auto f = background(*m)) {
       ctx_.trace->close(ctx_.now(), true);
-      record_failure(*m, phase);
-      return m;
+      record_failure(*f, phase);
+      return f;
     }
-    if (m->type == MessageType::Planned)
-      ++deferred_planned_;
   }
 }
 
 std::optional<Message> JobScheduler::reload_phase(Inbox& inbox)
 {
+  if (memory_restore())
+    return timed_phase(inbox, Phase::Reload, ctx_.scenario->recovery.memory_reload.si());
   Message req;
   req.type = MessageType::ReadRequest;
   req.id = next_request_++;
@@ -160,14 +311,12 @@ std::optional<Message> JobScheduler::reload_phase(Inbox& inbox)
       ctx_.trace->close(ctx_.now(), false);
       return std::nullopt;
     }
-    if (m->type == MessageType::Failure) {
+    if (auto f = background(*m)) {
       ctx_.coordinator->abort(id);
       ctx_.trace->close(ctx_.now(), true);
-      record_failure(*m, Phase::Reload);
-      return m;
+      record_failure(*f, Phase::Reload);
+      return f;
     }
-    if (m->type == MessageType::Planned)
-      ++deferred_planned_;
   }
 }
 
@@ -181,6 +330,36 @@ std::optional<Message> JobScheduler::planned(Inbox& inbox)
   rec.during = Phase::Training;
   ctx_.trace->interruption(std::move(rec));
   return timed_phase(inbox, Phase::Planned, ctx_.scenario->planned.duration.si());
+}
+
+std::optional<Message> JobScheduler::regrow(Inbox& inbox, int dp)
+{
+  std::optional<Message> failure;
+  stop_job(inbox, MessageType::PlanStop, true, failure);
+  if (failure) {
+    record_failure(*failure, failure_during_);
+    return failure;
+  }
+  models::Interruption rec;
+  rec.t = ctx_.now();
+  rec.planned = true;
+  rec.reconfiguration = true;
+  rec.cause = "elastic_regrow";
+  rec.component = "job";
+  rec.during = Phase::Training;
+  ctx_.trace->interruption(std::move(rec));
+  ++ctx_.counters->regrows;
+  ctx_.pool->fill(slots_for(dp));
+  set_shape(dp);
+  const auto& r = ctx_.scenario->recovery;
+  std::optional<Message> next = timed_phase(inbox, Phase::Restart, r.restart.si());
+  if (!next)
+    next = reload_phase(inbox);
+  if (!next)
+    next = timed_phase(inbox, Phase::Warmup, r.warmup.si());
+  if (!next)
+    start_job(true);
+  return next;
 }
 
 }  // namespace fleetsim::sim

@@ -29,6 +29,8 @@ enum class MessageType {
   WriteRequest,  // job -> coordinator: write a checkpoint
   ReadRequest,   // scheduler -> coordinator: reload the last checkpoint
   IoDone,        // coordinator -> requester: the write or read completed
+  Repair,        // scheduler -> repair shop: repair `node` for `duration`
+  Repaired,      // repair shop -> scheduler: `node` is back in service
 };
 
 struct Message {
@@ -38,9 +40,15 @@ struct Message {
   std::string component;
   long first_gpu = 0;   // Failure: the GPUs the component takes down
   long gpus_down = 0;
+  long first_node = 0;  // Failure: the nodes it takes down (none for a job-scope cause)
+  long nodes = 0;
+  long node = 0;        // Repair, Repaired
+  double duration = 0;  // Repair
   double bytes = 0;
   Inbox* reply_to = nullptr;
-  bool clean = false;   // Stopped: ended at a checkpoint (planned) rather than by a failure
+  bool clean = false;   // Stopped: ended at a checkpoint (planned) rather than by a failure;
+                        // PlanStop: write a checkpoint before stopping
+  bool memory = false;  // Interrupt, Start: restore from host-memory snapshots, not from storage
 };
 
 class Inbox {

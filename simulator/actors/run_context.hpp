@@ -2,6 +2,7 @@
 // What every run-level actor shares: the scenario, the trace, the derived durations and the
 // mailboxes. Owned by the Simulation; actors hold a const reference.
 
+#include "models/node_pool.hpp"
 #include "simulator/scenario/scenario.hpp"
 #include "simulator/trace/trace_recorder.hpp"
 
@@ -15,17 +16,43 @@ namespace sg4 = simgrid::s4u;
 class Inbox;
 class CoordinatorLink;
 
+/// The job at a given data-parallel width (the full layout, or fewer replicas after an elastic shrink).
+struct JobShape {
+  int dp = 1;
+  long gpus = 0;                 // GPUs the job uses
+  double step_time = 0;          // seconds per step, stragglers included
+  double straggler_factor = 1;   // step_time over the same job's uniform step time
+  double tokens_per_step = 0;
+  long steps_per_checkpoint = 1;
+  long steps_per_snapshot = 0;   // in_memory: whole steps between host-memory snapshots (0: none)
+};
+
+/// What the recovery policy did, for summary.json.
+struct PolicyCounters {
+  long swaps = 0;             // failed nodes replaced from the idle pool (spares or repaired nodes)
+  long spares_exhausted = 0;  // recoveries that had to wait for the repair pipeline
+  long spare_failures = 0;    // failures that struck only nodes outside the job
+  long shrinks = 0;           // elastic: restarts on fewer replicas than before
+  long regrows = 0;           // elastic: planned restarts on more replicas
+  int min_dp = 0;             // elastic: fewest replicas trained on
+  long memory_restores = 0;   // in_memory: recoveries from host memory
+  long storage_restores = 0;  // in_memory: recoveries that fell back to storage
+  long repairs = 0;           // nodes sent to the repair pipeline
+};
+
 struct RunContext {
   const scenario::Scenario* scenario = nullptr;
   TraceRecorder* trace = nullptr;
-  double step_time = 0;         // seconds per training step (from the step model)
-  long steps_per_checkpoint = 1;
+  const JobShape* shape = nullptr;  // the job's current shape (the scheduler changes it)
+  models::NodePool* pool = nullptr;
+  PolicyCounters* counters = nullptr;
   double checkpoint_bytes = 0;  // whole-job checkpoint size
   double horizon = 0;           // end of the simulated window (s)
   std::uint64_t seed = 0;
   sg4::Disk* storage = nullptr; // the checkpoint store (bandwidth is a SimGrid resource)
   Inbox* scheduler = nullptr;
   Inbox* job = nullptr;
+  Inbox* repair_shop = nullptr;
   CoordinatorLink* coordinator = nullptr;
 
   [[nodiscard]] static double now() { return sg4::Engine::get_clock(); }

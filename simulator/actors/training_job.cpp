@@ -14,16 +14,17 @@ void TrainingJob::operator()()
   while (true) {
     auto m = inbox.wait(-1);
     if (m && m->type == MessageType::Start)
-      run_incarnation(inbox, m->id);
+      run_incarnation(inbox, m->id, m->memory);
     // Anything else is addressed to an incarnation that is already gone.
   }
 }
 
-void TrainingJob::run_incarnation(Inbox& inbox, long epoch)
+void TrainingJob::run_incarnation(Inbox& inbox, long epoch, bool from_memory)
 {
-  step_ = committed_step_;
+  step_ = from_memory ? std::max(memory_step_, committed_step_) : committed_step_;
+  memory_step_ = step_;
   while (true) {
-    Outcome o = train(inbox, epoch, ctx_.steps_per_checkpoint);
+    Outcome o = train(inbox, epoch, ctx_.shape->steps_per_checkpoint);
     if (o == Outcome::Continue)
       o = checkpoint(inbox, epoch);
     if (o == Outcome::Interrupted) {
@@ -37,10 +38,27 @@ void TrainingJob::run_incarnation(Inbox& inbox, long epoch)
   }
 }
 
+void TrainingJob::interrupted(const Message& m, double t0, long done)
+{
+  const long k = ctx_.shape->steps_per_snapshot;
+  if (!m.memory || k <= 0)
+    return;
+  const long snap = done / k * k;
+  memory_step_ = stretch_step_ + snap;
+  models::CheckpointCommitted rec;
+  rec.t = ctx_.now();
+  rec.step = memory_step_;
+  rec.memory = true;
+  rec.uncommitted_steps = done - snap;
+  rec.uncommitted_s = std::max(0.0, ctx_.now() - (t0 + static_cast<double>(snap) * ctx_.shape->step_time));
+  ctx_.trace->commit(rec);
+}
+
 TrainingJob::Outcome TrainingJob::train(Inbox& inbox, long epoch, long steps)
 {
   const double t0 = ctx_.now();
-  const double until = t0 + static_cast<double>(steps) * ctx_.step_time;
+  const double until = t0 + static_cast<double>(steps) * ctx_.shape->step_time;
+  stretch_step_ = step_;
   ctx_.trace->open(Phase::Training, t0);
   while (true) {
     auto m = inbox.wait(until);
@@ -55,19 +73,20 @@ TrainingJob::Outcome TrainingJob::train(Inbox& inbox, long epoch, long steps)
       const long done = std::min(steps, ctx_.trace->steps_in(t0, ctx_.now()));
       step_ += done;
       ctx_.trace->close(ctx_.now(), true, done);
+      interrupted(*m, t0, done);
       return Outcome::Interrupted;
     }
     if (m->type == MessageType::PlanStop)
-      return finish_step_then_stop(inbox, epoch, t0);
+      return finish_step_then_stop(inbox, epoch, t0, m->clean);
   }
 }
 
-TrainingJob::Outcome TrainingJob::finish_step_then_stop(Inbox& inbox, long epoch, double t0)
+TrainingJob::Outcome TrainingJob::finish_step_then_stop(Inbox& inbox, long epoch, double t0, bool checkpoint_first)
 {
   // Stop at the next step boundary: a step in flight is finished, not thrown away.
   const long done = ctx_.trace->steps_in(t0, ctx_.now());
   const long target = ctx_.trace->on_step_boundary(t0, ctx_.now()) ? done : done + 1;
-  const double until = t0 + static_cast<double>(target) * ctx_.step_time;
+  const double until = t0 + static_cast<double>(target) * ctx_.shape->step_time;
   while (true) {
     auto m = inbox.wait(until);
     if (!m)
@@ -76,12 +95,13 @@ TrainingJob::Outcome TrainingJob::finish_step_then_stop(Inbox& inbox, long epoch
       const long partial = std::min(target, ctx_.trace->steps_in(t0, ctx_.now()));
       step_ += partial;
       ctx_.trace->close(ctx_.now(), true, partial);
+      interrupted(*m, t0, partial);
       return Outcome::Interrupted;
     }
   }
   step_ += target;
   ctx_.trace->close(ctx_.now(), false, target);
-  if (!ctx_.scenario->planned.checkpoint_before || target == 0)
+  if (!checkpoint_first || target == 0)
     return Outcome::PlannedStop;
   return checkpoint(inbox, epoch) == Outcome::Interrupted ? Outcome::Interrupted : Outcome::PlannedStop;
 }
@@ -97,6 +117,7 @@ TrainingJob::Outcome TrainingJob::checkpoint(Inbox& inbox, long epoch)
       continue;
     if (m->type == MessageType::Interrupt) {
       ctx_.trace->close(ctx_.now(), true);
+      snapshot_complete_stretch(*m);
       return Outcome::Interrupted;
     }
     plan_stop = plan_stop || m->type == MessageType::PlanStop;
@@ -114,6 +135,7 @@ TrainingJob::Outcome TrainingJob::checkpoint(Inbox& inbox, long epoch)
     if (m->type == MessageType::IoDone && m->id == request) {
       ctx_.trace->close(ctx_.now(), false);
       committed_step_ = step_;
+      memory_step_ = step_;
       ctx_.trace->commit({ctx_.now(), step_, ctx_.checkpoint_bytes});
       return plan_stop ? Outcome::PlannedStop : Outcome::Continue;
     }
@@ -122,6 +144,7 @@ TrainingJob::Outcome TrainingJob::checkpoint(Inbox& inbox, long epoch)
     if (m->type == MessageType::Interrupt && m->id == epoch) {
       ctx_.coordinator->abort(request);
       ctx_.trace->close(ctx_.now(), true);
+      snapshot_complete_stretch(*m);
       return Outcome::Interrupted;
     }
   }
@@ -134,6 +157,19 @@ void TrainingJob::stopped(long epoch, bool clean) const
   m.id = epoch;
   m.clean = clean;
   ctx_.scheduler->post(std::move(m));
+}
+
+void TrainingJob::snapshot_complete_stretch(const Message& m)
+{
+  // A checkpoint starts where a stretch ends, with its last snapshot taken.
+  if (!m.memory || ctx_.shape->steps_per_snapshot <= 0)
+    return;
+  memory_step_ = step_;
+  models::CheckpointCommitted rec;
+  rec.t = ctx_.now();
+  rec.step = step_;
+  rec.memory = true;
+  ctx_.trace->commit(rec);
 }
 
 }  // namespace fleetsim::sim

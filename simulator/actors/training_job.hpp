@@ -3,6 +3,9 @@
 // trains in stretches of `steps_per_checkpoint` steps (time jumps over the whole stretch: no event
 // per step) and checkpoints after each one, stalling training while the write runs. An Interrupt
 // (failure) stops it at once; a PlanStop lets it finish its step and checkpoint first.
+// With in-memory recovery, snapshots are taken every `steps_per_snapshot` steps of a stretch and
+// cost nothing (assumed hidden behind training, as Gemini reports); they only matter when a failure
+// lets the job restore from them, and then the interrupted stretch commits up to its last snapshot.
 
 #include "message.hpp"
 #include "run_context.hpp"
@@ -17,14 +20,21 @@ public:
 private:
   enum class Outcome { Continue, Interrupted, PlannedStop };
 
-  void run_incarnation(Inbox& inbox, long epoch);
+  void run_incarnation(Inbox& inbox, long epoch, bool from_memory);
   Outcome train(Inbox& inbox, long epoch, long steps);
-  Outcome finish_step_then_stop(Inbox& inbox, long epoch, double t0);
+  Outcome finish_step_then_stop(Inbox& inbox, long epoch, double t0, bool checkpoint_first);
+  /// Interrupted `done` whole steps into the stretch that began at t0: when the scheduler restores
+  /// from host memory, the snapshots taken in the stretch are committed.
+  void interrupted(const Message& m, double t0, long done);
+  /// Interrupted during a checkpoint: the whole stretch is in the last host-memory snapshot.
+  void snapshot_complete_stretch(const Message& m);
   Outcome checkpoint(Inbox& inbox, long epoch);
   void stopped(long epoch, bool clean) const;
 
   const RunContext& ctx_;
-  long committed_step_ = 0;  // step of the last committed checkpoint
+  long committed_step_ = 0;  // step of the last committed checkpoint (storage)
+  long memory_step_ = 0;     // step of the last host-memory snapshot known to survive
+  long stretch_step_ = 0;    // step at which the current stretch began (a committed point)
   long step_ = 0;            // current step of this incarnation
   long next_request_ = 1;
 };

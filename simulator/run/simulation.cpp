@@ -13,8 +13,49 @@
 
 #include <cassert>
 #include <chrono>
+#include <cmath>
+#include <map>
 
 namespace fleetsim::sim {
+
+JobShape job_shape(const scenario::Scenario& s, const models::StepBreakdown& step, int dp)
+{
+  const models::ParallelLayout& l = s.step.layout;
+  JobShape j;
+  j.dp = dp;
+  j.gpus = std::min(s.fleet.gpus, static_cast<long>(dp) * l.tp * l.cp * l.pp);
+  double uniform = step.step_time.si();
+  double compute_fraction = step.compute_fraction;
+  j.tokens_per_step = s.step.workload.global_batch_tokens;
+  if (dp != l.dp) {
+    // Fewer replicas: the analytic model's ratio scales the step the scenario resolved (simulated or
+    // analytic). Keeping the global batch rounds it to whole micro-batches per replica.
+    models::StepInputs in = s.step;
+    in.layout.dp = dp;
+    const models::Workload& w = s.step.workload;
+    const double per_micro = static_cast<double>(w.sequence_length) * w.micro_batch_size;
+    if (s.recovery.elastic_keep_global_batch) {
+      const double m = std::max(1.0, std::round(w.global_batch_tokens / (per_micro * dp)));
+      in.workload.global_batch_tokens = m * per_micro * dp;
+    } else {
+      in.workload.global_batch_tokens = w.global_batch_tokens / l.dp * dp;
+    }
+    const models::AnalyticStepModel analytic;
+    const models::StepBreakdown whole = analytic.step(s.step);
+    const models::StepBreakdown part = analytic.step(in);
+    uniform *= part.step_time / whole.step_time;
+    compute_fraction = part.compute_fraction;
+    j.tokens_per_step = part.tokens_per_step;
+  }
+  j.straggler_factor = models::expected_step_factor(s.stragglers, j.gpus / s.fleet.gpus_per_node, compute_fraction);
+  j.step_time = uniform * j.straggler_factor;
+  j.steps_per_checkpoint = models::steps_per_checkpoint(s.checkpoint.interval, units::Seconds(j.step_time));
+  if (s.recovery.policy == scenario::RecoveryPolicy::InMemory) {
+    const double every = s.recovery.memory_snapshot_interval.si();
+    j.steps_per_snapshot = every > 0 ? models::steps_per_checkpoint(units::Seconds(every), units::Seconds(j.step_time)) : 1;
+  }
+  return j;
+}
 
 RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed)
 {
@@ -33,35 +74,52 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed)
   result.step = step.breakdown;
   result.step_from_cache = step.from_cache;
   result.step_seconds = step.seconds;
-  // Synchronous steps wait for the slowest node: the replay runs at the expected step time.
-  result.straggler_factor = models::expected_step_factor(s.stragglers, s.fleet.gpus / s.fleet.gpus_per_node,
-                                                         result.step.compute_fraction);
-  const double step_time = result.step.step_time.si() * result.straggler_factor;
   result.checkpoint_write_s =
       models::checkpoint_write_time(s.checkpoint_bytes(), s.storage.write_bandwidth, s.checkpoint.write_overhead).si();
+  const JobShape full = job_shape(s, result.step, s.step.layout.dp);
+  // Synchronous steps wait for the slowest node: the replay runs at the expected step time.
+  result.straggler_factor = full.straggler_factor;
 
   auto engine = make_engine();
   Platform platform = build_platform(s);
-  TraceRecorder trace(step_time);
+  TraceRecorder trace(full.step_time);
+  const int gpn = s.fleet.gpus_per_node;
+  models::NodePool pool((s.fleet.gpus + gpn - 1) / gpn, s.capacity.spare_nodes, s.fleet.gpus_per_rack / gpn,
+                        s.capacity.lemons, seed);
+  result.lemon_nodes = pool.lemons();
+  JobShape shape;
+  PolicyCounters counters;
   RunContext ctx;
   ctx.scenario = &s;
   ctx.trace = &trace;
-  ctx.step_time = step_time;
-  ctx.steps_per_checkpoint = models::steps_per_checkpoint(s.checkpoint.interval, units::Seconds(step_time));
+  ctx.shape = &shape;
+  ctx.pool = &pool;
+  ctx.counters = &counters;
   ctx.checkpoint_bytes = s.checkpoint_bytes().si();
   ctx.horizon = s.duration.si();
   ctx.seed = seed;
   ctx.storage = platform.checkpoint_store;
   Inbox scheduler_inbox;
   Inbox job_inbox;
+  Inbox repair_inbox;
   CoordinatorLink coordinator_link;
   ctx.scheduler = &scheduler_inbox;
   ctx.job = &job_inbox;
+  ctx.repair_shop = &repair_inbox;
   ctx.coordinator = &coordinator_link;
 
-  sg4::Actor::create("job-scheduler", platform.control, JobScheduler(ctx))->daemonize();
+  // Shapes at other widths (elastic) are computed once each, on first use.
+  std::map<int, JobShape> shapes{{full.dp, full}};
+  auto shape_for = [&shapes, &s, &result](int dp) {
+    auto it = shapes.find(dp);
+    if (it == shapes.end())
+      it = shapes.emplace(dp, job_shape(s, result.step, dp)).first;
+    return it->second;
+  };
+  sg4::Actor::create("job-scheduler", platform.control, JobScheduler(ctx, shape, shape_for))->daemonize();
   sg4::Actor::create("training-job", platform.control, TrainingJob(ctx))->daemonize();
   sg4::Actor::create("checkpoint-coordinator", platform.control, CheckpointCoordinator(ctx))->daemonize();
+  sg4::Actor::create("repair-shop", platform.control, RepairShop(ctx))->daemonize();
   sg4::Actor::create("maintenance-calendar", platform.control, MaintenanceCalendar(ctx))->daemonize();
   for (size_t i = 0; i < s.causes.size(); ++i)
     sg4::Actor::create("failures-" + s.causes[i].name, platform.control,
@@ -74,7 +132,9 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed)
   engine->run();
   trace.finish(ctx.horizon);
   result.log = trace.take();
-  result.report = models::account(result.log, step_time, s.step.workload.global_batch_tokens);
+  result.counters = counters;
+  result.nodes_retired = pool.retired_total();
+  result.report = models::account(result.log, result.step.step_time.si(), s.step.workload.global_batch_tokens);
   result.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return result;
 }

@@ -5,6 +5,7 @@
 
 #include "models/goodput.hpp"
 #include "models/step_model.hpp"
+#include "simulator/actors/run_context.hpp"
 #include "simulator/scenario/scenario.hpp"
 
 #include <cstdint>
@@ -20,9 +21,17 @@ struct RunResult {
   models::GoodputReport report;
   double checkpoint_write_s = 0;  // uncontended write time of one checkpoint (delta)
   double wall_time_s = 0;         // the replay's own run time (after the step time is known)
+  PolicyCounters counters;        // what the recovery policy did
+  long nodes_retired = 0;         // lemon retirement
+  long lemon_nodes = 0;           // lemons drawn at the start
   bool step_from_cache = false;   // simulated step read from the cache
   double step_seconds = 0;        // wall time spent obtaining the step (simulation or cache read)
 };
+
+/// The job on `dp` data-parallel replicas, given the full layout's step `step`: step time (the
+/// analytic model's ratio scales `step` for dp below the layout's), stragglers, tokens per step and
+/// the checkpoint and snapshot cadences in steps.
+[[nodiscard]] JobShape job_shape(const scenario::Scenario& s, const models::StepBreakdown& step, int dp);
 
 /// Runs one replica: resolves the step time (step_source.hpp), then replays the window. Must be
 /// called at most once per process.

@@ -114,6 +114,23 @@ std::vector<ParamSpec> build_table()
       quantity("recovery.detection", T, "5min", "from a failure to the job being declared failed"),
       quantity("recovery.restart", T, "10min", "rescheduling, process start, communicator init and rendezvous", 0.0, false),
       quantity("recovery.warmup", T, "0s", "time after reload before steps run at full speed (counted as lost)", 0.0, false),
+      choice("recovery.policy", "restart", "what happens after a failure: restart = resubmit the whole job from the last checkpoint; hot_spare = keep the allocation, swap warm spare nodes in (recovery.spare_swap); elastic = continue on fewer data-parallel replicas and grow back when nodes return; in_memory = restore from checkpoint copies in peers' host memory (Gemini-style), remote storage only when every copy of a shard is lost", {"restart", "hot_spare", "elastic", "in_memory"}),
+      quantity("recovery.spare_swap", T, "2min", "hot_spare: restart in the job's own allocation with warm spares swapped in (replaces recovery.restart)", 0.0, false),
+      choice("recovery.elastic_batch", "global", "elastic: keep the global batch (more micro-batches per replica) or the per-replica batch (smaller global batch)", {"global", "per_replica"}),
+      integer("recovery.elastic_min_dp", "1", "elastic: fewest data-parallel replicas to train on; below it the job waits for nodes", 1, 1e8),
+      quantity("recovery.memory_snapshot_interval", T, "0s", "in_memory: training time between snapshots to host memory (0: every step); snapshots are assumed hidden behind training", 0.0, false),
+      quantity("recovery.memory_reload", T, "30s", "in_memory: restoring the state from host memory and peers (replaces the storage reload)", 0.0, false),
+      integer("recovery.memory_copies", "2", "in_memory: copies of each node's shard, on its own node and on peers in other racks", 1, 64),
+
+      integer("spares.nodes", "0", "warm spare nodes beside the job's; failures strike them too", 0, 1e7),
+      quantity("repair.time", T, "0s", "mean time until a failed node is back in service (0: the scheduler always finds a healthy replacement at once)", 0.0, false),
+      choice("repair.distribution", "exponential", "distribution of repair times around their mean", {"exponential", "fixed"}),
+
+      real("lemons.fraction", "0", "fraction of nodes that fail much more often than the others (GPU- and node-scope causes)", 0.0, false, 1.0),
+      real("lemons.rate_multiplier", "10", "failure rate of a lemon node over a normal node's (the fleet average stays as configured)", 1.0, false, std::nullopt),
+      integer("lemons.retire_after", "0", "retire a node after this many of its own failures within lemons.retire_window (0: never)", 0, 1e6),
+      quantity("lemons.retire_window", T, "7d", "window over which a node's failures count toward retirement"),
+      quantity("lemons.replace_time", T, "0s", "until a retired node's position holds a new, healthy node", 0.0, false),
 
       real("planned.count", "0", "planned interruptions per planned.window", 0.0, false, std::nullopt),
       quantity("planned.window", T, "54d", "window over which planned.count is given"),
@@ -129,6 +146,7 @@ std::vector<ParamSpec> build_table()
       text("failures.causes.<name>.category", "", "root-cause category, for reports"),
       flag("failures.causes.<name>.scales_with_fleet", "true", "a count-based rate grows linearly with cluster.gpus"),
       quantity("failures.causes.<name>.detection", T, std::nullopt, "detection delay of this cause (default recovery.detection)", 0.0, false),
+      quantity("failures.causes.<name>.repair", T, std::nullopt, "mean repair time of the nodes this cause takes down (default repair.time)", 0.0, false),
 
       quantity("run.duration", T, "54d", "simulated window"),
       integer("run.seed", "1", "root random seed (overridden by --seed)", 0, 9.007199254740992e15),

@@ -3,6 +3,7 @@
 // No SimGrid, no YAML: every value is already in SI units and inside its valid range.
 
 #include "models/failure_model.hpp"
+#include "models/node_pool.hpp"
 #include "models/step_model.hpp"
 #include "models/stragglers.hpp"
 #include "models/units.hpp"
@@ -43,10 +44,31 @@ struct CheckpointSpec {
   units::Seconds write_overhead{0}; // fixed part of each checkpoint
 };
 
+enum class RecoveryPolicy { Restart, HotSpare, Elastic, InMemory };
+
 struct RecoverySpec {
   units::Seconds detection{0};
   units::Seconds restart{0};
   units::Seconds warmup{0};
+  RecoveryPolicy policy = RecoveryPolicy::Restart;
+  std::string policy_name = "restart";
+  units::Seconds spare_swap{0};           // hot_spare: replaces restart
+  bool elastic_keep_global_batch = true;  // elastic: global batch kept (else per-replica batch kept)
+  int elastic_min_dp = 1;
+  units::Seconds memory_snapshot_interval{0};  // in_memory: 0 = every step
+  units::Seconds memory_reload{0};
+  int memory_copies = 2;
+};
+
+/// Spare nodes and the repair pipeline.
+struct CapacitySpec {
+  long spare_nodes = 0;
+  units::Seconds repair_time{0};  // mean; 0 = failed nodes are replaced at once
+  bool repair_exponential = true;
+  models::LemonSpec lemons;
+  units::Seconds lemon_replace_time{0};
+  /// True when the replay needs to track nodes (spares, repair, lemons or a non-restart policy).
+  [[nodiscard]] bool tracks_nodes() const { return spare_nodes > 0 || repair_time.si() > 0 || lemons.any(); }
 };
 
 struct PlannedSpec {
@@ -72,6 +94,7 @@ struct Scenario {
   StorageSpec storage;
   CheckpointSpec checkpoint;
   RecoverySpec recovery;
+  CapacitySpec capacity;
   PlannedSpec planned;
   std::vector<models::FailureCause> causes;  // in the order the scenario names them
 

@@ -223,8 +223,10 @@ void read_causes(Reader& r, const std::vector<ResolvedValue>& resolved, Scenario
       c.component_mtbf = units::Seconds(r.number(base + "mtbf"));
     if (r.has(base + "detection"))
       c.detection = units::Seconds(r.number(base + "detection"));
+    if (r.has(base + "repair"))
+      c.repair = units::Seconds(r.number(base + "repair"));
     std::vector<std::string> cause_keys;
-    for (const char* k : {"mtbf", "count", "scope", "category", "scales_with_fleet", "detection"})
+    for (const char* k : {"mtbf", "count", "scope", "category", "scales_with_fleet", "detection", "repair"})
       cause_keys.push_back(base + k);
     if (c.count && c.component_mtbf)
       r.error_at_first_given(cause_keys, "failure cause '" + name + "' gives both count and mtbf; keep one");
@@ -259,6 +261,26 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
   s.recovery.detection = units::Seconds(r.number("recovery.detection"));
   s.recovery.restart = units::Seconds(r.number("recovery.restart"));
   s.recovery.warmup = units::Seconds(r.number("recovery.warmup"));
+  s.recovery.policy_name = r.text("recovery.policy");
+  {
+    using P = RecoveryPolicy;
+    const std::string& p = s.recovery.policy_name;
+    s.recovery.policy = p == "hot_spare" ? P::HotSpare : p == "elastic" ? P::Elastic : p == "in_memory" ? P::InMemory : P::Restart;
+  }
+  s.recovery.spare_swap = units::Seconds(r.number("recovery.spare_swap"));
+  s.recovery.elastic_keep_global_batch = r.text("recovery.elastic_batch") == "global";
+  s.recovery.elastic_min_dp = static_cast<int>(r.integer("recovery.elastic_min_dp"));
+  s.recovery.memory_snapshot_interval = units::Seconds(r.number("recovery.memory_snapshot_interval"));
+  s.recovery.memory_reload = units::Seconds(r.number("recovery.memory_reload"));
+  s.recovery.memory_copies = static_cast<int>(r.integer("recovery.memory_copies"));
+  s.capacity.spare_nodes = r.integer("spares.nodes");
+  s.capacity.repair_time = units::Seconds(r.number("repair.time"));
+  s.capacity.repair_exponential = r.text("repair.distribution") == "exponential";
+  s.capacity.lemons.fraction = r.number("lemons.fraction");
+  s.capacity.lemons.rate_multiplier = r.number("lemons.rate_multiplier");
+  s.capacity.lemons.retire_after = static_cast<int>(r.integer("lemons.retire_after"));
+  s.capacity.lemons.retire_window = r.number("lemons.retire_window");
+  s.capacity.lemon_replace_time = units::Seconds(r.number("lemons.replace_time"));
   s.planned.count = r.number("planned.count");
   s.planned.window = units::Seconds(r.number("planned.window"));
   s.planned.duration = units::Seconds(r.number("planned.duration"));
@@ -298,6 +320,14 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
     keys.insert(keys.end(), layout_keys.begin(), layout_keys.end());
     r.error_at_first_given(keys, msg);
   }
+  if (s.recovery.elastic_min_dp > s.step.layout.dp)
+    r.error_at_first_given({"recovery.elastic_min_dp", "parallelism.dp"},
+                           "recovery.elastic_min_dp (" + std::to_string(s.recovery.elastic_min_dp) +
+                               ") cannot exceed parallelism.dp (" + std::to_string(s.step.layout.dp) + ")");
+  if (s.recovery.policy == RecoveryPolicy::Elastic && s.step.layout.ep > 1)
+    r.error_at_first_given({"recovery.policy", "parallelism.ep"},
+                           "recovery.policy elastic drops whole data-parallel replicas, which expert parallelism "
+                           "(parallelism.ep > 1) shards experts over; use another policy");
   if (s.fabric.pod_size > 0 && s.fabric.pod_size % s.fleet.gpus_per_rack != 0)
     r.error_at_first_given({"network.pod_size", "cluster.gpus_per_rack"},
                            "network.pod_size must be a whole number of racks (cluster.gpus_per_rack)");

@@ -70,13 +70,62 @@ ordered_json interruptions_json(const scenario::Scenario& s, const RunResult& r)
     expected[c.name] = e;
     expected_total += e;
   }
-  return ordered_json{
+  ordered_json j{
       {"unexpected", r.report.unexpected},
       {"planned", r.report.planned},
       {"by_cause", by_cause},
       {"expected_unexpected", expected_total},
       {"expected_by_cause", expected},
   };
+  if (r.report.reconfigurations > 0)
+    j["reconfigurations"] = r.report.reconfigurations;
+  return j;
+}
+
+// Every scenario cause, then the other charges, in a fixed order: the keys do not depend on the seed.
+ordered_json lost_by_cause_json(const scenario::Scenario& s, const RunResult& r)
+{
+  ordered_json j = ordered_json::object();
+  auto take = [&](const std::string& name, bool always) {
+    auto it = r.report.lost_by_cause.find(name);
+    if (it != r.report.lost_by_cause.end() || always)
+      j[name] = it != r.report.lost_by_cause.end() ? it->second : 0.0;
+  };
+  for (const auto& c : s.causes)
+    take(c.name, true);
+  take("planned", true);
+  take("checkpoint", true);
+  for (const auto& [name, v] : r.report.lost_by_cause)
+    if (!j.contains(name))
+      j[name] = v;
+  return j;
+}
+
+ordered_json recovery_json(const scenario::Scenario& s, const RunResult& r)
+{
+  const PolicyCounters& c = r.counters;
+  ordered_json j{
+      {"policy", s.recovery.policy_name},
+      {"spare_nodes", s.capacity.spare_nodes},
+      {"repairs", c.repairs},
+      {"swaps", c.swaps},
+      {"spares_exhausted", c.spares_exhausted},
+      {"spare_failures", c.spare_failures},
+  };
+  if (s.recovery.policy == scenario::RecoveryPolicy::Elastic) {
+    j["shrinks"] = c.shrinks;
+    j["regrows"] = c.regrows;
+    j["min_dp"] = c.min_dp;
+  }
+  if (s.recovery.policy == scenario::RecoveryPolicy::InMemory) {
+    j["memory_restores"] = c.memory_restores;
+    j["storage_restores"] = c.storage_restores;
+  }
+  if (s.capacity.lemons.any()) {
+    j["lemon_nodes"] = r.lemon_nodes;
+    j["nodes_retired"] = r.nodes_retired;
+  }
+  return j;
 }
 
 ordered_json checkpoint_json(const scenario::Scenario& s, const RunResult& r)
@@ -109,6 +158,7 @@ ordered_json summary_json(const scenario::Scenario& s, const RunResult& r)
   j["gpus"] = s.fleet.gpus;
   j["simulated_time_s"] = r.report.elapsed;
   j["ettr"] = r.report.ettr;
+  j["goodput_ratio"] = r.report.goodput_ratio;
   j["tokens_trained"] = r.report.tokens;
   j["steps_trained"] = r.report.steps;
   j["step_time_s"] = r.step.step_time.si();
@@ -117,8 +167,10 @@ ordered_json summary_json(const scenario::Scenario& s, const RunResult& r)
   j["time_breakdown_s"] = ordered_json{
       {"productive", b.productive}, {"checkpoint", b.checkpoint}, {"detection", b.detection},
       {"restart", b.restart},       {"reload", b.reload},         {"warmup", b.warmup},
-      {"lost_work", b.lost_work},   {"planned", b.planned},
+      {"lost_work", b.lost_work},   {"planned", b.planned},       {"waiting", b.waiting},
   };
+  j["lost_time_by_cause_s"] = lost_by_cause_json(s, r);
+  j["recovery"] = recovery_json(s, r);
   j["checkpoints"] = checkpoint_json(s, r);
   j["step"] = step_json(r.step);
   if (s.stragglers.any()) {
@@ -135,11 +187,12 @@ ordered_json summary_json(const scenario::Scenario& s, const RunResult& r)
 
 void write_timeline_csv(std::ostream& out, const RunResult& r)
 {
-  out << "t_begin_s,t_end_s,state,interrupted,productive_s,steps,tokens,goodput\n";
+  out << "t_begin_s,t_end_s,state,interrupted,productive_s,steps,tokens,goodput,active_gpus,step_time_s\n";
   for (const auto& row : r.report.timeline) {
     out << fixed(row.t_begin) << ',' << fixed(row.t_end) << ',' << models::phase_name(row.phase) << ','
         << (row.interrupted ? 1 : 0) << ',' << fixed(row.productive_s) << ',' << row.steps << ','
-        << fixed(row.tokens, 0) << ',' << fixed(row.goodput) << '\n';
+        << fixed(row.tokens, 0) << ',' << fixed(row.goodput) << ',' << row.active_gpus << ','
+        << fixed(row.step_time) << '\n';
   }
 }
 
@@ -155,7 +208,7 @@ void write_events_csv(std::ostream& out, const RunResult& r)
           << fixed(seg->t_end - seg->t_begin) << ',' << (seg->interrupted ? "interrupted" : seg->window_end ? "window_end" : "completed") << ",\n";
     } else if (const auto* in = std::get_if<models::Interruption>(&rec)) {
       const double lost = r.report.lost_per_interruption.at(interruption++);
-      out << fixed(in->t) << ',' << (in->planned ? "planned_interruption" : "failure") << ',' << in->cause
+      out << fixed(in->t) << ',' << (in->reconfiguration ? "reconfiguration" : in->planned ? "planned_interruption" : "failure") << ',' << in->cause
           << ',' << in->component << ',' << models::phase_name(in->during) << ',' << fixed(lost)
           << ",lost_work," << in->gpus_down << '\n';
     }
@@ -219,15 +272,23 @@ void print_run_table(std::ostream& out, const scenario::Scenario& s, const RunRe
   std::snprintf(line, sizeof line, "  interruptions: %ld unexpected, %ld planned; %ld checkpoints\n",
                 r.report.unexpected, r.report.planned, r.report.checkpoints);
   out << line;
-  std::snprintf(line, sizeof line, "  ETTR %.4f   tokens trained %.4g\n", r.report.ettr, r.report.tokens);
+  if (s.recovery.policy != scenario::RecoveryPolicy::Restart || s.capacity.tracks_nodes()) {
+    std::snprintf(line, sizeof line, "  recovery: %s, %ld spare nodes; %ld swaps, %ld waits for repairs\n",
+                  s.recovery.policy_name.c_str(), s.capacity.spare_nodes, r.counters.swaps, r.counters.spares_exhausted);
+    out << line;
+  }
+  std::snprintf(line, sizeof line, "  ETTR %.4f   goodput %.4f   tokens trained %.4g\n", r.report.ettr,
+                r.report.goodput_ratio, r.report.tokens);
   out << line;
   out << "  time breakdown        hours   share\n";
   const std::pair<const char*, double> rows[] = {
       {"productive", b.productive}, {"checkpoint", b.checkpoint}, {"detection", b.detection},
       {"restart", b.restart},       {"reload", b.reload},         {"warmup", b.warmup},
-      {"lost_work", b.lost_work},   {"planned", b.planned},
+      {"lost_work", b.lost_work},   {"planned", b.planned},       {"waiting", b.waiting},
   };
   for (const auto& [name, v] : rows) {
+    if (name == std::string_view("waiting") && v == 0)
+      continue;
     std::snprintf(line, sizeof line, "    %-16s %9.2f  %5.1f%%\n", name, v / units::kHour, 100 * v / T);
     out << line;
   }

@@ -13,6 +13,10 @@ void TraceRecorder::open(models::Phase phase, double t)
   models::PhaseSegment seg;
   seg.phase = phase;
   seg.t_begin = t;
+  seg.step_time = step_time_;
+  seg.tokens_per_step = tokens_per_step_;
+  seg.straggler_factor = straggler_factor_;
+  seg.active_gpus = active_gpus_;
   open_ = seg;
 }
 

@@ -14,6 +14,16 @@ class TraceRecorder {
 public:
   explicit TraceRecorder(double step_time) : step_time_(step_time) {}
 
+  /// The job's current rates, stamped on every segment opened from now on (and used by steps_in).
+  void set_job(double step_time, double tokens_per_step, double straggler_factor)
+  {
+    step_time_ = step_time;
+    tokens_per_step_ = tokens_per_step;
+    straggler_factor_ = straggler_factor;
+  }
+  /// GPUs holding the job's ranks, stamped on every segment opened from now on.
+  void set_active_gpus(long gpus) { active_gpus_ = gpus; }
+
   void open(models::Phase phase, double t);
   /// Closes the open phase at t. For training, `steps` is the number of steps completed, or -1
   /// to count the whole steps that fit in the segment.
@@ -37,6 +47,9 @@ public:
 
 private:
   double step_time_;
+  double tokens_per_step_ = 0;
+  double straggler_factor_ = 1;
+  long active_gpus_ = 0;
   std::optional<models::PhaseSegment> open_;
   models::TraceLog log_;
 };

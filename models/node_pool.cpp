@@ -1,0 +1,196 @@
+#include "node_pool.hpp"
+
+#include "random_stream.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <numeric>
+
+namespace fleetsim::models {
+
+NodePool::NodePool(long job_nodes, long spare_nodes, int nodes_per_rack, const LemonSpec& lemons,
+                   std::uint64_t seed)
+    : nodes_(static_cast<size_t>(job_nodes + spare_nodes)),
+      slots_(static_cast<size_t>(job_nodes), -1),
+      nodes_per_rack_(std::max(1, nodes_per_rack)),
+      lemons_(lemons)
+{
+  assert(job_nodes >= 1 && spare_nodes >= 0);
+  idle_ = size();
+  const long n_lemons = lemons.any() ? std::lround(lemons.fraction * static_cast<double>(size())) : 0;
+  if (n_lemons > 0) {
+    // Exactly n_lemons distinct nodes, by a partial Fisher-Yates shuffle of the positions.
+    std::vector<long> order(nodes_.size());
+    std::iota(order.begin(), order.end(), 0L);
+    RandomStream draw(seed, "lemons");
+    for (long i = 0; i < n_lemons; ++i) {
+      const auto j = i + static_cast<long>(draw.below(static_cast<std::uint64_t>(size() - i)));
+      std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(j)]);
+      nodes_[static_cast<size_t>(order[static_cast<size_t>(i)])].lemon = true;
+    }
+    // Mean weight 1 over the cluster: normal w, lemon m w, with (1 - f) w + f m w = 1.
+    const double f = static_cast<double>(n_lemons) / static_cast<double>(size());
+    normal_weight_ = 1.0 / (1.0 - f + f * lemons.rate_multiplier);
+    for (auto& n : nodes_)
+      n.weight = n.lemon ? lemons.rate_multiplier * normal_weight_ : normal_weight_;
+    weighted_ = true;
+  }
+  fill(job_nodes);
+}
+
+long NodePool::lemons() const
+{
+  return std::count_if(nodes_.begin(), nodes_.end(), [](const Node& n) { return n.lemon; });
+}
+
+void NodePool::set_state(Node& n, NodeState s)
+{
+  auto count = [&](NodeState st, long d) {
+    if (st == NodeState::Active)
+      active_ += d;
+    else if (st == NodeState::Idle)
+      idle_ += d;
+  };
+  count(n.state, -1);
+  n.state = s;
+  count(s, +1);
+}
+
+std::optional<long> NodePool::pick(double u) const
+{
+  assert(u >= 0);
+  if (!weighted_) {
+    const auto node = static_cast<long>(u);
+    if (node >= size() || !up(node))
+      return std::nullopt;
+    return node;
+  }
+  // Cumulative current weights over the positions; the initial total is size().
+  double acc = 0;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    acc += nodes_[i].weight;
+    if (u < acc)
+      return up(static_cast<long>(i)) ? std::optional<long>(static_cast<long>(i)) : std::nullopt;
+  }
+  return std::nullopt;
+}
+
+NodePool::Hit NodePool::fail(long first, long count, double t, bool node_fault)
+{
+  Hit hit;
+  const long end = std::min(size(), first + count);
+  for (long i = std::max(0L, first); i < end; ++i) {
+    Node& n = nodes_[static_cast<size_t>(i)];
+    if (n.state == NodeState::Repair)
+      continue;
+    hit.nodes.push_back(i);
+    if (n.slot >= 0) {
+      hit.slots.push_back(n.slot);
+      slots_[static_cast<size_t>(n.slot)] = -1;
+      n.slot = -1;
+    }
+    set_state(n, NodeState::Repair);
+    if (node_fault && lemons_.retire_after > 0) {
+      n.failures.push_back(t);
+      while (!n.failures.empty() && n.failures.front() < t - lemons_.retire_window)
+        n.failures.pop_front();
+      if (static_cast<long>(n.failures.size()) >= lemons_.retire_after) {
+        n.retired = true;
+        n.failures.clear();
+        hit.retired.push_back(i);
+        ++retired_total_;
+      }
+    }
+  }
+  return hit;
+}
+
+void NodePool::repaired(long node)
+{
+  Node& n = nodes_.at(static_cast<size_t>(node));
+  assert(n.state == NodeState::Repair);
+  if (n.retired) {
+    // The replacement: a healthy node in the same position, with no history.
+    n.retired = false;
+    n.lemon = false;
+    n.weight = normal_weight_;
+  }
+  set_state(n, NodeState::Idle);
+}
+
+long NodePool::fill(long slots)
+{
+  assert(slots >= 0 && slots <= job_slots());
+  // Nodes in slots at or beyond the new size move down into empty slots, or leave the job.
+  std::vector<long> movers;
+  for (long s = slots; s < job_slots(); ++s) {
+    const long node = slots_[static_cast<size_t>(s)];
+    if (node >= 0) {
+      movers.push_back(node);
+      slots_[static_cast<size_t>(s)] = -1;
+      nodes_[static_cast<size_t>(node)].slot = -1;
+    }
+  }
+  size_t next_mover = 0;
+  long next_idle = 0;
+  long empty = 0;
+  for (long s = 0; s < slots; ++s) {
+    if (slots_[static_cast<size_t>(s)] >= 0)
+      continue;
+    long node = -1;
+    if (next_mover < movers.size()) {
+      node = movers[next_mover++];
+    } else {
+      while (next_idle < size() && nodes_[static_cast<size_t>(next_idle)].state != NodeState::Idle)
+        ++next_idle;
+      if (next_idle < size())
+        node = next_idle++;
+    }
+    if (node < 0) {
+      ++empty;
+      continue;
+    }
+    Node& n = nodes_[static_cast<size_t>(node)];
+    if (n.state != NodeState::Active)
+      set_state(n, NodeState::Active);
+    n.slot = s;
+    slots_[static_cast<size_t>(s)] = node;
+  }
+  for (; next_mover < movers.size(); ++next_mover)
+    set_state(nodes_[static_cast<size_t>(movers[next_mover])], NodeState::Idle);
+  used_slots_ = slots;
+  return empty;
+}
+
+long NodePool::empty_slots() const
+{
+  long empty = 0;
+  for (long s = 0; s < used_slots_; ++s)
+    empty += slots_[static_cast<size_t>(s)] < 0 ? 1 : 0;
+  return empty;
+}
+
+bool memory_copies_survive(const std::vector<long>& lost, long slots, int copies, long stride)
+{
+  if (lost.empty())
+    return true;
+  assert(slots > 0 && copies >= 1);
+  std::vector<char> gone(static_cast<size_t>(slots), 0);
+  for (long s : lost)
+    if (s >= 0 && s < slots)
+      gone[static_cast<size_t>(s)] = 1;
+  // Only shards whose own slot was lost can be missing: check each one's peers.
+  for (long s : lost) {
+    if (s < 0 || s >= slots)
+      continue;
+    bool survives = false;
+    for (int j = 1; j < copies && !survives; ++j)
+      survives = gone[static_cast<size_t>((s + j * stride) % slots)] == 0;
+    if (!survives)
+      return false;
+  }
+  return true;
+}
+
+}  // namespace fleetsim::models

@@ -1,0 +1,113 @@
+#pragma once
+// The cluster's nodes as the run-level replay sees them: which are in the job, which wait as
+// spares, which are being repaired, and how often each one fails.
+//
+// The cluster is the job's nodes plus its spare nodes, numbered by physical position: node n sits in
+// rack n / nodes_per_rack, the job's nodes first. A node is
+//   Active  - holding one of the job's node slots,
+//   Idle    - healthy and free (a spare, or a survivor of an elastic shrink),
+//   Repair  - taken down by a failure until the repair pipeline returns it.
+//
+// Lemon nodes: a fixed number round(fraction x nodes) of the cluster's nodes fail `rate_multiplier`
+// times as often as the others, for the causes that strike hardware (GPU and node scope). The
+// weights are normalised so that the cluster's mean is 1: the scenario's failure counts stay the
+// fleet average, lemons included, and only their spread over the nodes changes. A retirement policy
+// removes a node after `retire_after` failures within `retire_window`; its position gets a fresh,
+// healthy node (weight of a normal node) once the replacement is done.
+//
+// Failures are drawn by thinning: a candidate arrives at the rate of the whole cluster at its initial
+// weight, picks a node with probability proportional to the node's current weight, and is discarded
+// when that node is already down or when the pick falls outside the current weights (a retired lemon
+// replaced by a healthy node lowers the total). This is exact for rates that only change at events.
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <vector>
+
+namespace fleetsim::models {
+
+struct LemonSpec {
+  double fraction = 0;         // of the cluster's nodes, [0, 1]
+  double rate_multiplier = 10; // a lemon's failure rate over a normal node's, >= 1
+  int retire_after = 0;        // failures within retire_window that retire a node; 0 = never
+  double retire_window = 0;    // seconds
+  [[nodiscard]] bool any() const { return fraction > 0 && rate_multiplier > 1; }
+};
+
+enum class NodeState { Active, Idle, Repair };
+
+class NodePool {
+public:
+  /// `job_nodes` slots, `spare_nodes` extra nodes. Lemons are drawn from the "lemons" stream of `seed`.
+  NodePool(long job_nodes, long spare_nodes, int nodes_per_rack, const LemonSpec& lemons, std::uint64_t seed);
+
+  [[nodiscard]] long size() const { return static_cast<long>(nodes_.size()); }
+  [[nodiscard]] long job_slots() const { return static_cast<long>(slots_.size()); }
+  [[nodiscard]] int nodes_per_rack() const { return nodes_per_rack_; }
+  [[nodiscard]] long racks() const { return (size() + nodes_per_rack_ - 1) / nodes_per_rack_; }
+  [[nodiscard]] long active() const { return active_; }
+  [[nodiscard]] long idle() const { return idle_; }
+  [[nodiscard]] long in_repair() const { return size() - active_ - idle_; }
+  [[nodiscard]] NodeState state(long node) const { return nodes_.at(static_cast<size_t>(node)).state; }
+  /// The slot a node holds, -1 when it is not in the job.
+  [[nodiscard]] long slot_of(long node) const { return nodes_.at(static_cast<size_t>(node)).slot; }
+  [[nodiscard]] bool lemon(long node) const { return nodes_.at(static_cast<size_t>(node)).lemon; }
+  [[nodiscard]] double weight(long node) const { return nodes_.at(static_cast<size_t>(node)).weight; }
+  [[nodiscard]] long lemons() const;
+  [[nodiscard]] bool weighted() const { return weighted_; }
+
+  /// Thinning pick for a hardware failure: u uniform in [0, size()). Returns the node, or nullopt when
+  /// the candidate is discarded (node down, or beyond the current total weight).
+  [[nodiscard]] std::optional<long> pick(double u) const;
+  /// True when the node can fail (it is not being repaired).
+  [[nodiscard]] bool up(long node) const { return state(node) != NodeState::Repair; }
+
+  struct Hit {
+    std::vector<long> nodes;        // nodes taken down (those that were up)
+    std::vector<long> slots;        // the job slots they held
+    std::vector<long> retired;      // of `nodes`, those the retirement policy removes
+  };
+  /// Takes nodes [first, first + count) that are up to Repair at time t. `node_fault`: the failure
+  /// is the node's own (GPU or node scope), which counts toward retirement.
+  Hit fail(long first, long count, double t, bool node_fault);
+  /// A node comes back from repair: Idle. A retired node comes back as a fresh, healthy node.
+  void repaired(long node);
+  /// Sets the job to `slots` slots (elastic resizing; the full job at start): keeps the nodes already
+  /// in slots below `slots`, moves nodes of higher slots down, then fills the empty slots from idle
+  /// nodes (lowest position first). Returns the number of empty slots left (0 when the job is whole).
+  long fill(long slots);
+  /// Slots the job currently uses.
+  [[nodiscard]] long used_slots() const { return used_slots_; }
+  [[nodiscard]] long empty_slots() const;
+  [[nodiscard]] long retired_total() const { return retired_total_; }
+
+private:
+  struct Node {
+    NodeState state = NodeState::Idle;
+    long slot = -1;
+    bool lemon = false;
+    bool retired = false;
+    double weight = 1;
+    std::deque<double> failures;  // times of the node's own failures inside the retirement window
+  };
+  void set_state(Node& n, NodeState s);
+
+  std::vector<Node> nodes_;
+  std::vector<long> slots_;  // node in each slot, -1 when empty
+  int nodes_per_rack_;
+  LemonSpec lemons_;
+  bool weighted_ = false;
+  double normal_weight_ = 1;
+  long active_ = 0;
+  long idle_ = 0;
+  long used_slots_ = 0;
+  long retired_total_ = 0;
+};
+
+/// In-memory checkpoints (Gemini-style): each slot's shard has `copies` replicas, on its own node and
+/// on the nodes `stride`, 2 x stride, ... slots further (mod `slots`), so peers sit in other racks.
+/// True when every shard still has a copy after the slots in `lost` lost their host memory.
+[[nodiscard]] bool memory_copies_survive(const std::vector<long>& lost, long slots, int copies, long stride);
+
+}  // namespace fleetsim::models
