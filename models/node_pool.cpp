@@ -100,6 +100,7 @@ NodePool::Hit NodePool::fail(long first, long count, double t, bool node_fault)
         n.failures.clear();
         hit.retired.push_back(i);
         ++retired_total_;
+        retired_lemons_ += n.lemon ? 1 : 0;
       }
     }
   }

@@ -81,6 +81,8 @@ public:
   [[nodiscard]] long used_slots() const { return used_slots_; }
   [[nodiscard]] long empty_slots() const;
   [[nodiscard]] long retired_total() const { return retired_total_; }
+  /// Of the retired nodes, those that were lemons (the others were healthy nodes with bad luck).
+  [[nodiscard]] long retired_lemons() const { return retired_lemons_; }
 
 private:
   struct Node {
@@ -103,6 +105,7 @@ private:
   long idle_ = 0;
   long used_slots_ = 0;
   long retired_total_ = 0;
+  long retired_lemons_ = 0;
 };
 
 /// In-memory checkpoints (Gemini-style): each slot's shard has `copies` replicas, on its own node and

@@ -134,6 +134,7 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed)
   result.log = trace.take();
   result.counters = counters;
   result.nodes_retired = pool.retired_total();
+  result.lemons_retired = pool.retired_lemons();
   result.report = models::account(result.log, result.step.step_time.si(), s.step.workload.global_batch_tokens);
   result.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return result;

@@ -124,6 +124,7 @@ ordered_json recovery_json(const scenario::Scenario& s, const RunResult& r)
   if (s.capacity.lemons.any()) {
     j["lemon_nodes"] = r.lemon_nodes;
     j["nodes_retired"] = r.nodes_retired;
+    j["lemons_retired"] = r.lemons_retired;
   }
   return j;
 }
