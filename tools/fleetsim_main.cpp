@@ -19,6 +19,8 @@ int main(int argc, char** argv)
       return cmd_step(opts);
     if (opts.command == "collective")
       return cmd_collective(opts);
+    if (opts.command == "compare")
+      return cmd_compare(opts);
     if (opts.command == "describe")
       return cmd_describe(opts);
     print_usage();

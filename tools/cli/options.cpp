@@ -10,7 +10,8 @@ namespace {
 
 bool is_command(std::string_view s)
 {
-  return s == "run" || s == "validate" || s == "step" || s == "describe" || s == "collective" || s == "help";
+  return s == "run" || s == "validate" || s == "step" || s == "describe" || s == "collective" || s == "compare" ||
+         s == "help";
 }
 
 bool bad(const std::string& msg)
@@ -41,6 +42,11 @@ commands:
                        GPU i*G+g (data-parallel groups); --chunks pipelines trees and chains
                        OP: allreduce reducescatter allgather broadcast alltoall sendrecv
                        ALGO: ring tree doubletree hierarchical direct
+  compare [SCENARIO] --vary KEY=V1,V2,... [--vary ...] [--seeds K]
+                       run the scenario at every combination of the values (same seeds at every
+                       point) and print them side by side: ETTR, goodput, interruptions and where
+                       the time went; writes DIR/compare.csv and each run's files under DIR/<point>/
+                       e.g. --vary recovery.policy=restart,hot_spare,elastic,in_memory
   describe             print every scenario parameter: unit, default, range, description
   help                 this text
 
@@ -48,7 +54,8 @@ SCENARIO defaults to scenarios/llama3_405b_16k.yaml (the Llama 3 405B replay).
 
 options:
   --seed N             root random seed (overrides run.seed)
-  --out DIR            output directory of 'run' (default: out/<scenario name>)
+  --out DIR            output directory of 'run' (default: out/<scenario name>) or 'compare'
+                       (default: out/compare-<scenario name>)
   --set KEY=VALUE      override any scenario key by its dotted path, e.g.
                        --set checkpoint.interval=10min --set failures.causes.nic.count=14
   --dump-resolved      print the fully defaulted scenario as YAML and exit
@@ -95,6 +102,17 @@ bool parse_options(int argc, char** argv, Options& opts)
       if (v == nullptr)
         return bad("--out needs a directory");
       opts.out = v;
+    } else if (a == "--vary") {
+      const char* v = value(a);
+      if (v == nullptr)
+        return bad("--vary needs KEY=V1,V2,...");
+      opts.varies.emplace_back(v);
+    } else if (a == "--seeds") {
+      const char* v = value(a);
+      std::string_view sv(v == nullptr ? "" : v);
+      auto [p, ec] = std::from_chars(sv.data(), sv.data() + sv.size(), opts.seeds);
+      if (v == nullptr || ec != std::errc() || p != sv.data() + sv.size() || opts.seeds < 1 || opts.seeds > 100000)
+        return bad("--seeds expects a positive integer, got '" + std::string(sv) + "'");
     } else if (a == "--set") {
       const char* v = value(a);
       if (v == nullptr)

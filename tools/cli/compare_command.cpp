@@ -1,0 +1,246 @@
+// fleetsim compare: one scenario at a few values of one or more keys (the grid of all combinations),
+// every point on the same seeds, side by side. Each run is its own process (SimGrid allows one
+// simulation per process) and keeps its outputs under DIR/<point>/[seed-N/].
+#include "commands.hpp"
+
+#include "simulator/run/simulation.hpp"
+#include "simulator/scenario/scenario_loader.hpp"
+#include "simulator/trace/output_writers.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+namespace fleetsim::cli {
+namespace {
+
+struct Axis {
+  std::string key;
+  std::vector<std::string> values;
+};
+
+struct Point {
+  std::vector<std::string> sets;  // key=value of this point
+  std::string label;              // key=value,key=value
+};
+
+std::vector<std::string> split(const std::string& s, char sep)
+{
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, sep);)
+    out.push_back(item);
+  return out;
+}
+
+// The grid of every combination, the first axis varying slowest.
+std::vector<Point> grid(const std::vector<Axis>& axes)
+{
+  std::vector<Point> points{Point{}};
+  for (const auto& axis : axes) {
+    std::vector<Point> next;
+    for (const auto& p : points)
+      for (const auto& v : axis.values) {
+        Point q = p;
+        q.sets.push_back(axis.key + "=" + v);
+        q.label += (q.label.empty() ? "" : ",") + axis.key + "=" + v;
+        next.push_back(std::move(q));
+      }
+    points = std::move(next);
+  }
+  return points;
+}
+
+// Runs one replica in a child process; returns its summary.json, or an error.
+std::optional<nlohmann::json> run_child(const scenario::Scenario& s, std::uint64_t seed, const std::string& dir,
+                                        std::string& error)
+{
+  std::cout.flush();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    error = "fork failed";
+    return std::nullopt;
+  }
+  if (pid == 0) {
+    int code = 0;
+    try {
+      const sim::RunResult r = sim::run_simulation(s, seed);
+      if (std::string err = sim::write_outputs(dir, s, r); !err.empty()) {
+        std::cerr << "fleetsim: error: " << err << "\n";
+        code = 1;
+      }
+    } catch (const std::exception& e) {
+      std::cerr << "fleetsim: internal error: " << e.what() << "\n";
+      code = 1;
+    }
+    std::cout.flush();
+    std::cerr.flush();
+    _exit(code);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    error = "the run in " + dir + " failed";
+    return std::nullopt;
+  }
+  std::ifstream f(std::filesystem::path(dir) / "summary.json");
+  try {
+    return nlohmann::json::parse(f);
+  } catch (const std::exception& e) {
+    error = std::string("cannot read ") + dir + "/summary.json: " + e.what();
+    return std::nullopt;
+  }
+}
+
+// The figures of one point, averaged over its seeds.
+struct Row {
+  std::map<std::string, double> mean;
+  void add(const std::string& k, double v, int n) { mean[k] += v / n; }
+};
+
+double get(const nlohmann::json& j, std::initializer_list<const char*> path)
+{
+  const nlohmann::json* at = &j;
+  for (const char* k : path) {
+    if (!at->contains(k))
+      return 0;
+    at = &(*at)[k];
+  }
+  return at->is_number() ? at->get<double>() : 0;
+}
+
+void accumulate(Row& row, const nlohmann::json& sum, const scenario::Scenario& s, int n)
+{
+  const double h = 3600;
+  row.add("ettr", get(sum, {"ettr"}), n);
+  row.add("goodput_ratio", get(sum, {"goodput_ratio"}), n);
+  row.add("tokens", get(sum, {"tokens_trained"}), n);
+  row.add("unexpected", get(sum, {"interruptions", "unexpected"}), n);
+  for (const char* phase : {"detection", "restart", "reload", "warmup", "waiting", "lost_work", "checkpoint", "planned"})
+    row.add(std::string(phase) + "_h", get(sum, {"time_breakdown_s", phase}) / h, n);
+  double failures = 0;
+  for (const auto& c : s.causes)
+    failures += get(sum, {"lost_time_by_cause_s", c.name.c_str()});
+  row.add("lost_to_failures_h", failures / h, n);
+  for (const char* k : {"stragglers", "elastic_shrink", "elastic_regrow"})
+    row.add(std::string("lost_to_") + k + "_h", get(sum, {"lost_time_by_cause_s", k}) / h, n);
+  for (const char* k : {"swaps", "spares_exhausted", "shrinks", "regrows", "memory_restores", "storage_restores",
+                        "nodes_retired"})
+    row.add(k, get(sum, {"recovery", k}), n);
+}
+
+const std::vector<std::string>& columns()
+{
+  static const std::vector<std::string> c = {
+      "ettr", "goodput_ratio", "tokens", "unexpected", "detection_h", "restart_h", "reload_h", "warmup_h",
+      "waiting_h", "lost_work_h", "checkpoint_h", "planned_h", "lost_to_failures_h", "lost_to_stragglers_h",
+      "lost_to_elastic_shrink_h", "lost_to_elastic_regrow_h", "swaps", "spares_exhausted", "shrinks", "regrows",
+      "memory_restores", "storage_restores", "nodes_retired"};
+  return c;
+}
+
+}  // namespace
+
+int cmd_compare(const Options& opts)
+{
+  if (opts.varies.empty()) {
+    std::cerr << "fleetsim: error: compare needs at least one --vary KEY=V1,V2,...\n";
+    return kExitBadInput;
+  }
+  std::vector<Axis> axes;
+  for (const auto& v : opts.varies) {
+    const auto eq = v.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == v.size()) {
+      std::cerr << "fleetsim: error: --vary expects KEY=V1,V2,... (got '" << v << "')\n";
+      return kExitBadInput;
+    }
+    axes.push_back({v.substr(0, eq), split(v.substr(eq + 1), ',')});
+  }
+  const std::string path = opts.scenario.empty() ? default_scenario_path() : opts.scenario;
+  // Every point is loaded and checked before anything runs: bad input writes nothing.
+  const std::vector<Point> points = grid(axes);
+  std::vector<scenario::Scenario> scenarios;
+  for (const auto& p : points) {
+    std::vector<std::string> sets = opts.sets;
+    sets.insert(sets.end(), p.sets.begin(), p.sets.end());
+    auto loaded = scenario::load_scenario_file(path, sets);
+    if (!loaded.diagnostics.empty()) {
+      std::cerr << "point " << p.label << ":\n" << loaded.diagnostics.to_string();
+      return kExitBadInput;
+    }
+    scenarios.push_back(std::move(*loaded.scenario));
+  }
+  const std::uint64_t first_seed = opts.has_seed ? opts.seed : scenarios.front().seed;
+  const int seeds = std::max(1, opts.seeds);
+  const std::string out = opts.out.empty() ? "out/compare-" + scenarios.front().name : opts.out;
+  const bool existed = std::filesystem::exists(out);
+
+  std::vector<Row> rows(points.size());
+  for (size_t i = 0; i < points.size(); ++i) {
+    for (int k = 0; k < seeds; ++k) {
+      const std::uint64_t seed = first_seed + static_cast<std::uint64_t>(k);
+      std::string dir = out + "/" + points[i].label;
+      if (seeds > 1)
+        dir += "/seed-" + std::to_string(seed);
+      std::string error;
+      auto sum = run_child(scenarios[i], seed, dir, error);
+      if (!sum) {
+        std::cerr << "fleetsim: error: " << error << "\n";
+        if (!existed) {
+          std::error_code ec;
+          std::filesystem::remove_all(out, ec);
+        }
+        return kExitFailure;
+      }
+      accumulate(rows[i], *sum, scenarios[i], seeds);
+    }
+  }
+
+  auto body = [&](std::ostream& o) {
+    for (const auto& a : axes)
+      o << a.key << ',';
+    o << "seeds";
+    for (const auto& c : columns())
+      o << ',' << c;
+    o << '\n';
+    for (size_t i = 0; i < points.size(); ++i) {
+      for (const auto& set : points[i].sets)
+        o << set.substr(set.find('=') + 1) << ',';
+      o << seeds;
+      for (const auto& c : columns()) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, ",%.10g", rows[i].mean[c]);
+        o << buf;
+      }
+      o << '\n';
+    }
+  };
+  if (std::string err = sim::write_file_atomically(out, "compare.csv", body); !err.empty()) {
+    std::cerr << "fleetsim: error: " << err << "\n";
+    return kExitFailure;
+  }
+  if (!opts.quiet) {
+    std::printf("%s: %zu points x %d seed%s from seed %llu\n", scenarios.front().name.c_str(), points.size(), seeds,
+                seeds > 1 ? "s" : "", static_cast<unsigned long long>(first_seed));
+    std::printf("  %-44s %7s %7s %6s | hours: %7s %7s %7s %7s %7s %7s %7s\n", "point", "ETTR", "goodput", "unexp",
+                "detect", "restart", "reload", "warmup", "waiting", "lost", "ckpt");
+    for (size_t i = 0; i < points.size(); ++i) {
+      auto& m = rows[i].mean;
+      std::printf("  %-44s %7.4f %7.4f %6.1f | %14.1f %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f\n", points[i].label.c_str(),
+                  m["ettr"], m["goodput_ratio"], m["unexpected"], m["detection_h"], m["restart_h"], m["reload_h"],
+                  m["warmup_h"], m["waiting_h"], m["lost_work_h"], m["checkpoint_h"]);
+    }
+    std::printf("  outputs in %s/ (compare.csv, and each run's own files under <point>/)\n", out.c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace fleetsim::cli
