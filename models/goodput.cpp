@@ -123,8 +123,8 @@ GoodputReport account(const TraceLog& log, double step_time, double tokens_per_s
       assert(std::fabs(seg->t_begin - clock) < 1e-6 && "phase segments must tile the run");
       const double d = seg->t_end - seg->t_begin;
       if (seg->phase == Phase::Training) {
-        if (seg->step_time > 0)
-          last = Rate{seg->step_time, seg->tokens_per_step, seg->straggler_factor};
+        last = seg->step_time > 0 ? Rate{seg->step_time, seg->tokens_per_step, seg->straggler_factor}
+                                  : Rate{step_time, tokens_per_step, 1};
         p.pending += last.work(d, seg->steps, r0);
       } else {
         bucket(r.breakdown, seg->phase) += d;

@@ -39,6 +39,42 @@ NodePool::NodePool(long job_nodes, long spare_nodes, int nodes_per_rack, const L
   fill(job_nodes);
 }
 
+void NodePool::draw_slow_nodes(long count, double speed, std::uint64_t seed)
+{
+  count = std::min(count, size());
+  std::vector<long> order(nodes_.size());
+  std::iota(order.begin(), order.end(), 0L);
+  RandomStream draw(seed, "stragglers/persistent");
+  for (long i = 0; i < count; ++i) {
+    const auto j = i + static_cast<long>(draw.below(static_cast<std::uint64_t>(size() - i)));
+    std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(j)]);
+    nodes_[static_cast<size_t>(order[static_cast<size_t>(i)])].base_speed = speed;
+  }
+}
+
+void NodePool::start_episode(long node, long id, double speed)
+{
+  Node& n = nodes_.at(static_cast<size_t>(node));
+  n.episode = id;
+  n.episode_speed = speed;
+}
+
+void NodePool::end_episode(long node, long id)
+{
+  Node& n = nodes_.at(static_cast<size_t>(node));
+  if (n.episode == id)
+    n.episode_speed = 1;
+}
+
+double NodePool::slowest_active_speed() const
+{
+  double slowest = 1;
+  for (long node : slots_)
+    if (node >= 0)
+      slowest = std::min(slowest, speed(node));
+  return slowest;
+}
+
 long NodePool::lemons() const
 {
   return std::count_if(nodes_.begin(), nodes_.end(), [](const Node& n) { return n.lemon; });
@@ -111,6 +147,11 @@ void NodePool::repaired(long node)
 {
   Node& n = nodes_.at(static_cast<size_t>(node));
   assert(n.state == NodeState::Repair);
+  n.episode_speed = 1;  // an episode does not survive a repair
+  if (n.heal) {
+    n.heal = false;
+    n.base_speed = 1;
+  }
   if (n.retired) {
     // The replacement: a healthy node in the same position, with no history.
     n.retired = false;

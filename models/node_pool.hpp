@@ -20,6 +20,7 @@
 // when that node is already down or when the pick falls outside the current weights (a retired lemon
 // replaced by a healthy node lowers the total). This is exact for rates that only change at events.
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -57,6 +58,25 @@ public:
   [[nodiscard]] long lemons() const;
   [[nodiscard]] bool weighted() const { return weighted_; }
 
+  /// Stragglers: `count` distinct nodes (drawn from the "stragglers/persistent" stream) always run at
+  /// `speed`. A drained node comes back from repair at full speed.
+  void draw_slow_nodes(long count, double speed, std::uint64_t seed);
+  /// A node's speed now: its persistent speed, or lower during a slowdown episode.
+  [[nodiscard]] double speed(long node) const
+  {
+    const Node& n = nodes_.at(static_cast<size_t>(node));
+    return std::min(n.base_speed, n.episode_speed);
+  }
+  [[nodiscard]] double base_speed(long node) const { return nodes_.at(static_cast<size_t>(node)).base_speed; }
+  /// Starts slowdown episode `id` on a node; ends it if `id` is still the node's latest.
+  void start_episode(long node, long id, double speed);
+  void end_episode(long node, long id);
+  [[nodiscard]] long episode(long node) const { return nodes_.at(static_cast<size_t>(node)).episode; }
+  /// The slowest speed among the nodes holding job slots (1 when none is slow).
+  [[nodiscard]] double slowest_active_speed() const;
+  /// Marks a node in repair to come back at full speed (it was drained for being slow).
+  void heal_on_return(long node) { nodes_.at(static_cast<size_t>(node)).heal = true; }
+
   /// Thinning pick for a hardware failure: u uniform in [0, size()). Returns the node, or nullopt when
   /// the candidate is discarded (node down, or beyond the current total weight).
   [[nodiscard]] std::optional<long> pick(double u) const;
@@ -91,6 +111,10 @@ private:
     bool lemon = false;
     bool retired = false;
     double weight = 1;
+    double base_speed = 1;     // persistent straggler: < 1
+    double episode_speed = 1;  // during a slowdown episode: < 1
+    long episode = 0;          // id of the latest episode
+    bool heal = false;         // drained: back at full speed after repair
     std::deque<double> failures;  // times of the node's own failures inside the retirement window
   };
   void set_state(Node& n, NodeState s);

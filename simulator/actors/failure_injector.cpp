@@ -73,23 +73,50 @@ void FailureInjector::operator()() const
   }
 }
 
-void RepairShop::operator()() const
+void AlarmClock::operator()() const
 {
-  // Nodes under repair, earliest return first; ties in the order they came in.
-  using Job = std::tuple<double, long, long>;  // (done at, arrival order, node)
-  std::priority_queue<Job, std::vector<Job>, std::greater<>> bench;
+  // Pending alarms, earliest first; ties in the order they were set.
+  using Alarm = std::tuple<double, long, Message>;
+  auto later = [](const Alarm& a, const Alarm& b) {
+    return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) > std::get<0>(b) : std::get<1>(a) > std::get<1>(b);
+  };
+  std::priority_queue<Alarm, std::vector<Alarm>, decltype(later)> pending(later);
   long order = 0;
   while (true) {
-    auto m = ctx_.repair_shop->wait(bench.empty() ? -1 : std::get<0>(bench.top()));
+    auto m = ctx_.alarms->wait(pending.empty() ? -1 : std::get<0>(pending.top()));
     if (m) {
-      bench.emplace(ctx_.now() + m->duration, order++, m->node);
+      const double due = ctx_.now() + m->duration;
+      pending.emplace(due, order++, std::move(*m));
       continue;
     }
-    Message done;
-    done.type = MessageType::Repaired;
-    done.node = std::get<2>(bench.top());
-    bench.pop();
-    ctx_.scheduler->post(std::move(done));
+    Message due = std::get<2>(pending.top());
+    pending.pop();
+    ctx_.scheduler->post(std::move(due));
+  }
+}
+
+void SlowdownInjector::operator()() const
+{
+  const models::StragglerSpec& st = ctx_.scenario->stragglers;
+  if (!(st.episode_interval > 0) || !(st.episode_speed < 1))
+    return;
+  const long nodes = ctx_.pool->size();
+  const double rate = static_cast<double>(nodes) / st.episode_interval;
+  models::RandomStream arrivals(ctx_.seed, "stragglers/episodes/arrivals");
+  models::RandomStream which(ctx_.seed, "stragglers/episodes/nodes");
+  models::RandomStream lasting(ctx_.seed, "stragglers/episodes/durations");
+  double t = 0;
+  for (long id = 1;; ++id) {
+    t += arrivals.exponential(rate);
+    if (!(t < ctx_.horizon))
+      return;
+    sg4::this_actor::sleep_until(t);
+    Message m;
+    m.type = MessageType::SlowStart;
+    m.id = id;
+    m.node = static_cast<long>(which.below(static_cast<std::uint64_t>(nodes)));
+    m.duration = st.episode_exponential ? lasting.exponential(1.0 / st.episode_duration) : st.episode_duration;
+    ctx_.scheduler->post(std::move(m));
   }
 }
 

@@ -18,11 +18,22 @@ private:
   int cause_;
 };
 
-/// The repair pipeline: takes failed nodes (Repair messages) and returns each to the scheduler
-/// (Repaired) when its repair time has passed.
-class RepairShop {
+/// Delivers messages to the scheduler after a delay: repaired nodes, the ends of slowdown episodes,
+/// drain checks and diurnal ticks. Messages due at the same instant arrive in the order they were set.
+class AlarmClock {
 public:
-  explicit RepairShop(const RunContext& ctx) : ctx_(ctx) {}
+  explicit AlarmClock(const RunContext& ctx) : ctx_(ctx) {}
+  void operator()() const;
+
+private:
+  const RunContext& ctx_;
+};
+
+/// Slowdown episodes: a Poisson process over the cluster's nodes (stragglers.episode_interval per
+/// node), each with a drawn duration, announced to the scheduler.
+class SlowdownInjector {
+public:
+  explicit SlowdownInjector(const RunContext& ctx) : ctx_(ctx) {}
   void operator()() const;
 
 private:

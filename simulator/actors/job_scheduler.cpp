@@ -3,6 +3,7 @@
 #include "checkpoint_coordinator.hpp"
 
 #include "models/run_plan.hpp"
+#include "models/stragglers.hpp"
 
 #include <algorithm>
 
@@ -14,7 +15,14 @@ using scenario::RecoveryPolicy;
 void JobScheduler::operator()()
 {
   Inbox& inbox = *ctx_.scheduler;
+  const auto& st = ctx_.scenario->stragglers;
   set_shape(ctx_.scenario->step.layout.dp);
+  if (st.diurnal_amplitude > 0)
+    alarm(MessageType::Tick, 0, 0, st.diurnal_resolution);
+  if (st.drain_below > 0)
+    for (long n = 0; n < ctx_.pool->size(); ++n)
+      if (ctx_.pool->base_speed(n) < st.drain_below)
+        alarm(MessageType::DrainCheck, n, 0, st.drain_after);
   start_job();
   while (true) {
     std::optional<Message> m;
@@ -48,10 +56,23 @@ void JobScheduler::operator()()
         recover(inbox, *f);
       else
         start_job(true);
-    } else if (m->type == MessageType::Repaired) {
-      ctx_.pool->repaired(m->node);
+    } else if (m->type == MessageType::DrainCheck) {
+      if (!drain_due(*m))
+        continue;
+      if (ctx_.pool->slot_of(m->node) < 0) {
+        // An idle node: take it out of the pool without touching the job.
+        ++ctx_.counters->drains;
+        (void)ctx_.pool->fail(m->node, 1, ctx_.now(), false);
+        ctx_.pool->heal_on_return(m->node);
+        send_to_repair(m->node, st.drain_repair);
+        fleet_changed();
+      } else if (auto f = drain(inbox, m->node)) {
+        recover(inbox, *f);
+      }
+    } else {
+      state_message(*m);
       const int dp = ctx_.scenario->recovery.policy == RecoveryPolicy::Elastic ? elastic_dp() : 0;
-      if (dp > shape_.dp) {
+      if (m->type == MessageType::Repaired && dp > shape_.dp) {
         if (auto f = regrow(inbox, dp))
           recover(inbox, *f);
       }
@@ -106,14 +127,16 @@ void JobScheduler::set_shape(int dp)
   if (dp != shape_.dp || shape_.step_time == 0)
     shape_ = shape_for_(dp);
   ctx_.trace->set_job(shape_.step_time, shape_.tokens_per_step, shape_.straggler_factor);
+  // (fleet_changed below replaces the expected straggler factor by the fleet's actual state.)
   if (ctx_.counters->min_dp == 0 || dp < ctx_.counters->min_dp)
     ctx_.counters->min_dp = dp;
-  update_active_gpus();
+  fleet_changed();
 }
 
-void JobScheduler::update_active_gpus() const
+void JobScheduler::fleet_changed()
 {
   ctx_.trace->set_active_gpus(std::min(shape_.gpus, ctx_.pool->active() * ctx_.scenario->fleet.gpus_per_node));
+  refresh_speed();
 }
 
 void JobScheduler::send_to_repair(long node, double mean)
@@ -125,10 +148,78 @@ void JobScheduler::send_to_repair(long node, double mean)
     return;
   }
   Message m;
-  m.type = MessageType::Repair;
+  m.type = MessageType::Repaired;
   m.node = node;
   m.duration = d;
-  ctx_.repair_shop->post(std::move(m));
+  ctx_.alarms->post(std::move(m));
+}
+
+void JobScheduler::alarm(MessageType type, long node, long id, double after) const
+{
+  Message m;
+  m.type = type;
+  m.node = node;
+  m.id = id;
+  m.duration = after;
+  ctx_.alarms->post(std::move(m));
+}
+
+void JobScheduler::refresh_speed()
+{
+  const auto& st = ctx_.scenario->stragglers;
+  const double f = models::step_factor(st, shape_.gpus / ctx_.scenario->fleet.gpus_per_node, shape_.compute_fraction,
+                                       ctx_.pool->slowest_active_speed(), models::diurnal_speed(st, ctx_.now()));
+  if (f == shape_.straggler_factor)
+    return;
+  shape_.straggler_factor = f;
+  shape_.step_time = shape_.uniform_step_time * f;
+  ctx_.trace->set_job(shape_.step_time, shape_.tokens_per_step, shape_.straggler_factor);
+  if (ctx_.trace->is_open() && ctx_.trace->open_phase() == Phase::Training) {
+    Message m;
+    m.type = MessageType::Retime;
+    m.id = epoch_;
+    ctx_.job->post(std::move(m));
+  }
+}
+
+bool JobScheduler::drain_due(const Message& m) const
+{
+  const auto& st = ctx_.scenario->stragglers;
+  const models::NodePool& pool = *ctx_.pool;
+  if (!(st.drain_below > 0) || pool.state(m.node) == models::NodeState::Repair)
+    return false;
+  if (m.id == 0)
+    return pool.base_speed(m.node) < st.drain_below;
+  return pool.episode(m.node) == m.id && pool.speed(m.node) < st.drain_below;
+}
+
+void JobScheduler::state_message(const Message& m)
+{
+  const auto& st = ctx_.scenario->stragglers;
+  models::NodePool& pool = *ctx_.pool;
+  switch (m.type) {
+    case MessageType::Repaired:
+      pool.repaired(m.node);
+      break;
+    case MessageType::SlowStart:
+      if (!pool.up(m.node))
+        return;
+      pool.start_episode(m.node, m.id, st.episode_speed);
+      ++ctx_.counters->episodes;
+      alarm(MessageType::SlowEnd, m.node, m.id, m.duration);
+      if (st.episode_speed < st.drain_below && m.duration > st.drain_after)
+        alarm(MessageType::DrainCheck, m.node, m.id, st.drain_after);
+      break;
+    case MessageType::SlowEnd:
+      pool.end_episode(m.node, m.id);
+      break;
+    case MessageType::Tick:
+      alarm(MessageType::Tick, 0, 0, st.diurnal_resolution);
+      break;
+    default:
+      return;
+  }
+  fleet_changed();
 }
 
 bool JobScheduler::strikes_job(const Message& failure)
@@ -145,7 +236,7 @@ bool JobScheduler::strikes_job(const Message& failure)
     send_to_repair(node, retired ? cap.lemon_replace_time.si() : repair);
   }
   lost_slots_.insert(lost_slots_.end(), hit.slots.begin(), hit.slots.end());
-  update_active_gpus();
+  fleet_changed();
   if (hit.slots.empty() && !hit.nodes.empty())
     ++ctx_.counters->spare_failures;
   return !hit.slots.empty();
@@ -155,12 +246,15 @@ std::optional<Message> JobScheduler::background(const Message& m)
 {
   if (m.type == MessageType::Failure && strikes_job(m))
     return m;
-  if (m.type == MessageType::Repaired) {
-    ctx_.pool->repaired(m.node);
-    update_active_gpus();
-  }
   if (m.type == MessageType::Planned)
     ++deferred_planned_;
+  if (m.type == MessageType::DrainCheck) {
+    // The job is not training: look again later.
+    if (drain_due(m))
+      alarm(MessageType::DrainCheck, m.node, m.id, ctx_.scenario->stragglers.drain_after);
+    return std::nullopt;
+  }
+  state_message(m);
   return std::nullopt;
 }
 
@@ -218,7 +312,7 @@ void JobScheduler::record_failure(const Message& failure, Phase during) const
 void JobScheduler::recover(Inbox& inbox, Message failure)
 {
   const auto& rec = ctx_.scenario->recovery;
-  const double restart = rec.policy == RecoveryPolicy::HotSpare ? rec.spare_swap.si() : rec.restart.si();
+  const double restart = restart_time();
   while (true) {
     const auto& cause = ctx_.scenario->causes.at(static_cast<size_t>(failure.cause));
     std::optional<Message> next = timed_phase(inbox, Phase::Detection,
@@ -270,7 +364,7 @@ void JobScheduler::acquire_nodes(Inbox& inbox)
     set_shape(dp);
   } else {
     pool.fill(pool.job_slots());
-    update_active_gpus();
+    fleet_changed();
   }
   ctx_.counters->swaps += std::max(0L, pool.active() - before);
 }
@@ -334,6 +428,30 @@ std::optional<Message> JobScheduler::planned(Inbox& inbox)
 
 std::optional<Message> JobScheduler::regrow(Inbox& inbox, int dp)
 {
+  return planned_restart(inbox, "elastic_regrow", "job", [this, dp](Inbox&) {
+    ++ctx_.counters->regrows;
+    ctx_.pool->fill(slots_for(dp));
+    set_shape(dp);
+    fleet_changed();
+  });
+}
+
+std::optional<Message> JobScheduler::drain(Inbox& inbox, long node)
+{
+  return planned_restart(inbox, "straggler_drain", models::component_label(models::Scope::Node, node),
+                         [this, node](Inbox& in) {
+                           ++ctx_.counters->drains;
+                           (void)ctx_.pool->fail(node, 1, ctx_.now(), false);
+                           ctx_.pool->heal_on_return(node);
+                           send_to_repair(node, ctx_.scenario->stragglers.drain_repair);
+                           acquire_nodes(in);
+                         });
+}
+
+std::optional<Message> JobScheduler::planned_restart(Inbox& inbox, const std::string& cause,
+                                                     const std::string& component,
+                                                     const std::function<void(Inbox&)>& reshape)
+{
   std::optional<Message> failure;
   stop_job(inbox, MessageType::PlanStop, true, failure);
   if (failure) {
@@ -344,15 +462,13 @@ std::optional<Message> JobScheduler::regrow(Inbox& inbox, int dp)
   rec.t = ctx_.now();
   rec.planned = true;
   rec.reconfiguration = true;
-  rec.cause = "elastic_regrow";
-  rec.component = "job";
+  rec.cause = cause;
+  rec.component = component;
   rec.during = Phase::Training;
   ctx_.trace->interruption(std::move(rec));
-  ++ctx_.counters->regrows;
-  ctx_.pool->fill(slots_for(dp));
-  set_shape(dp);
+  reshape(inbox);
   const auto& r = ctx_.scenario->recovery;
-  std::optional<Message> next = timed_phase(inbox, Phase::Restart, r.restart.si());
+  std::optional<Message> next = timed_phase(inbox, Phase::Restart, restart_time());
   if (!next)
     next = reload_phase(inbox);
   if (!next)
@@ -360,6 +476,12 @@ std::optional<Message> JobScheduler::regrow(Inbox& inbox, int dp)
   if (!next)
     start_job(true);
   return next;
+}
+
+double JobScheduler::restart_time() const
+{
+  const auto& rec = ctx_.scenario->recovery;
+  return rec.policy == RecoveryPolicy::HotSpare ? rec.spare_swap.si() : rec.restart.si();
 }
 
 }  // namespace fleetsim::sim

@@ -9,6 +9,11 @@
 // cause). A failure during a recovery phase that strikes the job restarts recovery from detection.
 // A planned interruption that falls while the job is down waits until the job is training again.
 //
+// Stragglers (models/stragglers.hpp) set the step time from the fleet's state: the slowest node in
+// the job (persistent, or in a slowdown episode), the diurnal clock, and per-step transients on top.
+// The job is told when it changes. With stragglers.drain_below, a node slow for drain_after is
+// drained: a checkpointed stop, the node to repair, and a restart with a replacement.
+//
 // Policies (recovery.policy):
 //   restart   - resubmit the job: `restart`, then reload from storage; failed nodes are replaced
 //               from idle nodes, and with none left the job waits for the repair pipeline;
@@ -49,6 +54,18 @@ private:
   std::optional<Message> planned(Inbox& inbox);
   /// Elastic: stops at a checkpoint and restarts on more replicas; returns a failure, if any.
   std::optional<Message> regrow(Inbox& inbox, int dp);
+  /// Mitigation: stops at a checkpoint, sends a slow node to repair and restarts without it.
+  std::optional<Message> drain(Inbox& inbox, long node);
+  /// A checkpointed stop, `reshape`, then restart, reload and warm-up, charged to `cause`.
+  std::optional<Message> planned_restart(Inbox& inbox, const std::string& cause, const std::string& component,
+                                         const std::function<void(Inbox&)>& reshape);
+  [[nodiscard]] double restart_time() const;
+  /// Straggler state: episodes, their ends, diurnal ticks, repaired nodes.
+  void state_message(const Message& m);
+  [[nodiscard]] bool drain_due(const Message& m) const;
+  /// Recomputes the step time from the fleet's state; tells a training job when it changes.
+  void refresh_speed();
+  void alarm(MessageType type, long node, long id, double after) const;
   /// Spends `phase` for `duration`; returns the failure that cut it short, if any.
   std::optional<Message> timed_phase(Inbox& inbox, models::Phase phase, double duration);
   std::optional<Message> reload_phase(Inbox& inbox);
@@ -67,7 +84,8 @@ private:
   [[nodiscard]] int elastic_dp() const;
   [[nodiscard]] long slots_for(int dp) const;
   void set_shape(int dp);
-  void update_active_gpus() const;
+  /// The job's nodes changed: active GPUs for the trace, and the step time.
+  void fleet_changed();
   /// Starts a new incarnation, from host memory when it can, or from storage (after a checkpointed stop).
   void start_job(bool from_storage = false);
   /// What the job is doing now (the open phase of the trace).

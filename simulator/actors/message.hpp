@@ -29,8 +29,12 @@ enum class MessageType {
   WriteRequest,  // job -> coordinator: write a checkpoint
   ReadRequest,   // scheduler -> coordinator: reload the last checkpoint
   IoDone,        // coordinator -> requester: the write or read completed
-  Repair,        // scheduler -> repair shop: repair `node` for `duration`
-  Repaired,      // repair shop -> scheduler: `node` is back in service
+  Repaired,      // alarm -> scheduler: `node` is back from repair
+  SlowStart,     // straggler injector -> scheduler: `node` starts slowdown episode `id` for `duration`
+  SlowEnd,       // alarm -> scheduler: episode `id` of `node` ends
+  DrainCheck,    // alarm -> scheduler: has `node` been slow (episode `id`, 0 = persistent) long enough?
+  Tick,          // alarm -> scheduler: the diurnal clock moved
+  Retime,        // scheduler -> job: the step time changed (read it from the shape)
 };
 
 struct Message {
@@ -42,8 +46,8 @@ struct Message {
   long gpus_down = 0;
   long first_node = 0;  // Failure: the nodes it takes down (none for a job-scope cause)
   long nodes = 0;
-  long node = 0;        // Repair, Repaired
-  double duration = 0;  // Repair
+  long node = 0;        // Repaired, SlowStart, SlowEnd, DrainCheck
+  double duration = 0;  // SlowStart; a message posted to the alarm clock: delay before delivery
   double bytes = 0;
   Inbox* reply_to = nullptr;
   bool clean = false;   // Stopped: ended at a checkpoint (planned) rather than by a failure;

@@ -22,6 +22,8 @@ struct JobShape {
   long gpus = 0;                 // GPUs the job uses
   double step_time = 0;          // seconds per step, stragglers included
   double straggler_factor = 1;   // step_time over the same job's uniform step time
+  double uniform_step_time = 0;  // without stragglers
+  double compute_fraction = 0;   // of the uniform step (only compute stretches on a slow node)
   double tokens_per_step = 0;
   long steps_per_checkpoint = 1;
   long steps_per_snapshot = 0;   // in_memory: whole steps between host-memory snapshots (0: none)
@@ -38,6 +40,8 @@ struct PolicyCounters {
   long memory_restores = 0;   // in_memory: recoveries from host memory
   long storage_restores = 0;  // in_memory: recoveries that fell back to storage
   long repairs = 0;           // nodes sent to the repair pipeline
+  long episodes = 0;          // slowdown episodes started
+  long drains = 0;            // slow nodes drained and replaced
 };
 
 struct RunContext {
@@ -52,7 +56,7 @@ struct RunContext {
   sg4::Disk* storage = nullptr; // the checkpoint store (bandwidth is a SimGrid resource)
   Inbox* scheduler = nullptr;
   Inbox* job = nullptr;
-  Inbox* repair_shop = nullptr;
+  Inbox* alarms = nullptr;       // AlarmClock: delivers a message to the scheduler after its delay
   CoordinatorLink* coordinator = nullptr;
 
   [[nodiscard]] static double now() { return sg4::Engine::get_clock(); }

@@ -3,6 +3,7 @@
 #include "checkpoint_coordinator.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace fleetsim::sim {
 
@@ -38,7 +39,7 @@ void TrainingJob::run_incarnation(Inbox& inbox, long epoch, bool from_memory)
   }
 }
 
-void TrainingJob::interrupted(const Message& m, double t0, long done)
+void TrainingJob::interrupted(const Message& m, long done)
 {
   const long k = ctx_.shape->steps_per_snapshot;
   if (!m.memory || k <= 0)
@@ -50,57 +51,91 @@ void TrainingJob::interrupted(const Message& m, double t0, long done)
   rec.step = memory_step_;
   rec.memory = true;
   rec.uncommitted_steps = done - snap;
-  rec.uncommitted_s = std::max(0.0, ctx_.now() - (t0 + static_cast<double>(snap) * ctx_.shape->step_time));
+  // Training since the snapshot (at the current step time if it changed since).
+  rec.uncommitted_s = std::max(0.0, (progress_ - static_cast<double>(snap)) * step_time_);
   ctx_.trace->commit(rec);
+}
+
+namespace {
+
+// Whole steps in a fractional count; the tolerance absorbs the rounding of elapsed / step time.
+long whole(double steps) { return static_cast<long>(std::floor(steps + 1e-6)); }
+
+}  // namespace
+
+void TrainingJob::advance()
+{
+  progress_ += (ctx_.now() - segment_t_) / step_time_;
+  segment_t_ = ctx_.now();
+}
+
+void TrainingJob::close_segment(bool interrupted, long steps_done)
+{
+  ctx_.trace->close(ctx_.now(), interrupted, steps_done - reported_);
+  reported_ = steps_done;
 }
 
 TrainingJob::Outcome TrainingJob::train(Inbox& inbox, long epoch, long steps)
 {
-  const double t0 = ctx_.now();
-  const double until = t0 + static_cast<double>(steps) * ctx_.shape->step_time;
   stretch_step_ = step_;
-  ctx_.trace->open(Phase::Training, t0);
+  progress_ = 0;
+  reported_ = 0;
+  step_time_ = ctx_.shape->step_time;
+  segment_t_ = ctx_.now();
+  ctx_.trace->open(Phase::Training, segment_t_);
   while (true) {
-    auto m = inbox.wait(until);
+    auto m = inbox.wait(segment_t_ + (static_cast<double>(steps) - progress_) * step_time_);
     if (!m) {
-      ctx_.trace->close(ctx_.now(), false, steps);
+      close_segment(false, steps);
       step_ += steps;
       return Outcome::Continue;
     }
     if (m->id != epoch)
       continue;
+    if (m->type == MessageType::Retime) {
+      // A new segment at the new step time; the stretch keeps its progress.
+      advance();
+      close_segment(false, std::min(steps, whole(progress_)));
+      step_time_ = ctx_.shape->step_time;
+      ctx_.trace->open(Phase::Training, segment_t_);
+      continue;
+    }
     if (m->type == MessageType::Interrupt) {
-      const long done = std::min(steps, ctx_.trace->steps_in(t0, ctx_.now()));
+      advance();
+      const long done = std::min(steps, whole(progress_));
+      close_segment(true, done);
       step_ += done;
-      ctx_.trace->close(ctx_.now(), true, done);
-      interrupted(*m, t0, done);
+      interrupted(*m, done);
       return Outcome::Interrupted;
     }
     if (m->type == MessageType::PlanStop)
-      return finish_step_then_stop(inbox, epoch, t0, m->clean);
+      return finish_step_then_stop(inbox, epoch, m->clean);
   }
 }
 
-TrainingJob::Outcome TrainingJob::finish_step_then_stop(Inbox& inbox, long epoch, double t0, bool checkpoint_first)
+TrainingJob::Outcome TrainingJob::finish_step_then_stop(Inbox& inbox, long epoch, bool checkpoint_first)
 {
-  // Stop at the next step boundary: a step in flight is finished, not thrown away.
-  const long done = ctx_.trace->steps_in(t0, ctx_.now());
-  const long target = ctx_.trace->on_step_boundary(t0, ctx_.now()) ? done : done + 1;
-  const double until = t0 + static_cast<double>(target) * ctx_.shape->step_time;
+  // Stop at the next step boundary: a step in flight is finished, not thrown away. (A step time
+  // change during this last step is ignored.)
+  advance();
+  const long target = std::max(whole(progress_), static_cast<long>(std::ceil(progress_ - 1e-6)));
+  const double until = segment_t_ + (static_cast<double>(target) - progress_) * step_time_;
   while (true) {
     auto m = inbox.wait(until);
     if (!m)
       break;
     if (m->id == epoch && m->type == MessageType::Interrupt) {
-      const long partial = std::min(target, ctx_.trace->steps_in(t0, ctx_.now()));
+      advance();
+      const long partial = std::min(target, whole(progress_));
+      close_segment(true, partial);
       step_ += partial;
-      ctx_.trace->close(ctx_.now(), true, partial);
-      interrupted(*m, t0, partial);
+      interrupted(*m, partial);
       return Outcome::Interrupted;
     }
   }
+  progress_ = static_cast<double>(target);
+  close_segment(false, target);
   step_ += target;
-  ctx_.trace->close(ctx_.now(), false, target);
   if (!checkpoint_first || target == 0)
     return Outcome::PlannedStop;
   return checkpoint(inbox, epoch) == Outcome::Interrupted ? Outcome::Interrupted : Outcome::PlannedStop;

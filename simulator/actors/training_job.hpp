@@ -22,10 +22,14 @@ private:
 
   void run_incarnation(Inbox& inbox, long epoch, bool from_memory);
   Outcome train(Inbox& inbox, long epoch, long steps);
-  Outcome finish_step_then_stop(Inbox& inbox, long epoch, double t0, bool checkpoint_first);
-  /// Interrupted `done` whole steps into the stretch that began at t0: when the scheduler restores
-  /// from host memory, the snapshots taken in the stretch are committed.
-  void interrupted(const Message& m, double t0, long done);
+  Outcome finish_step_then_stop(Inbox& inbox, long epoch, bool checkpoint_first);
+  /// Interrupted `done` whole steps into the stretch: when the scheduler restores from host memory,
+  /// the snapshots taken in the stretch are committed.
+  void interrupted(const Message& m, long done);
+  /// Adds the training since the segment began to the stretch's progress.
+  void advance();
+  /// Closes the training segment with the stretch at `steps_done` whole steps.
+  void close_segment(bool interrupted, long steps_done);
   /// Interrupted during a checkpoint: the whole stretch is in the last host-memory snapshot.
   void snapshot_complete_stretch(const Message& m);
   Outcome checkpoint(Inbox& inbox, long epoch);
@@ -36,6 +40,12 @@ private:
   long memory_step_ = 0;     // step of the last host-memory snapshot known to survive
   long stretch_step_ = 0;    // step at which the current stretch began (a committed point)
   long step_ = 0;            // current step of this incarnation
+  // The stretch in progress: fractional steps done, whole steps already in closed segments, the
+  // current segment's start and step time (a Retime closes the segment and opens another).
+  double progress_ = 0;
+  long reported_ = 0;
+  double segment_t_ = 0;
+  double step_time_ = 0;
   long next_request_ = 1;
 };
 

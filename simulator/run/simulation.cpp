@@ -47,6 +47,8 @@ JobShape job_shape(const scenario::Scenario& s, const models::StepBreakdown& ste
     compute_fraction = part.compute_fraction;
     j.tokens_per_step = part.tokens_per_step;
   }
+  j.uniform_step_time = uniform;
+  j.compute_fraction = compute_fraction;
   j.straggler_factor = models::expected_step_factor(s.stragglers, j.gpus / s.fleet.gpus_per_node, compute_fraction);
   j.step_time = uniform * j.straggler_factor;
   j.steps_per_checkpoint = models::steps_per_checkpoint(s.checkpoint.interval, units::Seconds(j.step_time));
@@ -87,6 +89,9 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed)
   models::NodePool pool((s.fleet.gpus + gpn - 1) / gpn, s.capacity.spare_nodes, s.fleet.gpus_per_rack / gpn,
                         s.capacity.lemons, seed);
   result.lemon_nodes = pool.lemons();
+  // Persistent stragglers are particular nodes, as many as the expected model counts in the job.
+  if (s.stragglers.persistent_speed < 1)
+    pool.draw_slow_nodes(models::persistent_stragglers(s.stragglers, pool.size()), s.stragglers.persistent_speed, seed);
   JobShape shape;
   PolicyCounters counters;
   RunContext ctx;
@@ -101,11 +106,11 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed)
   ctx.storage = platform.checkpoint_store;
   Inbox scheduler_inbox;
   Inbox job_inbox;
-  Inbox repair_inbox;
+  Inbox alarm_inbox;
   CoordinatorLink coordinator_link;
   ctx.scheduler = &scheduler_inbox;
   ctx.job = &job_inbox;
-  ctx.repair_shop = &repair_inbox;
+  ctx.alarms = &alarm_inbox;
   ctx.coordinator = &coordinator_link;
 
   // Shapes at other widths (elastic) are computed once each, on first use.
@@ -119,7 +124,8 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed)
   sg4::Actor::create("job-scheduler", platform.control, JobScheduler(ctx, shape, shape_for))->daemonize();
   sg4::Actor::create("training-job", platform.control, TrainingJob(ctx))->daemonize();
   sg4::Actor::create("checkpoint-coordinator", platform.control, CheckpointCoordinator(ctx))->daemonize();
-  sg4::Actor::create("repair-shop", platform.control, RepairShop(ctx))->daemonize();
+  sg4::Actor::create("alarm-clock", platform.control, AlarmClock(ctx))->daemonize();
+  sg4::Actor::create("slowdowns", platform.control, SlowdownInjector(ctx))->daemonize();
   sg4::Actor::create("maintenance-calendar", platform.control, MaintenanceCalendar(ctx))->daemonize();
   for (size_t i = 0; i < s.causes.size(); ++i)
     sg4::Actor::create("failures-" + s.causes[i].name, platform.control,

@@ -291,6 +291,16 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
   s.stragglers.persistent_speed = r.number("stragglers.persistent_speed");
   s.stragglers.transient_probability = r.number("stragglers.transient_probability");
   s.stragglers.transient_speed = r.number("stragglers.transient_speed");
+  s.stragglers.episode_interval = r.number("stragglers.episode_interval");
+  s.stragglers.episode_duration = r.number("stragglers.episode_duration");
+  s.stragglers.episode_exponential = r.text("stragglers.episode_distribution") == "exponential";
+  s.stragglers.episode_speed = r.number("stragglers.episode_speed");
+  s.stragglers.diurnal_amplitude = r.number("stragglers.diurnal_amplitude");
+  s.stragglers.diurnal_peak = r.number("stragglers.diurnal_peak");
+  s.stragglers.diurnal_resolution = r.number("stragglers.diurnal_resolution");
+  s.stragglers.drain_below = r.number("stragglers.drain_below");
+  s.stragglers.drain_after = r.number("stragglers.drain_after");
+  s.stragglers.drain_repair = r.number("stragglers.drain_repair");
   s.duration = units::Seconds(r.number("run.duration"));
   s.seed = static_cast<std::uint64_t>(r.integer("run.seed"));
   s.step_model = r.text("run.step_model");

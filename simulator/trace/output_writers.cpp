@@ -83,6 +83,19 @@ ordered_json interruptions_json(const scenario::Scenario& s, const RunResult& r)
 }
 
 // Every scenario cause, then the other charges, in a fixed order: the keys do not depend on the seed.
+// The step time averaged over the time spent training (it changes with the fleet's state).
+double mean_training_step_time(const RunResult& r)
+{
+  double training = 0;
+  double weighted = 0;
+  for (const auto& rec : r.log)
+    if (const auto* seg = std::get_if<models::PhaseSegment>(&rec); seg && seg->phase == models::Phase::Training) {
+      training += seg->t_end - seg->t_begin;
+      weighted += (seg->t_end - seg->t_begin) * seg->step_time;
+    }
+  return training > 0 ? weighted / training : r.step.step_time.si();
+}
+
 ordered_json lost_by_cause_json(const scenario::Scenario& s, const RunResult& r)
 {
   ordered_json j = ordered_json::object();
@@ -120,6 +133,10 @@ ordered_json recovery_json(const scenario::Scenario& s, const RunResult& r)
   if (s.recovery.policy == scenario::RecoveryPolicy::InMemory) {
     j["memory_restores"] = c.memory_restores;
     j["storage_restores"] = c.storage_restores;
+  }
+  if (s.stragglers.dynamic()) {
+    j["slowdown_episodes"] = c.episodes;
+    j["drains"] = c.drains;
   }
   if (s.capacity.lemons.any()) {
     j["lemon_nodes"] = r.lemon_nodes;
@@ -177,6 +194,7 @@ ordered_json summary_json(const scenario::Scenario& s, const RunResult& r)
   if (s.stragglers.any()) {
     const long nodes = s.fleet.gpus / s.fleet.gpus_per_node;
     j["stragglers"] = {{"step_factor", r.straggler_factor},
+                       {"mean_step_time_s", mean_training_step_time(r)},
                        {"step_time_s", r.step.step_time.si() * r.straggler_factor},
                        {"persistent_nodes", models::persistent_stragglers(s.stragglers, nodes)},
                        {"probability_step_slowed", models::probability_step_slowed(s.stragglers.transient_probability, nodes)}};
@@ -264,10 +282,11 @@ void print_run_table(std::ostream& out, const scenario::Scenario& s, const RunRe
   out << line;
   std::snprintf(line, sizeof line, "  step %.3f s  MFU %.1f%%  binding: %s\n", r.step.step_time.si(),
                 100 * r.step.mfu, r.step.binding_term.c_str());
-  if (r.straggler_factor > 1) {
+  if (s.stragglers.any()) {
     out << line;
-    std::snprintf(line, sizeof line, "  stragglers: step %.3f s on average (x%.4f)\n",
-                  r.step.step_time.si() * r.straggler_factor, r.straggler_factor);
+    const double mean = mean_training_step_time(r);
+    std::snprintf(line, sizeof line, "  stragglers: step %.3f s on average while training (x%.4f)\n", mean,
+                  mean / r.step.step_time.si());
   }
   out << line;
   std::snprintf(line, sizeof line, "  interruptions: %ld unexpected, %ld planned; %ld checkpoints\n",
