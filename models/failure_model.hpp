@@ -17,7 +17,7 @@
 
 namespace fleetsim::models {
 
-enum class Scope { Gpu, Node, Rack, Job };
+enum class Scope { Gpu, Node, Link, Rack, Pod, Job };
 
 [[nodiscard]] std::string_view scope_name(Scope s);
 [[nodiscard]] std::optional<Scope> scope_from_name(std::string_view name);
@@ -26,13 +26,15 @@ struct FleetShape {
   long gpus = 1;
   int gpus_per_node = 8;
   int gpus_per_rack = 16;
+  long gpus_per_pod = 0;  // 0: the whole fleet is one pod
 };
 
-/// Number of components of a scope in the fleet (GPUs, nodes, racks rounded up; 1 job).
+/// Number of components of a scope in the fleet (GPUs, nodes, node links, racks, pods rounded up; 1 job).
 [[nodiscard]] long component_count(Scope scope, const FleetShape& fleet);
 
 /// The GPUs a failure of component `index` of a scope takes down (its blast radius): the GPU, the
-/// node's GPUs, every GPU behind the rack's top-of-rack switch, or the whole job. Ranks are
+/// node's GPUs (also for its link: a node cut off the fabric), every GPU behind the rack's
+/// top-of-rack switch, every GPU of a pod (its aggregation switches), or the whole job. Ranks are
 /// numbered node by node, rack by rack, as the step fabric places them.
 struct GpuRange {
   long first = 0;
@@ -53,6 +55,9 @@ struct FailureCause {
   std::optional<units::Seconds> component_mtbf;
   // Detection delay for this cause; the scenario's default when absent.
   std::optional<units::Seconds> detection;
+  // The failure hangs the job instead of crashing it: only the collective watchdog's timeout sees it
+  // (the default detection of link failures).
+  bool hang = false;
   // Mean repair time of the nodes this cause takes down; the scenario's default when absent.
   std::optional<units::Seconds> repair;
 };

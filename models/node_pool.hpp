@@ -47,6 +47,10 @@ public:
   [[nodiscard]] long job_slots() const { return static_cast<long>(slots_.size()); }
   [[nodiscard]] int nodes_per_rack() const { return nodes_per_rack_; }
   [[nodiscard]] long racks() const { return (size() + nodes_per_rack_ - 1) / nodes_per_rack_; }
+  /// Pods of `nodes` nodes each (0: the whole cluster is one pod), numbered by position like racks.
+  void set_nodes_per_pod(long nodes) { nodes_per_pod_ = nodes > 0 ? nodes : 0; }
+  [[nodiscard]] long nodes_per_pod() const { return nodes_per_pod_ > 0 ? nodes_per_pod_ : size(); }
+  [[nodiscard]] long pods() const { return (size() + nodes_per_pod() - 1) / nodes_per_pod(); }
   [[nodiscard]] long active() const { return active_; }
   [[nodiscard]] long idle() const { return idle_; }
   [[nodiscard]] long in_repair() const { return size() - active_ - idle_; }
@@ -122,6 +126,7 @@ private:
   std::vector<Node> nodes_;
   std::vector<long> slots_;  // node in each slot, -1 when empty
   int nodes_per_rack_;
+  long nodes_per_pod_ = 0;
   LemonSpec lemons_;
   bool weighted_ = false;
   double normal_weight_ = 1;

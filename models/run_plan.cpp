@@ -32,9 +32,9 @@ units::Seconds checkpoint_write_time(units::Bytes bytes, units::BytesPerSecond w
   return overhead + bytes / write_bandwidth;
 }
 
-units::Seconds detection_delay(const FailureCause& cause, units::Seconds fallback)
+units::Seconds detection_delay(const FailureCause& cause, units::Seconds fallback, units::Seconds watchdog)
 {
-  return cause.detection.value_or(fallback);
+  return cause.detection.value_or(cause.hang ? watchdog : fallback);
 }
 
 std::string component_label(Scope scope, long index)

@@ -19,8 +19,9 @@ namespace fleetsim::models {
 [[nodiscard]] units::Seconds checkpoint_write_time(units::Bytes bytes, units::BytesPerSecond write_bandwidth,
                                                    units::Seconds overhead);
 
-/// The detection delay of a cause: its own, or the scenario default.
-[[nodiscard]] units::Seconds detection_delay(const FailureCause& cause, units::Seconds fallback);
+/// The detection delay of a cause: its own; else the watchdog timeout for a hang; else the default.
+[[nodiscard]] units::Seconds detection_delay(const FailureCause& cause, units::Seconds fallback,
+                                             units::Seconds watchdog = units::Seconds(0));
 
 /// Component label of the i-th component of a scope: "gpu:1234", "node:17", "rack:3", "job".
 [[nodiscard]] std::string component_label(Scope scope, long index);

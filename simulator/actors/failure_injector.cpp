@@ -42,6 +42,19 @@ void FailureInjector::operator()() const
         m.first_node = index * pool.nodes_per_rack();
         m.nodes = pool.nodes_per_rack();
         break;
+      case models::Scope::Pod:
+        index = static_cast<long>(which.below(static_cast<std::uint64_t>(pool.pods())));
+        m.first_node = index * pool.nodes_per_pod();
+        m.nodes = pool.nodes_per_pod();
+        break;
+      case models::Scope::Link:
+        // A node's link: uniform over the nodes (lemon weights are the nodes' own hardware).
+        index = static_cast<long>(which.below(size));
+        if (!pool.up(index))
+          continue;
+        m.first_node = index;
+        m.nodes = 1;
+        break;
       case models::Scope::Gpu:
       case models::Scope::Node: {
         // Thinning (models/node_pool.hpp): the candidate is discarded when its node is down, or

@@ -25,6 +25,12 @@ void JobScheduler::operator()()
         alarm(MessageType::DrainCheck, n, 0, st.drain_after);
   start_job();
   while (true) {
+    // Elastic: nodes that came back while the job was recovering make room for more replicas now.
+    if (ctx_.scenario->recovery.policy == RecoveryPolicy::Elastic && elastic_dp() > shape_.dp) {
+      if (auto f = regrow(inbox, elastic_dp()))
+        recover(inbox, *f);
+      continue;
+    }
     std::optional<Message> m;
     if (deferred_planned_ > 0) {
       --deferred_planned_;
@@ -70,12 +76,7 @@ void JobScheduler::operator()()
         recover(inbox, *f);
       }
     } else {
-      state_message(*m);
-      const int dp = ctx_.scenario->recovery.policy == RecoveryPolicy::Elastic ? elastic_dp() : 0;
-      if (m->type == MessageType::Repaired && dp > shape_.dp) {
-        if (auto f = regrow(inbox, dp))
-          recover(inbox, *f);
-      }
+      state_message(*m);  // a repaired node may let an elastic job grow: see the top of the loop
     }
   }
 }
@@ -316,7 +317,7 @@ void JobScheduler::recover(Inbox& inbox, Message failure)
   while (true) {
     const auto& cause = ctx_.scenario->causes.at(static_cast<size_t>(failure.cause));
     std::optional<Message> next = timed_phase(inbox, Phase::Detection,
-                                              models::detection_delay(cause, rec.detection).si());
+                                              models::detection_delay(cause, rec.detection, rec.watchdog_timeout).si());
     if (!next) {
       acquire_nodes(inbox);
       next = timed_phase(inbox, Phase::Restart, restart);

@@ -88,6 +88,7 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed)
   const int gpn = s.fleet.gpus_per_node;
   models::NodePool pool((s.fleet.gpus + gpn - 1) / gpn, s.capacity.spare_nodes, s.fleet.gpus_per_rack / gpn,
                         s.capacity.lemons, seed);
+  pool.set_nodes_per_pod(s.fleet.gpus_per_pod / gpn);
   result.lemon_nodes = pool.lemons();
   // Persistent stragglers are particular nodes, as many as the expected model counts in the job.
   if (s.stragglers.persistent_speed < 1)

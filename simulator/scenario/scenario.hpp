@@ -48,6 +48,7 @@ enum class RecoveryPolicy { Restart, HotSpare, Elastic, InMemory };
 
 struct RecoverySpec {
   units::Seconds detection{0};
+  units::Seconds watchdog_timeout{0};  // detection of hangs
   units::Seconds restart{0};
   units::Seconds warmup{0};
   RecoveryPolicy policy = RecoveryPolicy::Restart;

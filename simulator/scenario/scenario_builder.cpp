@@ -225,8 +225,10 @@ void read_causes(Reader& r, const std::vector<ResolvedValue>& resolved, Scenario
       c.detection = units::Seconds(r.number(base + "detection"));
     if (r.has(base + "repair"))
       c.repair = units::Seconds(r.number(base + "repair"));
+    const std::string detected_by = r.text(base + "detected_by");
+    c.hang = detected_by == "watchdog" || (detected_by == "auto" && c.scope == models::Scope::Link);
     std::vector<std::string> cause_keys;
-    for (const char* k : {"mtbf", "count", "scope", "category", "scales_with_fleet", "detection", "repair"})
+    for (const char* k : {"mtbf", "count", "scope", "category", "scales_with_fleet", "detection", "repair", "detected_by"})
       cause_keys.push_back(base + k);
     if (c.count && c.component_mtbf)
       r.error_at_first_given(cause_keys, "failure cause '" + name + "' gives both count and mtbf; keep one");
@@ -260,6 +262,7 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
   s.checkpoint.write_overhead = units::Seconds(r.number("checkpoint.write_overhead"));
   s.recovery.detection = units::Seconds(r.number("recovery.detection"));
   s.recovery.restart = units::Seconds(r.number("recovery.restart"));
+  s.recovery.watchdog_timeout = units::Seconds(r.number("recovery.watchdog_timeout"));
   s.recovery.warmup = units::Seconds(r.number("recovery.warmup"));
   s.recovery.policy_name = r.text("recovery.policy");
   {
@@ -305,6 +308,7 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
   s.seed = static_cast<std::uint64_t>(r.integer("run.seed"));
   s.step_model = r.text("run.step_model");
 
+  s.fleet.gpus_per_pod = s.fabric.pod_size;
   if (!diags.empty())
     return s;  // cross-key checks only make sense on well-typed values
   if (s.fleet.gpus_per_rack % s.fleet.gpus_per_node != 0)
