@@ -52,6 +52,58 @@ void NodePool::draw_slow_nodes(long count, double speed, std::uint64_t seed)
   }
 }
 
+void NodePool::set_old_generation(long count, double speed, bool spread, std::uint64_t seed)
+{
+  const long job = job_slots();
+  count = std::clamp(count, 0L, job);
+  std::vector<long> order(static_cast<size_t>(job));
+  std::iota(order.begin(), order.end(), 0L);
+  if (spread) {
+    RandomStream draw(seed, "heterogeneous");
+    for (long i = 0; i < count; ++i) {
+      const auto j = i + static_cast<long>(draw.below(static_cast<std::uint64_t>(job - i)));
+      std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(j)]);
+    }
+  } else {
+    std::reverse(order.begin(), order.end());  // the last job nodes: racks of their own
+  }
+  for (long i = 0; i < count; ++i)
+    nodes_[static_cast<size_t>(order[static_cast<size_t>(i)])].generation = speed;
+}
+
+double NodePool::compute_stretch(long slots_per_group, bool balanced) const
+{
+  slots_per_group = std::max(1L, slots_per_group);
+  double worst = 0;       // max over groups of planned share / actual speed
+  double planned = 0;     // sum of the groups' planned speeds
+  long groups = 0;
+  std::vector<std::pair<double, double>> group_speeds;  // (planned, actual)
+  for (long g0 = 0; g0 < used_slots_; g0 += slots_per_group) {
+    double generation = 1;
+    double actual = 1;
+    bool any = false;
+    for (long s = g0; s < std::min(used_slots_, g0 + slots_per_group); ++s) {
+      const long node = slots_[static_cast<size_t>(s)];
+      if (node < 0)
+        continue;
+      any = true;
+      generation = std::min(generation, generation_speed(node));
+      actual = std::min(actual, speed(node));
+    }
+    if (!any)
+      continue;
+    ++groups;
+    const double g = balanced ? generation : 1.0;
+    planned += g;
+    group_speeds.emplace_back(g, actual);
+  }
+  if (groups == 0)
+    return 1;
+  for (const auto& [g, a] : group_speeds)
+    worst = std::max(worst, g / a);
+  return static_cast<double>(groups) * worst / planned;
+}
+
 void NodePool::start_episode(long node, long id, double speed)
 {
   Node& n = nodes_.at(static_cast<size_t>(node));

@@ -65,12 +65,25 @@ public:
   /// Stragglers: `count` distinct nodes (drawn from the "stragglers/persistent" stream) always run at
   /// `speed`. A drained node comes back from repair at full speed.
   void draw_slow_nodes(long count, double speed, std::uint64_t seed);
-  /// A node's speed now: its persistent speed, or lower during a slowdown episode.
+  /// Heterogeneous fleets: `count` of the job's nodes are of an older generation running at `speed`
+  /// (relative to the main accelerator): the last `count` job nodes (block: their own racks), or
+  /// drawn from the "heterogeneous" stream (spread). Spares are of the main generation.
+  void set_old_generation(long count, double speed, bool spread, std::uint64_t seed);
+  /// A node's speed now: its generation's, times its persistent straggler speed or, lower, its
+  /// slowdown episode's.
   [[nodiscard]] double speed(long node) const
   {
     const Node& n = nodes_.at(static_cast<size_t>(node));
-    return std::min(n.base_speed, n.episode_speed);
+    return n.generation * std::min(n.base_speed, n.episode_speed);
   }
+  [[nodiscard]] double generation_speed(long node) const { return nodes_.at(static_cast<size_t>(node)).generation; }
+  /// The job's compute stretch over a uniform fleet's, 1 / (effective speed): the job's used slots form
+  /// groups of `slots_per_group` (data-parallel replicas); a replica runs at its slowest node.
+  ///  - unbalanced: every replica gets the same share, so the slowest replica gates: 1 / min speed;
+  ///  - balanced: replica r gets a share of the batch in proportion to its planned (generation) speed
+  ///    g_r, so the step lasts groups x max_r (g_r / (sum g) / speed_r); with no other slowdown that
+  ///    is groups / sum g.
+  [[nodiscard]] double compute_stretch(long slots_per_group, bool balanced) const;
   [[nodiscard]] double base_speed(long node) const { return nodes_.at(static_cast<size_t>(node)).base_speed; }
   /// Starts slowdown episode `id` on a node; ends it if `id` is still the node's latest.
   void start_episode(long node, long id, double speed);
@@ -115,6 +128,7 @@ private:
     bool lemon = false;
     bool retired = false;
     double weight = 1;
+    double generation = 1;     // accelerator generation's speed relative to the main one
     double base_speed = 1;     // persistent straggler: < 1
     double episode_speed = 1;  // during a slowdown episode: < 1
     long episode = 0;          // id of the latest episode

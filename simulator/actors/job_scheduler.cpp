@@ -168,8 +168,13 @@ void JobScheduler::alarm(MessageType type, long node, long id, double after) con
 void JobScheduler::refresh_speed()
 {
   const auto& st = ctx_.scenario->stragglers;
+  // The effective slowest speed: the slowest node, or with balanced micro-batches across generations
+  // the replicas' combined pace (models/node_pool.hpp, compute_stretch).
+  const auto& het = ctx_.scenario->heterogeneous;
+  const double slowest = het.balanced ? 1.0 / ctx_.pool->compute_stretch(slots_for(1), true)
+                                      : ctx_.pool->slowest_active_speed();
   const double f = models::step_factor(st, shape_.gpus / ctx_.scenario->fleet.gpus_per_node, shape_.compute_fraction,
-                                       ctx_.pool->slowest_active_speed(), models::diurnal_speed(st, ctx_.now()));
+                                       slowest, models::diurnal_speed(st, ctx_.now()));
   if (f == shape_.straggler_factor)
     return;
   shape_.straggler_factor = f;

@@ -90,6 +90,9 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed)
                         s.capacity.lemons, seed);
   pool.set_nodes_per_pod(s.fleet.gpus_per_pod / gpn);
   result.lemon_nodes = pool.lemons();
+  if (s.heterogeneous.any())
+    pool.set_old_generation(std::lround(s.heterogeneous.fraction * static_cast<double>(pool.job_slots())),
+                            s.heterogeneous.speed, s.heterogeneous.spread, seed);
   // Persistent stragglers are particular nodes, as many as the expected model counts in the job.
   if (s.stragglers.persistent_speed < 1)
     pool.draw_slow_nodes(models::persistent_stragglers(s.stragglers, pool.size()), s.stragglers.persistent_speed, seed);

@@ -114,6 +114,12 @@ std::vector<ParamSpec> build_table()
       quantity("stragglers.drain_after", T, "10min", "mitigation: how long a node must stay slow before it is drained", 0.0, false),
       quantity("stragglers.drain_repair", T, "4h", "mitigation: until a drained node is back, at full speed", 0.0, false),
 
+      real("heterogeneous.fraction", "0", "fraction of the job's nodes that are of an older accelerator generation", 0.0, false, 1.0),
+      text("heterogeneous.accelerator", "A100-SXM-80GB", "the older generation's accelerator, for reports"),
+      real("heterogeneous.speed", "0.315", "the older generation's throughput relative to accelerator.peak_flops (A100 312 / H100 989 TFLOPS dense BF16)", 0.0, true, 1.0),
+      choice("heterogeneous.placement", "block", "where the older nodes sit: the job's last nodes (racks of their own), or spread at random", {"block", "spread"}),
+      choice("heterogeneous.balance", "none", "none: every data-parallel replica gets the same batch share, so the slowest gates the step; micro_batches: replicas get micro-batches in proportion to their generation's speed", {"none", "micro_batches"}),
+
       quantity("storage.write_bandwidth", BW, "2TB/s", "aggregate checkpoint write bandwidth of the storage service"),
       quantity("storage.read_bandwidth", BW, "2TB/s", "aggregate checkpoint read bandwidth of the storage service"),
 

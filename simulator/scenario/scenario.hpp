@@ -80,6 +80,16 @@ struct PlannedSpec {
   bool poisson = false;         // false: evenly spaced
 };
 
+/// Mixed accelerator generations in one job.
+struct HeterogeneousSpec {
+  double fraction = 0;
+  std::string accelerator;
+  double speed = 1;
+  bool spread = false;
+  bool balanced = false;
+  [[nodiscard]] bool any() const { return fraction > 0 && speed < 1; }
+};
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -91,6 +101,7 @@ struct Scenario {
   models::StepInputs step;
   FabricShape fabric;
   models::StragglerSpec stragglers;  // nodes that slow every synchronous step
+  HeterogeneousSpec heterogeneous;
 
   StorageSpec storage;
   CheckpointSpec checkpoint;

@@ -294,6 +294,11 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
   s.stragglers.persistent_speed = r.number("stragglers.persistent_speed");
   s.stragglers.transient_probability = r.number("stragglers.transient_probability");
   s.stragglers.transient_speed = r.number("stragglers.transient_speed");
+  s.heterogeneous.fraction = r.number("heterogeneous.fraction");
+  s.heterogeneous.accelerator = r.text("heterogeneous.accelerator");
+  s.heterogeneous.speed = r.number("heterogeneous.speed");
+  s.heterogeneous.spread = r.text("heterogeneous.placement") == "spread";
+  s.heterogeneous.balanced = r.text("heterogeneous.balance") == "micro_batches";
   s.stragglers.episode_interval = r.number("stragglers.episode_interval");
   s.stragglers.episode_duration = r.number("stragglers.episode_duration");
   s.stragglers.episode_exponential = r.text("stragglers.episode_distribution") == "exponential";

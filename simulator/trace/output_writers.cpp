@@ -199,6 +199,15 @@ ordered_json summary_json(const scenario::Scenario& s, const RunResult& r)
                        {"persistent_nodes", models::persistent_stragglers(s.stragglers, nodes)},
                        {"probability_step_slowed", models::probability_step_slowed(s.stragglers.transient_probability, nodes)}};
   }
+  if (s.heterogeneous.any()) {
+    const long nodes = s.fleet.gpus / s.fleet.gpus_per_node;
+    j["heterogeneous"] = {{"accelerator", s.heterogeneous.accelerator},
+                          {"nodes", std::lround(s.heterogeneous.fraction * static_cast<double>(nodes))},
+                          {"speed", s.heterogeneous.speed},
+                          {"placement", s.heterogeneous.spread ? "spread" : "block"},
+                          {"balance", s.heterogeneous.balanced ? "micro_batches" : "none"},
+                          {"mean_step_time_s", mean_training_step_time(r)}};
+  }
   // Last, on its own line: the only value that is not a function of scenario and seed.
   j["wall_time_s"] = r.wall_time_s;
   return j;
@@ -282,7 +291,7 @@ void print_run_table(std::ostream& out, const scenario::Scenario& s, const RunRe
   out << line;
   std::snprintf(line, sizeof line, "  step %.3f s  MFU %.1f%%  binding: %s\n", r.step.step_time.si(),
                 100 * r.step.mfu, r.step.binding_term.c_str());
-  if (s.stragglers.any()) {
+  if (s.stragglers.any() || s.heterogeneous.any()) {
     out << line;
     const double mean = mean_training_step_time(r);
     std::snprintf(line, sizeof line, "  stragglers: step %.3f s on average while training (x%.4f)\n", mean,
