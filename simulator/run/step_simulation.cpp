@@ -1,5 +1,7 @@
 #include "step_simulation.hpp"
 
+#include <simgrid/kernel/ProfileBuilder.hpp>
+
 #include "models/collectives.hpp"
 #include "models/iteration_plan.hpp"
 #include "simulator/actors/collective_rank.hpp"
@@ -149,7 +151,19 @@ void play(sg4::Engine& engine, const models::IterationPlan& plan, const Pipeline
 
 }  // namespace
 
-SimulatedStep simulate_step(const scenario::Scenario& s)
+double slow_node_speed(const scenario::Scenario& s)
+{
+  const auto& st = s.stragglers;
+  if (st.persistent_fraction > 0 && st.persistent_speed < 1)
+    return st.persistent_speed;
+  if (st.episode_interval > 0 && st.episode_speed < 1)
+    return st.episode_speed;
+  if (s.heterogeneous.any())
+    return s.heterogeneous.speed;
+  return 1;
+}
+
+SimulatedStep simulate_step(const scenario::Scenario& s, bool slow_node_play)
 {
   const auto wall0 = std::chrono::steady_clock::now();
   const models::StepInputs& in = s.step;
@@ -207,6 +221,22 @@ SimulatedStep simulate_step(const scenario::Scenario& s)
     Play during;
     play(*engine, plan, r.contended, hosts, false, during);
     r.step_time_during_checkpoint_s = during.makespan + models::barrier_time(ranks, in.fabric.nic_latency).si();
+  }
+
+  // Last (a speed profile cannot be taken back): the slowest node the scenario has, in the middle
+  // stage of pipeline 0. Every step waits for the slowest pipeline, so this is the step with one
+  // slow node anywhere in the job.
+  if (const double slow = slow_node_play ? slow_node_speed(s) : 1.0; slow < 1) {
+    r.slow_speed = slow;
+    r.slow_stage = in.layout.pp / 2;
+    char values[64];
+    // Profile dates are absolute simulated times: the change applies from now on.
+    std::snprintf(values, sizeof values, "%.17g %.17g\n", sg4::Engine::get_clock(), slow);
+    hosts[static_cast<size_t>(r.slow_stage)]->set_speed_profile(
+        simgrid::kernel::profile::ProfileBuilder::from_string("slow-node", values, -1));
+    Play slowed;
+    play(*engine, plan, times, hosts, false, slowed);
+    r.step_time_with_slow_node_s = slowed.makespan + models::barrier_time(ranks, in.fabric.nic_latency).si();
   }
 
   const auto crit = static_cast<size_t>(as_is.critical_stage);

@@ -45,6 +45,11 @@ struct SimulatedStep {
   PipelineTimes contended;            // pass and transfer times with checkpoint traffic on the fabric
   double pp_exposed_s = 0;
   double dp_exposed_s = 0;
+  // One slow node (stragglers or heterogeneous configured): pipeline 0 played again with one
+  // middle stage's GPU at `slow_speed` through a SimGrid speed profile.
+  double slow_speed = 1;
+  int slow_stage = -1;
+  double step_time_with_slow_node_s = 0;
   int critical_stage = 0;
   int pods = 1;
   int racks = 0;
@@ -56,6 +61,10 @@ struct SimulatedStep {
 
 /// Runs the iteration. Owns the process's Engine: call once per process, with a scenario whose
 /// step inputs passed the loader's checks.
-[[nodiscard]] SimulatedStep simulate_step(const scenario::Scenario& s);
+[[nodiscard]] SimulatedStep simulate_step(const scenario::Scenario& s, bool slow_node_play = true);
+
+/// The speed of the one slow node the step simulation plays: the persistent stragglers', else the
+/// slowdown episodes', else the older generation's; 1 when the scenario has none.
+[[nodiscard]] double slow_node_speed(const scenario::Scenario& s);
 
 }  // namespace fleetsim::sim

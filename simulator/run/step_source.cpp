@@ -61,7 +61,7 @@ nlohmann::json simulate_in_child(const scenario::Scenario& s)
     close(fds[0]);
     int status = 0;
     try {
-      const SimulatedStep step = simulate_step(s);
+      const SimulatedStep step = simulate_step(s, false);  // the replay applies stragglers itself
       const std::string text = resolved_json(step.breakdown, step.checkpoint_write_s).dump();
       for (size_t done = 0; done < text.size();) {
         const ssize_t n = write(fds[1], text.data() + done, text.size() - done);

@@ -56,6 +56,15 @@ ordered_json step_file_json(const scenario::Scenario& s, const models::StepBreak
                          {"write_at_storage_bandwidth_s", bytes / s.storage.write_bandwidth.si()},
                          {"step_time_during_write_s", r.step_time_during_checkpoint_s}};
     }
+    if (r.slow_stage >= 0) {
+      const double T = b.step_time.si();
+      const double c = b.compute_fraction;
+      j["slow_node"] = {{"speed", r.slow_speed},
+                        {"stage", r.slow_stage},
+                        {"step_time_s", r.step_time_with_slow_node_s},
+                        {"factor", r.step_time_with_slow_node_s / T},
+                        {"replay_model_factor", (1 - c) + c / r.slow_speed}};
+    }
     j["critical_stage"] = r.critical_stage;
     j["wall_time_s"] = r.wall_time_s;
   }

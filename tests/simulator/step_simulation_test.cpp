@@ -67,6 +67,9 @@ nlohmann::json simulate(const scenario::Scenario& s)
     j["step_time_during_checkpoint_s"] = r.step_time_during_checkpoint_s;
     j["contended_dp_s"] = r.contended.dp_reduce_scatter;
     j["contended_transfer_s"] = r.contended.transfer;
+    j["slow_stage"] = r.slow_stage;
+    j["slow_speed"] = r.slow_speed;
+    j["step_time_with_slow_node_s"] = r.step_time_with_slow_node_s;
     return j.dump();
   });
   if (text.empty())
@@ -100,6 +103,31 @@ TEST(StepSimulation, BubbleIsPMinus1OverVMOfComputePlusTensorParallelTime)
     EXPECT_NEAR(num(b, "bubble_s"), expected, 1e-6 * expected);
     // The analytic model's fraction, for the same p, v, m.
     EXPECT_NEAR(num(b, "bubble_s") / busy, models::pipeline_bubble_fraction(c.pp, c.m, c.v), 1e-6);
+  }
+}
+
+// ---- one slow node -----------------------------------------------------------------------------------
+
+TEST(StepSimulation, OneSlowStageStretchesTheIterationButItsBubbleAbsorbsPartOfIt)
+{
+  // One GPU of the middle stage at half speed (a SimGrid speed profile). The slow stage's own busy
+  // time bounds the step from below; every stage slowed (compute and the bubble it paces) bounds it
+  // from above. The replay's (1 - c) + c / s sits between: the slow stage eats into its bubble.
+  for (int m : {8, 32}) {
+    SCOPED_TRACE("m " + std::to_string(m));
+    const auto s = load(kSmall, {"parallelism.pp=8", "parallelism.dp=16", batch_for(16, m),
+                                 "stragglers.persistent_fraction=0.01", "stragglers.persistent_speed=0.5"});
+    const auto j = simulate(s);
+    const auto& b = j.at("breakdown");
+    ASSERT_EQ(j.at("slow_stage").get<int>(), 4);
+    const double a = 1 / num(j, "slow_speed");
+    const double T = num(b, "step_time_s");
+    const double slow = num(j, "step_time_with_slow_node_s");
+    const double compute = num(b, "compute_s");
+    EXPECT_GT(slow, T);
+    EXPECT_GE(slow, a * compute + num(b, "tp_comm_s"));
+    EXPECT_LE(slow, T + (a - 1) * (compute + num(b, "bubble_s")) + 1e-9);
+    EXPECT_LT(slow, T * ((1 - num(b, "compute_fraction")) + num(b, "compute_fraction") * a));
   }
 }
 

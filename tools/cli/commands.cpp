@@ -83,6 +83,13 @@ void print_step(const scenario::Scenario& s, const models::StepBreakdown& b, con
                 bytes / s.storage.write_bandwidth.si(), sim->step_time_during_checkpoint_s,
                 100 * (sim->step_time_during_checkpoint_s / T - 1));
   }
+  if (sim != nullptr && sim->slow_stage >= 0) {
+    const double c = b.compute_fraction;
+    std::printf("  one node at %.3g speed (stage %d of pipeline 0, SimGrid speed profile): step %.4f s (x%.4f); "
+                "the replay's (1 - c) + c / speed gives x%.4f\n",
+                sim->slow_speed, sim->slow_stage, sim->step_time_with_slow_node_s, sim->step_time_with_slow_node_s / T,
+                (1 - c) + c / sim->slow_speed);
+  }
   if (sim != nullptr)
     std::printf("  exposed: TP %.4f s, CP %.4f s, EP %.4f s, PP %.4f s, DP %.4f s; critical stage %d; simulated in %.2f s "
                 "wall\n",
