@@ -50,6 +50,7 @@ void NodePool::draw_slow_nodes(long count, double speed, std::uint64_t seed)
     std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(j)]);
     nodes_[static_cast<size_t>(order[static_cast<size_t>(i)])].base_speed = speed;
   }
+  any_slow_ = any_slow_ || (count > 0 && speed < 1);
 }
 
 void NodePool::set_old_generation(long count, double speed, bool spread, std::uint64_t seed)
@@ -69,6 +70,7 @@ void NodePool::set_old_generation(long count, double speed, bool spread, std::ui
   }
   for (long i = 0; i < count; ++i)
     nodes_[static_cast<size_t>(order[static_cast<size_t>(i)])].generation = speed;
+  any_slow_ = any_slow_ || (count > 0 && speed < 1);
 }
 
 double NodePool::compute_stretch(long slots_per_group, bool balanced) const
@@ -109,6 +111,7 @@ void NodePool::start_episode(long node, long id, double speed)
   Node& n = nodes_.at(static_cast<size_t>(node));
   n.episode = id;
   n.episode_speed = speed;
+  any_slow_ = any_slow_ || speed < 1;
 }
 
 void NodePool::end_episode(long node, long id)
@@ -120,6 +123,8 @@ void NodePool::end_episode(long node, long id)
 
 double NodePool::slowest_active_speed() const
 {
+  if (!any_slow_)
+    return 1;
   double slowest = 1;
   for (long node : slots_)
     if (node >= 0)
@@ -174,6 +179,7 @@ NodePool::Hit NodePool::fail(long first, long count, double t, bool node_fault)
       continue;
     hit.nodes.push_back(i);
     if (n.slot >= 0) {
+      empty_ += n.slot < used_slots_ ? 1 : 0;
       hit.slots.push_back(n.slot);
       slots_[static_cast<size_t>(n.slot)] = -1;
       n.slot = -1;
@@ -254,14 +260,7 @@ long NodePool::fill(long slots)
   for (; next_mover < movers.size(); ++next_mover)
     set_state(nodes_[static_cast<size_t>(movers[next_mover])], NodeState::Idle);
   used_slots_ = slots;
-  return empty;
-}
-
-long NodePool::empty_slots() const
-{
-  long empty = 0;
-  for (long s = 0; s < used_slots_; ++s)
-    empty += slots_[static_cast<size_t>(s)] < 0 ? 1 : 0;
+  empty_ = empty;
   return empty;
 }
 

@@ -116,7 +116,7 @@ public:
   long fill(long slots);
   /// Slots the job currently uses.
   [[nodiscard]] long used_slots() const { return used_slots_; }
-  [[nodiscard]] long empty_slots() const;
+  [[nodiscard]] long empty_slots() const { return empty_; }
   [[nodiscard]] long retired_total() const { return retired_total_; }
   /// Of the retired nodes, those that were lemons (the others were healthy nodes with bad luck).
   [[nodiscard]] long retired_lemons() const { return retired_lemons_; }
@@ -147,8 +147,10 @@ private:
   long active_ = 0;
   long idle_ = 0;
   long used_slots_ = 0;
+  long empty_ = 0;  // slots below used_slots_ with no node
   long retired_total_ = 0;
   long retired_lemons_ = 0;
+  bool any_slow_ = false;  // some node was ever slower than 1 (else slowest_active_speed is 1)
 };
 
 /// In-memory checkpoints (Gemini-style): each slot's shard has `copies` replicas, on its own node and
