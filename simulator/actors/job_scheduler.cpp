@@ -179,6 +179,14 @@ void JobScheduler::refresh_speed()
     return;
   shape_.straggler_factor = f;
   shape_.step_time = shape_.uniform_step_time * f;
+  // checkpoint.interval is training time: the next stretch's step count follows the step time.
+  shape_.steps_per_checkpoint = models::steps_per_checkpoint(ctx_.scenario->checkpoint.interval,
+                                                             units::Seconds(shape_.step_time));
+  if (shape_.steps_per_snapshot > 0) {
+    const double every = ctx_.scenario->recovery.memory_snapshot_interval.si();
+    shape_.steps_per_snapshot =
+        every > 0 ? models::steps_per_checkpoint(units::Seconds(every), units::Seconds(shape_.step_time)) : 1;
+  }
   ctx_.trace->set_job(shape_.step_time, shape_.tokens_per_step, shape_.straggler_factor);
   if (ctx_.trace->is_open() && ctx_.trace->open_phase() == Phase::Training) {
     Message m;
@@ -242,7 +250,9 @@ bool JobScheduler::strikes_job(const Message& failure)
     send_to_repair(node, retired ? cap.lemon_replace_time.si() : repair);
   }
   lost_slots_.insert(lost_slots_.end(), hit.slots.begin(), hit.slots.end());
-  fleet_changed();
+  // Only the GPU count: a job struck is about to stop, so a new step time now would only cut its
+  // last training segment in two. Recovery sets the step time of the fleet it restarts on.
+  ctx_.trace->set_active_gpus(std::min(shape_.gpus, ctx_.pool->active() * ctx_.scenario->fleet.gpus_per_node));
   if (hit.slots.empty() && !hit.nodes.empty())
     ++ctx_.counters->spare_failures;
   return !hit.slots.empty();
