@@ -15,6 +15,7 @@ std::string_view scope_name(Scope s)
     case Scope::Link: return "link";
     case Scope::Rack: return "rack";
     case Scope::Pod: return "pod";
+    case Scope::Storage: return "storage";
     case Scope::Job: return "job";
   }
   return "?";
@@ -22,7 +23,7 @@ std::string_view scope_name(Scope s)
 
 std::optional<Scope> scope_from_name(std::string_view name)
 {
-  for (Scope s : {Scope::Gpu, Scope::Node, Scope::Link, Scope::Rack, Scope::Pod, Scope::Job})
+  for (Scope s : {Scope::Gpu, Scope::Node, Scope::Link, Scope::Rack, Scope::Pod, Scope::Storage, Scope::Job})
     if (scope_name(s) == name)
       return s;
   return std::nullopt;
@@ -40,6 +41,7 @@ long component_count(Scope scope, const FleetShape& fleet)
       const long pod = fleet.gpus_per_pod > 0 ? fleet.gpus_per_pod : fleet.gpus;
       return (fleet.gpus + pod - 1) / pod;
     }
+    case Scope::Storage:
     case Scope::Job: return 1;
   }
   return 1;
@@ -54,6 +56,7 @@ GpuRange blast_radius(Scope scope, long index, const FleetShape& fleet)
     case Scope::Link: size = fleet.gpus_per_node; break;
     case Scope::Rack: size = fleet.gpus_per_rack; break;
     case Scope::Pod: size = fleet.gpus_per_pod > 0 ? fleet.gpus_per_pod : fleet.gpus; break;
+    case Scope::Storage:
     case Scope::Job: return {0, fleet.gpus};
   }
   const long first = index * size;

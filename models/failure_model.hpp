@@ -17,7 +17,7 @@
 
 namespace fleetsim::models {
 
-enum class Scope { Gpu, Node, Link, Rack, Pod, Job };
+enum class Scope { Gpu, Node, Link, Rack, Pod, Storage, Job };
 
 [[nodiscard]] std::string_view scope_name(Scope s);
 [[nodiscard]] std::optional<Scope> scope_from_name(std::string_view name);
@@ -34,7 +34,8 @@ struct FleetShape {
 
 /// The GPUs a failure of component `index` of a scope takes down (its blast radius): the GPU, the
 /// node's GPUs (also for its link: a node cut off the fabric), every GPU behind the rack's
-/// top-of-rack switch, every GPU of a pod (its aggregation switches), or the whole job. Ranks are
+/// top-of-rack switch, every GPU of a pod (its aggregation switches), or the whole job (a software
+/// failure, or a storage outage: the job's I/O fails and it cannot reload until storage is back). Ranks are
 /// numbered node by node, rack by rack, as the step fabric places them.
 struct GpuRange {
   long first = 0;

@@ -41,6 +41,8 @@ std::string component_label(Scope scope, long index)
 {
   if (scope == Scope::Job)
     return "job";
+  if (scope == Scope::Storage)
+    return "storage";
   return std::string(scope_name(scope)) + ":" + std::to_string(index);
 }
 

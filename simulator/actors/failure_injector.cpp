@@ -20,7 +20,8 @@ void FailureInjector::operator()() const
   // Hardware causes strike the whole cluster, spares included; a job-scope cause only the job.
   models::FleetShape cluster = sc.fleet;
   cluster.gpus += sc.capacity.spare_nodes * gpn;
-  const double rate = models::fleet_rate_per_second(cause, cause.scope == models::Scope::Job ? sc.fleet : cluster);
+  const bool whole_job = cause.scope == models::Scope::Job || cause.scope == models::Scope::Storage;
+  const double rate = models::fleet_rate_per_second(cause, whole_job ? sc.fleet : cluster);
   models::RandomStream arrivals(ctx_.seed, "failures/" + cause.name + "/arrivals");
   models::RandomStream which(ctx_.seed, "failures/" + cause.name + "/components");
   const auto size = static_cast<std::uint64_t>(pool.size());
@@ -36,6 +37,7 @@ void FailureInjector::operator()() const
     long index = 0;  // component of the cause's scope
     switch (cause.scope) {
       case models::Scope::Job:
+      case models::Scope::Storage:
         break;
       case models::Scope::Rack:
         index = static_cast<long>(which.below(static_cast<std::uint64_t>(pool.racks())));
@@ -79,7 +81,7 @@ void FailureInjector::operator()() const
       }
     }
     m.component = models::component_label(cause.scope, index);
-    const models::GpuRange down = models::blast_radius(cause.scope, index, cause.scope == models::Scope::Job ? sc.fleet : cluster);
+    const models::GpuRange down = models::blast_radius(cause.scope, index, whole_job ? sc.fleet : cluster);
     m.first_gpu = down.first;
     m.gpus_down = down.count;
     ctx_.scheduler->post(std::move(m));

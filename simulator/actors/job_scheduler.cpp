@@ -241,6 +241,13 @@ bool JobScheduler::strikes_job(const Message& failure)
   const auto& cause = ctx_.scenario->causes.at(static_cast<size_t>(failure.cause));
   if (cause.scope == models::Scope::Job)
     return true;
+  if (cause.scope == models::Scope::Storage) {
+    // The storage service is down for the cause's repair time: the job's I/O fails, and no
+    // checkpoint can be read until it is back (host-memory snapshots do not need it).
+    const double back = ctx_.now() + cause.repair.value_or(ctx_.scenario->capacity.repair_time).si();
+    storage_back_ = std::max(storage_back_, back);
+    return true;
+  }
   const bool own_fault = cause.scope == models::Scope::Gpu || cause.scope == models::Scope::Node;
   const auto hit = ctx_.pool->fail(failure.first_node, failure.nodes, ctx_.now(), own_fault);
   const auto& cap = ctx_.scenario->capacity;
@@ -407,6 +414,11 @@ std::optional<Message> JobScheduler::reload_phase(Inbox& inbox)
 {
   if (memory_restore())
     return timed_phase(inbox, Phase::Reload, ctx_.scenario->recovery.memory_reload.si());
+  if (ctx_.now() < storage_back_) {
+    // The checkpoints are out of reach until the storage service is back.
+    if (auto f = timed_phase(inbox, Phase::Waiting, storage_back_ - ctx_.now()))
+      return f;
+  }
   Message req;
   req.type = MessageType::ReadRequest;
   req.id = next_request_++;

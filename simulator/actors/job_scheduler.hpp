@@ -100,6 +100,7 @@ private:
   long next_request_ = 1'000'000'000;  // ids distinct from the job's write requests
   std::vector<long> lost_slots_;       // slots struck since the job last started (in_memory)
   models::RandomStream repair_times_;
+  double storage_back_ = 0;            // a storage outage ends then
 };
 
 }  // namespace fleetsim::sim

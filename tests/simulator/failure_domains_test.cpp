@@ -42,5 +42,56 @@ TEST(FailureDomains, ASwitchFailureTakesDownAllGpusBehindIt)
   EXPECT_GT(down_by_scope["gpu"].size(), down_by_scope["rack"].size());
 }
 
+TEST(FailureDomains, AStorageOutageHoldsTheReloadUntilStorageIsBackButNotAnInMemoryRestore)
+{
+  // Only storage outages (fixed 1 h), and no other failure: every outage interrupts the job; a
+  // restart from storage waits, after detection (2 min) and restart (6 min), for the remaining 52 min.
+  const std::vector<std::string> sets = {
+      "run.step_model=analytic", "failures.causes.faulty_gpu.count=0", "failures.causes.gpu_hbm3_memory.count=0",
+      "failures.causes.software_bug.count=0", "failures.causes.network_switch_cable.count=0",
+      "failures.causes.host_maintenance.count=0", "failures.causes.gpu_sram_memory.count=0",
+      "failures.causes.gpu_system_processor.count=0", "failures.causes.nic.count=0",
+      "failures.causes.nccl_watchdog_timeouts.count=0", "failures.causes.silent_data_corruption.count=0",
+      "failures.causes.gpu_thermal_interface_sensor.count=0", "failures.causes.ssd.count=0",
+      "failures.causes.power_supply.count=0", "failures.causes.server_chassis.count=0",
+      "failures.causes.io_expansion_board.count=0", "failures.causes.dependency.count=0",
+      "failures.causes.cpu.count=0", "failures.causes.system_memory.count=0", "planned.count=0",
+      "failures.causes.outage.count=10", "failures.causes.outage.scope=storage",
+      "failures.causes.outage.repair=1h", "repair.distribution=fixed"};
+  std::vector<std::string> memory = sets;
+  memory.push_back("recovery.policy=in_memory");
+  auto runs = run_children({{scenario_path("scenarios/llama3_405b_16k.yaml"), sets, 1, true},
+                            {scenario_path("scenarios/llama3_405b_16k.yaml"), memory, 1, true}});
+  for (const auto& r : runs)
+    ASSERT_TRUE(r.ok) << r.error;
+  const auto& from_storage = runs[0].summary;
+  const auto& from_memory = runs[1].summary;
+  const long outages = from_storage["interruptions"]["unexpected"].get<long>();
+  ASSERT_GT(outages, 3);
+  EXPECT_EQ(from_memory["interruptions"]["unexpected"].get<long>(), outages);
+  // Outages 54 days apart on average / 10 never overlap here: each one waits 52 min exactly.
+  EXPECT_NEAR(from_storage["time_breakdown_s"]["waiting"].get<double>(), outages * 52 * 60.0, 1e-3);
+  EXPECT_NEAR(from_storage["lost_time_by_cause_s"]["outage"].get<double>(),
+              from_storage["time_breakdown_s"]["waiting"].get<double>() +
+                  from_storage["time_breakdown_s"]["detection"].get<double>() +
+                  from_storage["time_breakdown_s"]["restart"].get<double>() +
+                  from_storage["time_breakdown_s"]["reload"].get<double>() +
+                  from_storage["time_breakdown_s"]["warmup"].get<double>() +
+                  from_storage["time_breakdown_s"]["lost_work"].get<double>(),
+              1e-3);
+  EXPECT_EQ(from_memory["time_breakdown_s"]["waiting"].get<double>(), 0.0);
+  // Every outage took the whole job down, and is labelled as the storage service.
+  std::istringstream in(runs[0].events);
+  std::string line;
+  long rows = 0;
+  while (std::getline(in, line))
+    if (line.find(",failure,outage,") != std::string::npos) {
+      ++rows;
+      EXPECT_NE(line.find(",outage,storage,"), std::string::npos) << line;
+      EXPECT_EQ(line.substr(line.rfind(',') + 1), "16384") << line;
+    }
+  EXPECT_EQ(rows, outages);
+}
+
 }  // namespace
 }  // namespace fleetsim::testing
