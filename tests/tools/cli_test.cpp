@@ -22,22 +22,8 @@ namespace fs = std::filesystem;
 
 const std::string kLlama3 = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/llama3_405b_16k.yaml";
 
-std::string read_file(const fs::path& p)
-{
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::vector<std::string> lines_of(const std::string& text)
-{
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  for (std::string line; std::getline(ss, line);)
-    out.push_back(line);
-  return out;
-}
+using fleetsim::testing::lines_of;
+using fleetsim::testing::read_file;
 
 using ::fleetsim::testing::TempDir;
 

@@ -21,22 +21,8 @@ using fleetsim::testing::TempDir;
 const std::string kLemons = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/lemon_retirement.yaml";
 const std::string kBinary = FLEETSIM_BINARY;
 
-std::string read_file(const fs::path& p)
-{
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::vector<std::string> lines_of(const std::string& text)
-{
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  for (std::string line; std::getline(ss, line);)
-    out.push_back(line);
-  return out;
-}
+using fleetsim::testing::lines_of;
+using fleetsim::testing::read_file;
 
 ProcessOutput compare(const std::string& args) { return run_command(kBinary + " compare " + args + " 2>&1"); }
 
