@@ -37,6 +37,30 @@ units::Seconds detection_delay(const FailureCause& cause, units::Seconds fallbac
   return cause.detection.value_or(cause.hang ? watchdog : fallback);
 }
 
+long nodes_for_replicas(int dp, long replica_gpus, int gpus_per_node, long job_nodes)
+{
+  assert(dp >= 0 && replica_gpus > 0 && gpus_per_node > 0);
+  return std::min(job_nodes, (dp * replica_gpus + gpus_per_node - 1) / gpus_per_node);
+}
+
+int elastic_width(long healthy_nodes, long replica_gpus, int gpus_per_node, int max_dp, long job_nodes)
+{
+  auto dp = static_cast<int>(std::min<long>(max_dp, healthy_nodes * gpus_per_node / replica_gpus));
+  while (dp > 0 && nodes_for_replicas(dp, replica_gpus, gpus_per_node, job_nodes) > healthy_nodes)
+    --dp;
+  return dp;
+}
+
+double elastic_global_batch(double global_batch_tokens, double tokens_per_micro_batch, int dp, int full_dp,
+                            bool keep_global)
+{
+  assert(dp > 0 && full_dp > 0 && tokens_per_micro_batch > 0);
+  if (!keep_global)
+    return global_batch_tokens / full_dp * dp;
+  const double m = std::max(1.0, std::round(global_batch_tokens / (tokens_per_micro_batch * dp)));
+  return m * tokens_per_micro_batch * dp;
+}
+
 std::string component_label(Scope scope, long index)
 {
   if (scope == Scope::Job)

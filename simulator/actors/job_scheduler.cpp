@@ -107,20 +107,15 @@ bool JobScheduler::memory_restore() const
 long JobScheduler::slots_for(int dp) const
 {
   const auto& l = ctx_.scenario->step.layout;
-  const long replica_gpus = static_cast<long>(l.tp) * l.cp * l.pp;
-  const long gpn = ctx_.scenario->fleet.gpus_per_node;
-  return std::min(ctx_.pool->job_slots(), (dp * replica_gpus + gpn - 1) / gpn);
+  return models::nodes_for_replicas(dp, static_cast<long>(l.tp) * l.cp * l.pp, ctx_.scenario->fleet.gpus_per_node,
+                                    ctx_.pool->job_slots());
 }
 
 int JobScheduler::elastic_dp() const
 {
   const auto& l = ctx_.scenario->step.layout;
-  const long healthy = ctx_.pool->active() + ctx_.pool->idle();
-  const long replica_gpus = static_cast<long>(l.tp) * l.cp * l.pp;
-  auto dp = static_cast<int>(std::min<long>(l.dp, healthy * ctx_.scenario->fleet.gpus_per_node / replica_gpus));
-  while (dp > 0 && slots_for(dp) > healthy)
-    --dp;
-  return dp;
+  return models::elastic_width(ctx_.pool->active() + ctx_.pool->idle(), static_cast<long>(l.tp) * l.cp * l.pp,
+                               ctx_.scenario->fleet.gpus_per_node, l.dp, ctx_.pool->job_slots());
 }
 
 void JobScheduler::set_shape(int dp)
@@ -143,7 +138,7 @@ void JobScheduler::fleet_changed()
 void JobScheduler::send_to_repair(long node, double mean)
 {
   ++ctx_.counters->repairs;
-  const double d = ctx_.scenario->capacity.repair_exponential ? repair_times_.exponential(1.0 / mean) * 1.0 : mean;
+  const double d = ctx_.scenario->capacity.repair_exponential ? repair_times_.exponential(1.0 / mean) : mean;
   if (!(mean > 0) || !(d > 0)) {
     ctx_.pool->repaired(node);  // replaced at once
     return;

@@ -33,13 +33,9 @@ JobShape job_shape(const scenario::Scenario& s, const models::StepBreakdown& ste
     models::StepInputs in = s.step;
     in.layout.dp = dp;
     const models::Workload& w = s.step.workload;
-    const double per_micro = static_cast<double>(w.sequence_length) * w.micro_batch_size;
-    if (s.recovery.elastic_keep_global_batch) {
-      const double m = std::max(1.0, std::round(w.global_batch_tokens / (per_micro * dp)));
-      in.workload.global_batch_tokens = m * per_micro * dp;
-    } else {
-      in.workload.global_batch_tokens = w.global_batch_tokens / l.dp * dp;
-    }
+    in.workload.global_batch_tokens =
+        models::elastic_global_batch(w.global_batch_tokens, static_cast<double>(w.sequence_length) * w.micro_batch_size,
+                                     dp, l.dp, s.recovery.elastic_keep_global_batch);
     const models::AnalyticStepModel analytic;
     const models::StepBreakdown whole = analytic.step(s.step);
     const models::StepBreakdown part = analytic.step(in);

@@ -112,3 +112,43 @@ TEST(RunPlanRates, CheckpointWriteTimeIsOverheadPlusBytesOverBandwidth)
 
 }  // namespace
 }  // namespace fleetsim::models
+
+namespace fleetsim::models {
+namespace {
+
+TEST(ElasticRules, ReplicasOccupyWholeNodesRoundedUp)
+{
+  // Llama 3: a replica is TP 8 x PP 16 = 128 GPUs = 16 nodes of 8.
+  EXPECT_EQ(nodes_for_replicas(128, 128, 8, 2048), 2048);
+  EXPECT_EQ(nodes_for_replicas(127, 128, 8, 2048), 2032);
+  // Replicas smaller than a node share it: 3 replicas of 4 GPUs need 2 nodes.
+  EXPECT_EQ(nodes_for_replicas(3, 4, 8, 100), 2);
+  EXPECT_EQ(nodes_for_replicas(300, 4, 8, 100), 100);  // never more than the job's nodes
+}
+
+TEST(ElasticRules, WidthIsTheMostWholeReplicasTheHealthyNodesHold)
+{
+  EXPECT_EQ(elastic_width(2048, 128, 8, 128, 2048), 128);
+  EXPECT_EQ(elastic_width(2047, 128, 8, 128, 2048), 127);  // one node lost drops a whole replica
+  EXPECT_EQ(elastic_width(2032, 128, 8, 128, 2048), 127);
+  EXPECT_EQ(elastic_width(2031, 128, 8, 128, 2048), 126);
+  EXPECT_EQ(elastic_width(5000, 128, 8, 128, 2048), 128);  // at most the layout's dp
+  EXPECT_EQ(elastic_width(15, 128, 8, 128, 2048), 0);
+  EXPECT_EQ(elastic_width(1, 4, 8, 100, 50), 2);           // two 4-GPU replicas on one node
+}
+
+TEST(ElasticRules, GlobalBatchKeptToWholeMicroBatchesOrPerReplicaBatchKept)
+{
+  const double seq = 8192;
+  const double batch = 16.0 * seq * 128;  // 16 micro-batches per replica on 128 replicas
+  EXPECT_DOUBLE_EQ(elastic_global_batch(batch, seq, 128, 128, true), batch);
+  // 127 replicas: 16.13 micro-batches each rounds to 16 (0.8 % fewer tokens per step).
+  EXPECT_DOUBLE_EQ(elastic_global_batch(batch, seq, 127, 128, true), 16.0 * seq * 127);
+  // 120 replicas: 17.07 rounds to 17 (a slightly larger batch).
+  EXPECT_DOUBLE_EQ(elastic_global_batch(batch, seq, 120, 128, true), 17.0 * seq * 120);
+  EXPECT_DOUBLE_EQ(elastic_global_batch(batch, seq, 1, 128, true), 2048.0 * seq);
+  EXPECT_DOUBLE_EQ(elastic_global_batch(batch, seq, 127, 128, false), batch / 128 * 127);
+}
+
+}  // namespace
+}  // namespace fleetsim::models

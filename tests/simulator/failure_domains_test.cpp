@@ -1,5 +1,5 @@
 // Failure domains: every failure takes down the GPUs of its scope, as events.csv reports.
-#include "run_in_child.hpp"
+#include "replay_outputs.hpp"
 
 #include <gtest/gtest.h>
 
@@ -46,18 +46,10 @@ TEST(FailureDomains, AStorageOutageHoldsTheReloadUntilStorageIsBackButNotAnInMem
 {
   // Only storage outages (fixed 1 h), and no other failure: every outage interrupts the job; a
   // restart from storage waits, after detection (2 min) and restart (6 min), for the remaining 52 min.
-  const std::vector<std::string> sets = {
-      "run.step_model=analytic", "failures.causes.faulty_gpu.count=0", "failures.causes.gpu_hbm3_memory.count=0",
-      "failures.causes.software_bug.count=0", "failures.causes.network_switch_cable.count=0",
-      "failures.causes.host_maintenance.count=0", "failures.causes.gpu_sram_memory.count=0",
-      "failures.causes.gpu_system_processor.count=0", "failures.causes.nic.count=0",
-      "failures.causes.nccl_watchdog_timeouts.count=0", "failures.causes.silent_data_corruption.count=0",
-      "failures.causes.gpu_thermal_interface_sensor.count=0", "failures.causes.ssd.count=0",
-      "failures.causes.power_supply.count=0", "failures.causes.server_chassis.count=0",
-      "failures.causes.io_expansion_board.count=0", "failures.causes.dependency.count=0",
-      "failures.causes.cpu.count=0", "failures.causes.system_memory.count=0", "planned.count=0",
-      "failures.causes.outage.count=10", "failures.causes.outage.scope=storage",
-      "failures.causes.outage.repair=1h", "repair.distribution=fixed"};
+  std::vector<std::string> sets = llama3_without_failures();
+  for (const char* extra : {"planned.count=0", "failures.causes.outage.count=10", "failures.causes.outage.scope=storage",
+                            "failures.causes.outage.repair=1h", "repair.distribution=fixed"})
+    sets.emplace_back(extra);
   std::vector<std::string> memory = sets;
   memory.push_back("recovery.policy=in_memory");
   auto runs = run_children({{scenario_path("scenarios/llama3_405b_16k.yaml"), sets, 1, true},
