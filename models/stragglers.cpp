@@ -1,5 +1,7 @@
 #include "stragglers.hpp"
 
+#include "units.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -41,9 +43,8 @@ double diurnal_speed(const StragglerSpec& s, double t)
 {
   if (!(s.diurnal_amplitude > 0))
     return 1.0;
-  constexpr double kDay = 86400;
   constexpr double kTwoPi = 6.283185307179586;
-  return 1.0 - s.diurnal_amplitude * (1.0 + std::cos(kTwoPi * (t - s.diurnal_peak) / kDay)) / 2.0;
+  return 1.0 - s.diurnal_amplitude * (1.0 + std::cos(kTwoPi * (t - s.diurnal_peak) / units::kDay)) / 2.0;
 }
 
 }  // namespace fleetsim::models

@@ -29,7 +29,7 @@ struct StragglerSpec {
   // slowest at `peak` seconds into each day, updated every `diurnal_resolution` seconds.
   double diurnal_amplitude = 0;
   double diurnal_peak = 0;
-  double diurnal_resolution = 3600;
+  double diurnal_resolution = 3600;  // s (the scenario's default is 1h)
   // Mitigation: a node running below drain_below for drain_after seconds is drained (0: never).
   double drain_below = 0;
   double drain_after = 0;

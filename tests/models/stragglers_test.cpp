@@ -53,3 +53,43 @@ TEST(Stragglers, TinyProbabilitiesStayAccurateAtFleetScale)
 
 }  // namespace
 }  // namespace fleetsim::models
+
+namespace fleetsim::models {
+namespace {
+
+TEST(Diurnal, SlowestAtThePeakFullSpeedHalfADayLaterAndAHalfAmplitudeOnAverage)
+{
+  StragglerSpec s;
+  s.diurnal_amplitude = 0.02;
+  s.diurnal_peak = 15 * 3600.0;
+  EXPECT_DOUBLE_EQ(diurnal_speed(s, s.diurnal_peak), 0.98);
+  EXPECT_DOUBLE_EQ(diurnal_speed(s, s.diurnal_peak + 7 * 86400.0), 0.98);  // every day
+  EXPECT_NEAR(diurnal_speed(s, s.diurnal_peak + 12 * 3600.0), 1.0, 1e-15);
+  double sum = 0;
+  constexpr int kSamples = 86400;
+  for (int i = 0; i < kSamples; ++i)
+    sum += diurnal_speed(s, i);
+  EXPECT_NEAR(sum / kSamples, 1 - 0.02 / 2, 1e-9);
+  s.diurnal_amplitude = 0;
+  EXPECT_EQ(diurnal_speed(s, 12345.0), 1.0);
+}
+
+TEST(StepFactor, ReducesToTheExpectedFactorAndScalesOnlyTheComputeShare)
+{
+  StragglerSpec s;
+  s.persistent_fraction = 0.01;
+  s.persistent_speed = 0.8;
+  s.transient_probability = 1e-4;
+  s.transient_speed = 0.5;
+  // The fleet state "the slowest node is a persistent straggler, clocks at full speed" is the
+  // expected model's.
+  EXPECT_DOUBLE_EQ(step_factor(s, 200, 0.7, 0.8, 1.0), expected_step_factor(s, 200, 0.7));
+  // No transients: (1 - c) + c / (slowest x clock).
+  s.transient_probability = 0;
+  EXPECT_DOUBLE_EQ(step_factor(s, 200, 0.7, 0.5, 1.0), 0.3 + 0.7 / 0.5);
+  EXPECT_DOUBLE_EQ(step_factor(s, 200, 0.7, 1.0, 0.98), 0.3 + 0.7 / 0.98);
+  EXPECT_DOUBLE_EQ(step_factor(s, 200, 0.0, 0.5, 0.9), 1.0);  // nothing to stretch
+}
+
+}  // namespace
+}  // namespace fleetsim::models
