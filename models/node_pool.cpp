@@ -215,6 +215,7 @@ void NodePool::repaired(long node)
     n.retired = false;
     n.lemon = false;
     n.weight = normal_weight_;
+    n.base_speed = 1;  // a new node: not a straggler (of the same generation as its rack)
   }
   set_state(n, NodeState::Idle);
 }

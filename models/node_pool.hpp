@@ -85,6 +85,7 @@ public:
   ///    is groups / sum g.
   [[nodiscard]] double compute_stretch(long slots_per_group, bool balanced) const;
   [[nodiscard]] double base_speed(long node) const { return nodes_.at(static_cast<size_t>(node)).base_speed; }
+  [[nodiscard]] double episode_speed(long node) const { return nodes_.at(static_cast<size_t>(node)).episode_speed; }
   /// Starts slowdown episode `id` on a node; ends it if `id` is still the node's latest.
   void start_episode(long node, long id, double speed);
   void end_episode(long node, long id);

@@ -29,10 +29,20 @@ void CheckpointCoordinator::operator()() const
 
 bool CheckpointCoordinator::serve(CoordinatorLink& link, const Message& request) const
 {
-  auto it = std::find(link.aborted_.begin(), link.aborted_.end(), request.id);
-  if (it != link.aborted_.end()) {
+  auto aborted = [&link, &request] {
+    auto it = std::find(link.aborted_.begin(), link.aborted_.end(), request.id);
+    if (it == link.aborted_.end())
+      return false;
     link.aborted_.erase(it);
+    return true;
+  };
+  if (aborted())
     return false;
+  if (ctx_.now() < link.storage_back) {
+    // The storage service is out: the transfer starts when it is back (a checkpoint stalls).
+    sg4::this_actor::sleep_until(link.storage_back);
+    if (aborted())
+      return false;
   }
   const auto size = static_cast<sg_size_t>(request.bytes);
   link.active_id_ = request.id;

@@ -13,6 +13,7 @@ namespace fleetsim::sim {
 class CoordinatorLink {
 public:
   Inbox requests;  // WriteRequest / ReadRequest, each with a reply_to inbox
+  double storage_back = 0;  // a storage outage lasts until then: transfers wait for it
   /// Abandons request `id`, queued or in flight. A request that already completed is unaffected.
   void abort(long id);
 

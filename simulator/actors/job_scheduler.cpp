@@ -6,6 +6,8 @@
 #include "models/stragglers.hpp"
 
 #include <algorithm>
+#include <cassert>
+#include <cmath>
 
 namespace fleetsim::sim {
 
@@ -73,6 +75,9 @@ void JobScheduler::operator()()
         send_to_repair(m->node, st.drain_repair);
         fleet_changed();
       } else if (auto f = drain(inbox, m->node)) {
+        // The drain was cut short by a failure: look at the node again later.
+        if (ctx_.pool->slot_of(m->node) >= 0)
+          alarm(MessageType::DrainCheck, m->node, m->id, st.drain_after);
         recover(inbox, *f);
       }
     } else {
@@ -88,6 +93,7 @@ Phase JobScheduler::job_phase() const
 
 void JobScheduler::start_job(bool from_storage)
 {
+  assert(ctx_.pool->empty_slots() == 0 && "the job starts with every slot it uses held");
   Message m;
   m.type = MessageType::Start;
   m.id = ++epoch_;
@@ -197,9 +203,12 @@ bool JobScheduler::drain_due(const Message& m) const
   const models::NodePool& pool = *ctx_.pool;
   if (!(st.drain_below > 0) || pool.state(m.node) == models::NodeState::Repair)
     return false;
+  // The node's own slowness (persistent, episode), not its accelerator generation: draining cannot
+  // change that.
   if (m.id == 0)
     return pool.base_speed(m.node) < st.drain_below;
-  return pool.episode(m.node) == m.id && pool.speed(m.node) < st.drain_below;
+  return pool.episode(m.node) == m.id && pool.episode_speed(m.node) < 1 &&
+         std::min(pool.base_speed(m.node), pool.episode_speed(m.node)) < st.drain_below;
 }
 
 void JobScheduler::state_message(const Message& m)
@@ -209,6 +218,9 @@ void JobScheduler::state_message(const Message& m)
   switch (m.type) {
     case MessageType::Repaired:
       pool.repaired(m.node);
+      // A failed (not drained) persistent straggler comes back as slow as it left.
+      if (st.drain_below > 0 && pool.base_speed(m.node) < st.drain_below)
+        alarm(MessageType::DrainCheck, m.node, 0, st.drain_after);
       break;
     case MessageType::SlowStart:
       if (!pool.up(m.node))
@@ -222,9 +234,12 @@ void JobScheduler::state_message(const Message& m)
     case MessageType::SlowEnd:
       pool.end_episode(m.node, m.id);
       break;
-    case MessageType::Tick:
-      alarm(MessageType::Tick, 0, 0, st.diurnal_resolution);
+    case MessageType::Tick: {
+      // The next tick on the fixed grid k x resolution, however late this one was handled.
+      const double next = (std::floor(ctx_.now() / st.diurnal_resolution + 1e-9) + 1) * st.diurnal_resolution;
+      alarm(MessageType::Tick, 0, 0, next - ctx_.now());
       break;
+    }
     default:
       return;
   }
@@ -240,7 +255,7 @@ bool JobScheduler::strikes_job(const Message& failure)
     // The storage service is down for the cause's repair time: the job's I/O fails, and no
     // checkpoint can be read until it is back (host-memory snapshots do not need it).
     const double back = ctx_.now() + cause.repair.value_or(ctx_.scenario->capacity.repair_time).si();
-    storage_back_ = std::max(storage_back_, back);
+    ctx_.coordinator->storage_back = std::max(ctx_.coordinator->storage_back, back);
     return true;
   }
   const bool own_fault = cause.scope == models::Scope::Gpu || cause.scope == models::Scope::Node;
@@ -335,10 +350,10 @@ void JobScheduler::recover(Inbox& inbox, Message failure)
     const auto& cause = ctx_.scenario->causes.at(static_cast<size_t>(failure.cause));
     std::optional<Message> next = timed_phase(inbox, Phase::Detection,
                                               models::detection_delay(cause, rec.detection, rec.watchdog_timeout).si());
-    if (!next) {
-      acquire_nodes(inbox);
+    if (!next)
+      next = acquire_nodes(inbox);
+    if (!next)
       next = timed_phase(inbox, Phase::Restart, restart);
-    }
     if (!next)
       next = reload_phase(inbox);
     if (!next)
@@ -353,7 +368,7 @@ void JobScheduler::recover(Inbox& inbox, Message failure)
   }
 }
 
-void JobScheduler::acquire_nodes(Inbox& inbox)
+std::optional<Message> JobScheduler::acquire_nodes(Inbox& inbox)
 {
   models::NodePool& pool = *ctx_.pool;
   const auto& rec = ctx_.scenario->recovery;
@@ -364,12 +379,18 @@ void JobScheduler::acquire_nodes(Inbox& inbox)
     return pool.empty_slots() <= pool.idle();
   };
   if (!ready()) {
-    // Not enough healthy nodes: wait for the repair pipeline. Failures now only take more nodes.
+    // Not enough healthy nodes: wait for the repair pipeline. A failure that strikes the job's
+    // surviving nodes meanwhile is an interruption like any during recovery (it may destroy the
+    // last host-memory copies): recovery starts again.
     ++ctx_.counters->spares_exhausted;
     ctx_.trace->open(Phase::Waiting, ctx_.now());
     while (!ready()) {
       auto m = inbox.wait(-1);
-      (void)background(*m);
+      if (auto f = background(*m)) {
+        ctx_.trace->close(ctx_.now(), true);
+        record_failure(*f, Phase::Waiting);
+        return f;
+      }
     }
     ctx_.trace->close(ctx_.now(), false);
   }
@@ -382,9 +403,10 @@ void JobScheduler::acquire_nodes(Inbox& inbox)
     set_shape(dp);
   } else {
     pool.fill(pool.job_slots());
-    fleet_changed();
   }
+  fleet_changed();
   ctx_.counters->swaps += std::max(0L, pool.active() - before);
+  return std::nullopt;
 }
 
 std::optional<Message> JobScheduler::timed_phase(Inbox& inbox, Phase phase, double duration)
@@ -409,9 +431,9 @@ std::optional<Message> JobScheduler::reload_phase(Inbox& inbox)
 {
   if (memory_restore())
     return timed_phase(inbox, Phase::Reload, ctx_.scenario->recovery.memory_reload.si());
-  if (ctx_.now() < storage_back_) {
+  if (const double back = ctx_.coordinator->storage_back; ctx_.now() < back) {
     // The checkpoints are out of reach until the storage service is back.
-    if (auto f = timed_phase(inbox, Phase::Waiting, storage_back_ - ctx_.now()))
+    if (auto f = timed_phase(inbox, Phase::Waiting, back - ctx_.now()))
       return f;
   }
   Message req;
@@ -451,29 +473,32 @@ std::optional<Message> JobScheduler::planned(Inbox& inbox)
 
 std::optional<Message> JobScheduler::regrow(Inbox& inbox, int dp)
 {
-  return planned_restart(inbox, "elastic_regrow", "job", [this, dp](Inbox&) {
+  return planned_restart(inbox, "elastic_regrow", "job", [this, dp](Inbox&) -> std::optional<Message> {
+    // The width now: a failure of idle nodes during the checkpointed stop may have taken some.
+    const int width = std::min(dp, elastic_dp());
     ++ctx_.counters->regrows;
-    ctx_.pool->fill(slots_for(dp));
-    set_shape(dp);
+    ctx_.pool->fill(slots_for(width));
+    set_shape(width);
     fleet_changed();
+    return std::nullopt;
   });
 }
 
 std::optional<Message> JobScheduler::drain(Inbox& inbox, long node)
 {
   return planned_restart(inbox, "straggler_drain", models::component_label(models::Scope::Node, node),
-                         [this, node](Inbox& in) {
+                         [this, node](Inbox& in) -> std::optional<Message> {
                            ++ctx_.counters->drains;
                            (void)ctx_.pool->fail(node, 1, ctx_.now(), false);
                            ctx_.pool->heal_on_return(node);
                            send_to_repair(node, ctx_.scenario->stragglers.drain_repair);
-                           acquire_nodes(in);
+                           return acquire_nodes(in);
                          });
 }
 
 std::optional<Message> JobScheduler::planned_restart(Inbox& inbox, const std::string& cause,
                                                      const std::string& component,
-                                                     const std::function<void(Inbox&)>& reshape)
+                                                     const std::function<std::optional<Message>(Inbox&)>& reshape)
 {
   std::optional<Message> failure;
   stop_job(inbox, MessageType::PlanStop, true, failure);
@@ -489,9 +514,10 @@ std::optional<Message> JobScheduler::planned_restart(Inbox& inbox, const std::st
   rec.component = component;
   rec.during = Phase::Training;
   ctx_.trace->interruption(std::move(rec));
-  reshape(inbox);
   const auto& r = ctx_.scenario->recovery;
-  std::optional<Message> next = timed_phase(inbox, Phase::Restart, restart_time());
+  std::optional<Message> next = reshape(inbox);
+  if (!next)
+    next = timed_phase(inbox, Phase::Restart, restart_time());
   if (!next)
     next = reload_phase(inbox);
   if (!next)

@@ -58,7 +58,7 @@ private:
   std::optional<Message> drain(Inbox& inbox, long node);
   /// A checkpointed stop, `reshape`, then restart, reload and warm-up, charged to `cause`.
   std::optional<Message> planned_restart(Inbox& inbox, const std::string& cause, const std::string& component,
-                                         const std::function<void(Inbox&)>& reshape);
+                                         const std::function<std::optional<Message>(Inbox&)>& reshape);
   [[nodiscard]] double restart_time() const;
   /// Straggler state: episodes, their ends, diurnal ticks, repaired nodes.
   void state_message(const Message& m);
@@ -69,8 +69,9 @@ private:
   /// Spends `phase` for `duration`; returns the failure that cut it short, if any.
   std::optional<Message> timed_phase(Inbox& inbox, models::Phase phase, double duration);
   std::optional<Message> reload_phase(Inbox& inbox);
-  /// Gets the nodes the job needs (waiting for repairs if it must) and sets the job's shape.
-  void acquire_nodes(Inbox& inbox);
+  /// Gets the nodes the job needs (waiting for repairs if it must) and sets the job's shape; returns a
+  /// failure that struck the job's nodes while it waited.
+  std::optional<Message> acquire_nodes(Inbox& inbox);
   /// Applies a failure to the pool (its nodes go to repair); true if it strikes the job.
   bool strikes_job(const Message& failure);
   /// Handles a message that does not end the current wait: repairs, deferred planned events, and
@@ -100,7 +101,6 @@ private:
   long next_request_ = 1'000'000'000;  // ids distinct from the job's write requests
   std::vector<long> lost_slots_;       // slots struck since the job last started (in_memory)
   models::RandomStream repair_times_;
-  double storage_back_ = 0;            // a storage outage ends then
 };
 
 }  // namespace fleetsim::sim

@@ -136,7 +136,9 @@ TrainingJob::Outcome TrainingJob::finish_step_then_stop(Inbox& inbox, long epoch
   progress_ = static_cast<double>(target);
   close_segment(false, target);
   step_ += target;
-  if (!checkpoint_first || target == 0)
+  // Nothing to save only when nothing happened since the last checkpoint (a job restored from host
+  // memory has work past it even before its first step).
+  if (!checkpoint_first || step_ == committed_step_)
     return Outcome::PlannedStop;
   return checkpoint(inbox, epoch) == Outcome::Interrupted ? Outcome::Interrupted : Outcome::PlannedStop;
 }

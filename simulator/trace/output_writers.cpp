@@ -192,15 +192,17 @@ ordered_json summary_json(const scenario::Scenario& s, const RunResult& r)
   j["checkpoints"] = checkpoint_json(s, r);
   j["step"] = step_json(r.step);
   if (s.stragglers.any()) {
-    const long nodes = s.fleet.gpus / s.fleet.gpus_per_node;
+    // As the replay draws them: over the cluster's nodes, spares included.
+    const long nodes = (s.fleet.gpus + s.fleet.gpus_per_node - 1) / s.fleet.gpus_per_node + s.capacity.spare_nodes;
     j["stragglers"] = {{"step_factor", r.straggler_factor},
                        {"mean_step_time_s", mean_training_step_time(r)},
                        {"step_time_s", r.step.step_time.si() * r.straggler_factor},
                        {"persistent_nodes", models::persistent_stragglers(s.stragglers, nodes)},
-                       {"probability_step_slowed", models::probability_step_slowed(s.stragglers.transient_probability, nodes)}};
+                       {"probability_step_slowed", models::probability_step_slowed(s.stragglers.transient_probability,
+                                                                                     nodes - s.capacity.spare_nodes)}};
   }
   if (s.heterogeneous.any()) {
-    const long nodes = s.fleet.gpus / s.fleet.gpus_per_node;
+    const long nodes = (s.fleet.gpus + s.fleet.gpus_per_node - 1) / s.fleet.gpus_per_node;
     j["heterogeneous"] = {{"accelerator", s.heterogeneous.accelerator},
                           {"nodes", std::lround(s.heterogeneous.fraction * static_cast<double>(nodes))},
                           {"speed", s.heterogeneous.speed},
