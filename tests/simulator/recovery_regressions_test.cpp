@@ -112,28 +112,30 @@ TEST(RecoveryRegressions, NoCheckpointCompletesWhileStorageIsOut)
   EXPECT_GT(checkpoints, 1000);
 }
 
-TEST(RecoveryRegressions, AnOlderGenerationIsNotASlowdownToDrain)
+TEST(RecoveryRegressions, EpisodesAboveTheDrainThresholdNeverDrainWhateverTheGeneration)
 {
-  // Drain checks used to count a node's accelerator generation as slowness, and to fire after the
-  // episode had ended: thousands of drains that could not help.
-  auto run = [](bool with_old_nodes) {
+  // A node's accelerator generation is not a slowdown to drain: draining cannot change it. Episodes at
+  // 0.75 stay above the 0.7 threshold on A100 nodes (generation 0.315) as on H100 nodes. (The defect
+  // the review found, drain checks re-armed during a recovery that fired after the episode had ended
+  // and counted the generation, shows only as a 5-10 % excess of drains here; it was verified with the
+  // review's reproduction, not by this test.)
+  auto run = [](bool with_old_nodes, double episode_speed) {
     std::vector<std::string> sets = {"run.step_model=analytic", "stragglers.episode_interval=30d",
-                                     "stragglers.episode_speed=0.6", "stragglers.drain_below=0.7"};
+                                     "stragglers.episode_speed=" + std::to_string(episode_speed),
+                                     "stragglers.drain_below=0.7"};
     if (with_old_nodes) {
       sets.emplace_back("heterogeneous.fraction=0.25");
       sets.emplace_back("heterogeneous.balance=micro_batches");
     }
     return ChildRun{llama3_recovery(), sets, 1, false};
   };
-  auto runs = run_children({run(false), run(true)});
+  auto runs = run_children({run(false, 0.75), run(true, 0.75), run(true, 0.6)});
   for (const auto& r : runs)
     ASSERT_TRUE(r.ok) << r.error;
-  const long uniform = runs[0].summary["recovery"]["drains"].get<long>();
-  const long mixed = runs[1].summary["recovery"]["drains"].get<long>();
-  EXPECT_GT(uniform, 0);
-  // Old nodes change which episodes happen on job nodes only by chance, not by a factor.
-  EXPECT_LT(mixed, uniform * 3 / 2);
-  EXPECT_GT(mixed, uniform * 2 / 3);
+  EXPECT_GT(runs[1].summary["recovery"]["slowdown_episodes"].get<long>(), 1000);
+  EXPECT_EQ(runs[0].summary["recovery"]["drains"].get<long>(), 0);
+  EXPECT_EQ(runs[1].summary["recovery"]["drains"].get<long>(), 0);
+  EXPECT_GT(runs[2].summary["recovery"]["drains"].get<long>(), 0);  // episodes below the threshold still drain
 }
 
 }  // namespace
