@@ -106,10 +106,12 @@ double NodePool::compute_stretch(long slots_per_group, bool balanced) const
   return static_cast<double>(groups) * worst / planned;
 }
 
-void NodePool::start_episode(long node, long id, double speed)
+void NodePool::start_episode(long node, long id, double speed, double t)
 {
   Node& n = nodes_.at(static_cast<size_t>(node));
   n.episode = id;
+  if (n.episode_speed >= 1 && n.base_speed >= 1)
+    n.slow_since = t;  // (a node already slow keeps the start of its slowness)
   n.episode_speed = speed;
   any_slow_ = any_slow_ || speed < 1;
 }
@@ -119,6 +121,15 @@ void NodePool::end_episode(long node, long id)
   Node& n = nodes_.at(static_cast<size_t>(node));
   if (n.episode == id)
     n.episode_speed = 1;
+}
+
+std::vector<long> NodePool::slow_job_nodes(double below, double window, double t) const
+{
+  std::vector<long> out;
+  for (long node : slots_)
+    if (node >= 0 && own_speed(node) < below && t - slow_since(node) >= window)
+      out.push_back(node);
+  return out;
 }
 
 double NodePool::slowest_active_speed() const

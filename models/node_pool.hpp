@@ -86,10 +86,17 @@ public:
   [[nodiscard]] double compute_stretch(long slots_per_group, bool balanced) const;
   [[nodiscard]] double base_speed(long node) const { return nodes_.at(static_cast<size_t>(node)).base_speed; }
   [[nodiscard]] double episode_speed(long node) const { return nodes_.at(static_cast<size_t>(node)).episode_speed; }
-  /// Starts slowdown episode `id` on a node; ends it if `id` is still the node's latest.
-  void start_episode(long node, long id, double speed);
+  /// Starts slowdown episode `id` on a node at time t; ends it if `id` is still the node's latest.
+  void start_episode(long node, long id, double speed, double t);
   void end_episode(long node, long id);
   [[nodiscard]] long episode(long node) const { return nodes_.at(static_cast<size_t>(node)).episode; }
+  /// The node's own speed (persistent straggler or episode), its generation left out.
+  [[nodiscard]] double own_speed(long node) const { return std::min(base_speed(node), episode_speed(node)); }
+  /// Since when the node's own speed has been below 1 (its current episode, or 0 for a persistent
+  /// straggler); meaningless when it is not slow.
+  [[nodiscard]] double slow_since(long node) const { return nodes_.at(static_cast<size_t>(node)).slow_since; }
+  /// Job nodes slower than `below` on their own for at least `window` at time t, lowest slot first.
+  [[nodiscard]] std::vector<long> slow_job_nodes(double below, double window, double t) const;
   /// The slowest speed among the nodes holding job slots (1 when none is slow).
   [[nodiscard]] double slowest_active_speed() const;
   /// Marks a node in repair to come back at full speed (it was drained for being slow).
@@ -133,6 +140,7 @@ private:
     double base_speed = 1;     // persistent straggler: < 1
     double episode_speed = 1;  // during a slowdown episode: < 1
     long episode = 0;          // id of the latest episode
+    double slow_since = 0;     // start of the current episode (persistent stragglers: 0)
     bool heal = false;         // drained: back at full speed after repair
     std::deque<double> failures;  // times of the node's own failures inside the retirement window
   };

@@ -225,7 +225,7 @@ void JobScheduler::state_message(const Message& m)
     case MessageType::SlowStart:
       if (!pool.up(m.node))
         return;
-      pool.start_episode(m.node, m.id, st.episode_speed);
+      pool.start_episode(m.node, m.id, st.episode_speed, ctx_.now());
       ++ctx_.counters->episodes;
       alarm(MessageType::SlowEnd, m.node, m.id, m.duration);
       if (st.episode_speed < st.drain_below && m.duration > st.drain_after)
@@ -488,10 +488,17 @@ std::optional<Message> JobScheduler::drain(Inbox& inbox, long node)
 {
   return planned_restart(inbox, "straggler_drain", models::component_label(models::Scope::Node, node),
                          [this, node](Inbox& in) -> std::optional<Message> {
-                           ++ctx_.counters->drains;
-                           (void)ctx_.pool->fail(node, 1, ctx_.now(), false);
-                           ctx_.pool->heal_on_return(node);
-                           send_to_repair(node, ctx_.scenario->stragglers.drain_repair);
+                           // One restart for every job node slow long enough, not one each.
+                           const auto& st = ctx_.scenario->stragglers;
+                           std::vector<long> nodes = ctx_.pool->slow_job_nodes(st.drain_below, st.drain_after, ctx_.now());
+                           if (std::find(nodes.begin(), nodes.end(), node) == nodes.end())
+                             nodes.push_back(node);
+                           for (long n : nodes) {
+                             ++ctx_.counters->drains;
+                             (void)ctx_.pool->fail(n, 1, ctx_.now(), false);
+                             ctx_.pool->heal_on_return(n);
+                             send_to_repair(n, st.drain_repair);
+                           }
                            return acquire_nodes(in);
                          });
 }

@@ -54,7 +54,8 @@ private:
   std::optional<Message> planned(Inbox& inbox);
   /// Elastic: stops at a checkpoint and restarts on more replicas; returns a failure, if any.
   std::optional<Message> regrow(Inbox& inbox, int dp);
-  /// Mitigation: stops at a checkpoint, sends a slow node to repair and restarts without it.
+  /// Mitigation: stops at a checkpoint, sends the slow node (and every other job node slow for at
+  /// least drain_after) to repair, and restarts without them: one restart for all.
   std::optional<Message> drain(Inbox& inbox, long node);
   /// A checkpointed stop, `reshape`, then restart, reload and warm-up, charged to `cause`.
   std::optional<Message> planned_restart(Inbox& inbox, const std::string& cause, const std::string& component,

@@ -280,12 +280,12 @@ TEST(StragglerState, DrainingStopsASlowNodeAfterDrainAfter)
   EXPECT_NEAR(num(b, "restart"), 600.0 * drains, 1e-6);
 }
 
-TEST(StragglerState, PersistentStragglersAreDrainedAndComeBackHealthy)
+TEST(StragglerState, PersistentStragglersAreDrainedTogetherAndComeBackHealthy)
 {
-  // round(0.03 x 128) = 4 nodes always at 0.7 < drain_below 0.8. Each is drained 10 min after it is
-  // first seen slow; the drains of the others come due during the first restart and wait until the
-  // job trains again, so the four go one restart apart. With drain_repair 0 a drained node is back
-  // at once, at full speed, and the job trains at the uniform step from then on.
+  // round(0.03 x 128) = 4 nodes always at 0.7 < drain_below 0.8, all slow since the start. The first
+  // check, 10 min in, drains all four in one checkpointed restart (not one restart each). With
+  // drain_repair 0 a drained node is back at once, at full speed, and the job trains at the uniform
+  // step from then on.
   auto r = run_child({no_failures(),
                       {"stragglers.persistent_fraction=0.03", "stragglers.persistent_speed=0.7",
                        "stragglers.drain_below=0.8", "stragglers.drain_repair=0s"},
@@ -298,16 +298,12 @@ TEST(StragglerState, PersistentStragglersAreDrainedAndComeBackHealthy)
   const double ckpt = num(r.summary, "checkpoints", "write_time_s");
   EXPECT_EQ(num(r.summary, "stragglers", "persistent_nodes"), 4);
   EXPECT_EQ(num(r.summary, "recovery", "drains"), 4);
-  EXPECT_EQ(num(r.summary, "interruptions", "reconfigurations"), 4);
+  EXPECT_EQ(num(r.summary, "interruptions", "reconfigurations"), 1);
   std::vector<double> drains;
-  std::set<std::string> nodes;
   for (const auto& e : events_of(r.events))
-    if (e.event == "reconfiguration") {
+    if (e.event == "reconfiguration")
       drains.push_back(e.t);
-      nodes.insert(e.component);
-    }
-  ASSERT_EQ(drains.size(), 4u);
-  EXPECT_EQ(nodes.size(), 4u) << "four different nodes";
+  ASSERT_EQ(drains.size(), 1u);
   EXPECT_GE(drains[0], 600 - kPrinted);
   EXPECT_LE(drains[0], 600 + slow + ckpt + kPrinted);
   for (const auto& row : timeline_rows(r.timeline)) {
@@ -320,9 +316,6 @@ TEST(StragglerState, PersistentStragglersAreDrainedAndComeBackHealthy)
     }
   }
 }
-
-// ------------------------------------------------------------------------------------------------
-// Failure scopes: a node's link, a pod.
 
 TEST(StragglerState, EpisodesDiurnalSwingAndDrainsAreDeterministic)
 {
