@@ -60,9 +60,11 @@ TEST(RecoveryRegressions, AnElasticJobTrainsOnlyOnWholeReplicas)
                       true});
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_GT(r.summary["recovery"]["regrows"].get<long>(), 0);
-  for (const auto& row : timeline_rows(r.timeline))
-    if (row.training() && row.length() > 0)
+  for (const auto& row : timeline_rows(r.timeline)) {
+    if (row.training() && row.length() > 0) {
       EXPECT_EQ(row.active_gpus % 128, 0) << "training at " << row.t0 << " on " << row.active_gpus << " GPUs";
+    }
+  }
 }
 
 TEST(RecoveryRegressions, EveryPersistentStragglerIsDrainedEvenIfItFailsFirst)
