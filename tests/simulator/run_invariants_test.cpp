@@ -1,7 +1,7 @@
 // Invariants of simulated runs: the time breakdown tiles the window, a failure-free run loses only
 // its checkpoint stall, storage bandwidth sets checkpoint and reload durations, and the same seed
 // reproduces every output byte for byte.
-#include "run_in_child.hpp"
+#include "replay_outputs.hpp"
 
 #include <gtest/gtest.h>
 
@@ -29,16 +29,8 @@ std::vector<std::vector<std::string>> csv_rows(const std::string& text)
   std::istringstream in(text);
   std::string line;
   std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    std::vector<std::string> cells;
-    std::stringstream ls(line);
-    std::string cell;
-    while (std::getline(ls, cell, ','))
-      cells.push_back(cell);
-    if (!line.empty() && line.back() == ',')
-      cells.emplace_back();
-    rows.push_back(cells);
-  }
+  while (std::getline(in, line))
+    rows.push_back(cells_of(line));
   return rows;
 }
 
