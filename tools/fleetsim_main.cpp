@@ -21,6 +21,8 @@ int main(int argc, char** argv)
       return cmd_collective(opts);
     if (opts.command == "compare")
       return cmd_compare(opts);
+    if (opts.command == "sweep")
+      return cmd_sweep(opts);
     if (opts.command == "describe")
       return cmd_describe(opts);
     print_usage();

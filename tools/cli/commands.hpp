@@ -17,6 +17,7 @@ struct Options {
   std::vector<std::string> sets;  // --set key=value
   std::vector<std::string> varies;  // compare: --vary key=v1,v2,...
   int seeds = 1;                  // compare: --seeds K (seeds first..first+K-1)
+  int jobs = 1;                   // compare, sweep: -j N replicas at once
   std::string out;                // --out DIR
   bool has_seed = false;
   unsigned long long seed = 0;
@@ -42,6 +43,7 @@ int cmd_step(const Options& opts);
 int cmd_describe(const Options& opts);
 int cmd_collective(const Options& opts);
 int cmd_compare(const Options& opts);
+int cmd_sweep(const Options& opts);
 void print_usage();
 
 /// The default scenario (the Llama 3 replay), found from the working directory or the source tree.

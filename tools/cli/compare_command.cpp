@@ -2,15 +2,13 @@
 // every point on the same seeds, side by side. Each run is its own process (SimGrid allows one
 // simulation per process) and keeps its outputs under DIR/<point>/[seed-N/].
 #include "commands.hpp"
+#include "replica_runner.hpp"
 
 #include "simulator/run/simulation.hpp"
 #include "simulator/scenario/scenario_loader.hpp"
 #include "simulator/trace/output_writers.hpp"
 
 #include <nlohmann/json.hpp>
-
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -21,84 +19,6 @@
 
 namespace fleetsim::cli {
 namespace {
-
-struct Axis {
-  std::string key;
-  std::vector<std::string> values;
-};
-
-struct Point {
-  std::vector<std::string> sets;  // key=value of this point
-  std::string label;              // key=value,key=value
-};
-
-std::vector<std::string> split(const std::string& s, char sep)
-{
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, sep);)
-    out.push_back(item);
-  return out;
-}
-
-// The grid of every combination, the first axis varying slowest.
-std::vector<Point> grid(const std::vector<Axis>& axes)
-{
-  std::vector<Point> points{Point{}};
-  for (const auto& axis : axes) {
-    std::vector<Point> next;
-    for (const auto& p : points)
-      for (const auto& v : axis.values) {
-        Point q = p;
-        q.sets.push_back(axis.key + "=" + v);
-        q.label += (q.label.empty() ? "" : ",") + axis.key + "=" + v;
-        next.push_back(std::move(q));
-      }
-    points = std::move(next);
-  }
-  return points;
-}
-
-// Runs one replica in a child process; returns its summary.json, or an error.
-std::optional<nlohmann::json> run_child(const scenario::Scenario& s, std::uint64_t seed, const std::string& dir,
-                                        std::string& error)
-{
-  std::cout.flush();
-  const pid_t pid = fork();
-  if (pid < 0) {
-    error = "fork failed";
-    return std::nullopt;
-  }
-  if (pid == 0) {
-    int code = 0;
-    try {
-      const sim::RunResult r = sim::run_simulation(s, seed);
-      if (std::string err = sim::write_outputs(dir, s, r); !err.empty()) {
-        std::cerr << "fleetsim: error: " << err << "\n";
-        code = 1;
-      }
-    } catch (const std::exception& e) {
-      std::cerr << "fleetsim: internal error: " << e.what() << "\n";
-      code = 1;
-    }
-    std::cout.flush();
-    std::cerr.flush();
-    _exit(code);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    error = "the run in " + dir + " failed";
-    return std::nullopt;
-  }
-  std::ifstream f(std::filesystem::path(dir) / "summary.json");
-  try {
-    return nlohmann::json::parse(f);
-  } catch (const std::exception& e) {
-    error = std::string("cannot read ") + dir + "/summary.json: " + e.what();
-    return std::nullopt;
-  }
-}
 
 // The figures of one point, averaged over its seeds.
 struct Row {
@@ -181,27 +101,37 @@ int cmd_compare(const Options& opts)
   const std::uint64_t first_seed = opts.has_seed ? opts.seed : scenarios.front().seed;
   const int seeds = std::max(1, opts.seeds);
   const std::string out = opts.out.empty() ? "out/compare-" + scenarios.front().name : opts.out;
-  const bool existed = std::filesystem::exists(out);
 
-  std::vector<Row> rows(points.size());
-  for (size_t i = 0; i < points.size(); ++i) {
+  if (std::string err = claim_output_dir(out, manifest_text(path, opts.sets, opts.varies, first_seed, seeds));
+      !err.empty()) {
+    std::cerr << "fleetsim: error: " << err << "\n";
+    return kExitBadInput;
+  }
+  std::vector<ReplicaTask> tasks;
+  for (size_t i = 0; i < points.size(); ++i)
     for (int k = 0; k < seeds; ++k) {
       const std::uint64_t seed = first_seed + static_cast<std::uint64_t>(k);
       std::string dir = out + "/" + points[i].label;
       if (seeds > 1)
         dir += "/seed-" + std::to_string(seed);
-      std::string error;
-      auto sum = run_child(scenarios[i], seed, dir, error);
-      if (!sum) {
-        std::cerr << "fleetsim: error: " << error << "\n";
-        if (!existed) {
-          std::error_code ec;
-          std::filesystem::remove_all(out, ec);
-        }
-        return kExitFailure;
-      }
-      accumulate(rows[i], *sum, scenarios[i], seeds);
+      tasks.push_back({&scenarios[i], seed, dir});
     }
+  if (std::string err = run_replicas(tasks, opts.jobs); !err.empty()) {
+    std::cerr << "fleetsim: error: " << err << "\n";
+    return kExitFailure;
+  }
+  std::vector<Row> rows(points.size());
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    std::ifstream f(std::filesystem::path(tasks[t].dir) / "summary.json");
+    nlohmann::json sum;
+    try {
+      sum = nlohmann::json::parse(f);
+    } catch (const std::exception& e) {
+      std::cerr << "fleetsim: error: cannot read " << tasks[t].dir << "/summary.json: " << e.what() << "\n";
+      return kExitFailure;
+    }
+    const size_t i = t / static_cast<size_t>(seeds);
+    accumulate(rows[i], sum, scenarios[i], seeds);
   }
 
   auto body = [&](std::ostream& o) {

@@ -10,7 +10,7 @@ namespace {
 
 bool is_command(std::string_view s)
 {
-  return s == "run" || s == "validate" || s == "step" || s == "describe" || s == "collective" || s == "compare" ||
+  return s == "run" || s == "validate" || s == "step" || s == "describe" || s == "collective" || s == "compare" || s == "sweep" ||
          s == "help";
 }
 
@@ -47,6 +47,11 @@ commands:
                        point) and print them side by side: ETTR, goodput, interruptions and where
                        the time went; writes DIR/compare.csv and each run's files under DIR/<point>/
                        e.g. --vary recovery.policy=restart,hot_spare,elastic,in_memory
+  sweep SWEEP.yaml [--out DIR] [-j N]
+                       Monte Carlo sweep: every point of the sweep file's grid, `replicas` seeds
+                       each (the same seeds at every point), N processes at once; DIR/results.csv
+                       (mean, sd, 95% CI, p5, p95 per metric and point), DIR/replicas.csv, and each
+                       run's files under DIR/runs/; a rerun finishes the missing replicas only
   describe             print every scenario parameter: unit, default, range, description
   help                 this text
 
@@ -54,8 +59,9 @@ SCENARIO defaults to scenarios/llama3_405b_16k.yaml (the Llama 3 405B replay).
 
 options:
   --seed N             root random seed (overrides run.seed)
-  --out DIR            output directory of 'run' (default: out/<scenario name>) or 'compare'
-                       (default: out/compare-<scenario name>)
+  --out DIR            output directory of 'run' (default: out/<scenario name>), 'compare'
+                       (default: out/compare-<scenario name>) or 'sweep' (default: out/sweep-<file>)
+  -j, --jobs N         'compare' and 'sweep': replicas run at once, each its own process
   --set KEY=VALUE      override any scenario key by its dotted path, e.g.
                        --set checkpoint.interval=10min --set failures.causes.nic.count=14
   --dump-resolved      print the fully defaulted scenario as YAML and exit
@@ -113,6 +119,12 @@ bool parse_options(int argc, char** argv, Options& opts)
       auto [p, ec] = std::from_chars(sv.data(), sv.data() + sv.size(), opts.seeds);
       if (v == nullptr || ec != std::errc() || p != sv.data() + sv.size() || opts.seeds < 1 || opts.seeds > 100000)
         return bad("--seeds expects a positive integer, got '" + std::string(sv) + "'");
+    } else if (a == "-j" || a == "--jobs") {
+      const char* v = value(a);
+      std::string_view sv(v == nullptr ? "" : v);
+      auto [p, ec] = std::from_chars(sv.data(), sv.data() + sv.size(), opts.jobs);
+      if (v == nullptr || ec != std::errc() || p != sv.data() + sv.size() || opts.jobs < 1 || opts.jobs > 1024)
+        return bad(a + " expects a number of processes, got '" + std::string(sv) + "'");
     } else if (a == "--set") {
       const char* v = value(a);
       if (v == nullptr)

@@ -1,0 +1,133 @@
+// Black-box tests of `fleetsim sweep`: results.csv and replicas.csv, -j independence, resuming a
+// killed sweep, and bad sweep files refused before anything runs.
+#include "fleetsim_process.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+using fleetsim::testing::lines_of;
+using fleetsim::testing::read_file;
+using fleetsim::testing::run_command;
+using fleetsim::testing::TempDir;
+
+const std::string kLemons = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/lemon_retirement.yaml";
+
+fleetsim::testing::ProcessOutput sweep(const std::string& args)
+{
+  return run_command(std::string(FLEETSIM_BINARY) + " sweep " + args + " 2>&1");
+}
+
+std::string sweep_file(const TempDir& tmp, int replicas)
+{
+  return tmp.write("sweep.yaml", "base: " + kLemons + "\nreplicas: " + std::to_string(replicas) +
+                                     "\nset: {run.duration: 20d}\nvary:\n  lemons.retire_after: [0, 3]\n"
+                                     "  spares.nodes: [0, 2]\n");
+}
+
+std::vector<std::string> cells(const std::string& line)
+{
+  std::vector<std::string> out;
+  std::stringstream ss(line);
+  for (std::string c; std::getline(ss, c, ',');)
+    out.push_back(c);
+  return out;
+}
+
+TEST(CliSweep, WritesOneResultRowPerPointAndOneReplicaRowPerSeed)
+{
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  const auto r = sweep(sweep_file(tmp, 3) + " --out " + out + " -j 2");
+  ASSERT_EQ(r.code, 0) << r.text;
+  const auto results = lines_of(read_file(fs::path(out) / "results.csv"));
+  const auto replicas = lines_of(read_file(fs::path(out) / "replicas.csv"));
+  ASSERT_EQ(results.size(), 5u);   // header + 2 x 2 points
+  ASSERT_EQ(replicas.size(), 13u);  // header + 4 points x 3 seeds
+  EXPECT_EQ(results[0].rfind("lemons.retire_after,spares.nodes,replicas,ettr_mean,ettr_sd,ettr_ci95,ettr_p5,ettr_p95,", 0),
+            0u);
+  EXPECT_EQ(replicas[0].rfind("lemons.retire_after,spares.nodes,seed,ettr,", 0), 0u);
+  // Point (3, 2): the mean of its three replicas, which are the runs' own summaries.
+  double sum = 0;
+  for (int seed = 1; seed <= 3; ++seed) {
+    const auto j = nlohmann::json::parse(
+        read_file(fs::path(out) / "runs" / "lemons.retire_after=3,spares.nodes=2" / ("seed-" + std::to_string(seed)) /
+                  "summary.json"));
+    EXPECT_EQ(j["seed"].get<int>(), seed);
+    sum += j["ettr"].get<double>();
+  }
+  const auto row = cells(results[4]);
+  ASSERT_EQ(row[0], "3");
+  ASSERT_EQ(row[1], "2");
+  EXPECT_NEAR(std::stod(row[3]), sum / 3, 1e-9);
+  EXPECT_LE(std::stod(row[6]), std::stod(row[3]));  // p5 <= mean <= p95
+  EXPECT_GE(std::stod(row[7]), std::stod(row[3]));
+  EXPECT_GT(std::stod(row[5]), 0);                  // a confidence interval
+}
+
+TEST(CliSweep, GivesTheSameFilesWhateverTheNumberOfProcesses)
+{
+  TempDir tmp;
+  const std::string file = sweep_file(tmp, 3);
+  ASSERT_EQ(sweep(file + " --out " + (tmp / "one") + " -j 1").code, 0);
+  ASSERT_EQ(sweep(file + " --out " + (tmp / "two") + " -j 2").code, 0);
+  for (const char* f : {"results.csv", "replicas.csv"})
+    EXPECT_EQ(read_file(fs::path(tmp / "one") / f), read_file(fs::path(tmp / "two") / f)) << f;
+}
+
+TEST(CliSweep, ARerunFinishesOnlyTheMissingReplicasAndIgnoresHalfWrittenOnes)
+{
+  TempDir tmp;
+  const std::string file = sweep_file(tmp, 2);
+  const std::string out = tmp / "out";
+  ASSERT_EQ(sweep(file + " --out " + out).code, 0);
+  const std::string results = read_file(fs::path(out) / "results.csv");
+  const fs::path runs = fs::path(out) / "runs" / "lemons.retire_after=0,spares.nodes=0";
+  const auto kept_time = fs::last_write_time(runs / "seed-1" / "summary.json");
+  // As if the sweep was killed: one replica never finished, another was being written.
+  fs::remove_all(runs / "seed-2");
+  fs::create_directories(runs / "seed-2.partial-12345");
+  std::ofstream(runs / "seed-2.partial-12345" / "summary.json") << "{ half";
+  fs::remove(fs::path(out) / "results.csv");
+  const auto r = sweep(file + " --out " + out);
+  ASSERT_EQ(r.code, 0) << r.text;
+  EXPECT_TRUE(fs::exists(runs / "seed-2" / "summary.json"));
+  EXPECT_FALSE(fs::exists(runs / "seed-2.partial-12345"));
+  EXPECT_EQ(fs::last_write_time(runs / "seed-1" / "summary.json"), kept_time) << "a finished replica ran again";
+  EXPECT_EQ(read_file(fs::path(out) / "results.csv"), results);
+}
+
+TEST(CliSweep, RefusesABadSweepFileWithItsLineAndWritesNothing)
+{
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  const std::string bad = tmp.write("bad.yaml", "base: " + kLemons + "\nreplicas: 0\nvary:\n  spares.nodes: 4\n");
+  const auto r = sweep(bad + " --out " + out);
+  EXPECT_EQ(r.code, 2) << r.text;
+  EXPECT_NE(r.text.find("bad.yaml:2:"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("bad.yaml:4:"), std::string::npos) << r.text;
+  EXPECT_FALSE(fs::exists(out));
+  const std::string unknown_key = tmp.write("key.yaml", "base: " + kLemons + "\nvary:\n  spares.nodez: [1, 2]\n");
+  const auto k = sweep(unknown_key + " --out " + out);
+  EXPECT_EQ(k.code, 2) << k.text;
+  EXPECT_NE(k.text.find("spares.nodez"), std::string::npos) << k.text;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(CliSweep, RefusesToMixTheResultsOfAnotherSweepIntoItsDirectory)
+{
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  ASSERT_EQ(sweep(sweep_file(tmp, 2) + " --out " + out).code, 0);
+  const auto r = sweep(sweep_file(tmp, 3) + " --out " + out);
+  EXPECT_EQ(r.code, 2) << r.text;
+  EXPECT_NE(r.text.find("runs.manifest"), std::string::npos) << r.text;
+}
+
+}  // namespace

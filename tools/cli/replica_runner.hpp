@@ -1,0 +1,51 @@
+#pragma once
+// Running many replicas of a scenario, each in its own process (SimGrid allows one simulation per
+// process), for `compare` and `sweep`: the grid of points, and a pool of child processes.
+//
+// A replica's outputs are written into a temporary directory next to its final one and renamed into
+// place when complete, so a directory that exists is a replica that finished: a sweep killed halfway
+// and started again runs the missing replicas only.
+
+#include "simulator/scenario/scenario.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fleetsim::cli {
+
+struct Axis {
+  std::string key;
+  std::vector<std::string> values;
+};
+
+struct Point {
+  std::vector<std::string> sets;  // key=value of this point
+  std::string label;              // key=value,key=value
+};
+
+std::vector<std::string> split(const std::string& s, char sep);
+
+/// The grid of every combination, the first axis varying slowest.
+std::vector<Point> grid(const std::vector<Axis>& axes);
+
+struct ReplicaTask {
+  const scenario::Scenario* scenario = nullptr;
+  std::uint64_t seed = 0;
+  std::string dir;  // final directory of the replica's outputs
+};
+
+/// The text that identifies a set of runs (scenario path, overrides, axes, seeds): written to
+/// DIR/runs.manifest by the first run into DIR.
+std::string manifest_text(const std::string& scenario, const std::vector<std::string>& sets,
+                          const std::vector<std::string>& varies, std::uint64_t first_seed, int seeds);
+
+/// Creates DIR and its manifest, or checks that DIR holds the same set of runs (a rerun finishes the
+/// missing replicas). Returns an error message when DIR holds a different set, or "".
+std::string claim_output_dir(const std::string& dir, const std::string& manifest);
+
+/// Runs the tasks whose directory does not exist yet, up to `jobs` at a time, each in a child
+/// process; removes leftovers of interrupted runs first. Returns an error message, or "".
+std::string run_replicas(const std::vector<ReplicaTask>& tasks, int jobs);
+
+}  // namespace fleetsim::cli
