@@ -120,6 +120,30 @@ TEST(CliSweep, RefusesABadSweepFileWithItsLineAndWritesNothing)
   EXPECT_FALSE(fs::exists(out));
 }
 
+TEST(CliSweep, ZippedKeysVaryTogetherAsOneAxis)
+{
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  const std::string file = tmp.write("zip.yaml", "base: " + kLemons + "\nreplicas: 2\nset: {run.duration: 10d}\n"
+                                                 "zip:\n  - {cluster.gpus: [512, 1024], parallelism.dp: [4, 8]}\n"
+                                                 "vary:\n  spares.nodes: [0, 2]\n");
+  const auto r = sweep(file + " --out " + out);
+  ASSERT_EQ(r.code, 0) << r.text;
+  const auto results = lines_of(read_file(fs::path(out) / "results.csv"));
+  ASSERT_EQ(results.size(), 5u);  // 2 zipped sizes x 2 spare counts, not 2 x 2 x 2
+  EXPECT_EQ(results[0].rfind("cluster.gpus,parallelism.dp,spares.nodes,replicas,", 0), 0u) << results[0];
+  EXPECT_EQ(results[1].rfind("512,4,0,2,", 0), 0u) << results[1];
+  EXPECT_EQ(results[4].rfind("1024,8,2,2,", 0), 0u) << results[4];
+  const auto j = nlohmann::json::parse(
+      read_file(fs::path(out) / "runs" / "cluster.gpus=512,spares.nodes=2" / "seed-1" / "summary.json"));
+  EXPECT_EQ(j["gpus"].get<long>(), 512);
+  const std::string uneven = tmp.write("uneven.yaml", "base: " + kLemons +
+                                                          "\nzip:\n  - {cluster.gpus: [512, 1024], parallelism.dp: [4]}\n");
+  const auto bad = sweep(uneven + " --out " + (tmp / "bad"));
+  EXPECT_EQ(bad.code, 2) << bad.text;
+  EXPECT_NE(bad.text.find("as long as the others"), std::string::npos) << bad.text;
+}
+
 TEST(CliSweep, RefusesToMixTheResultsOfAnotherSweepIntoItsDirectory)
 {
   TempDir tmp;

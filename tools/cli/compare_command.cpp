@@ -82,7 +82,7 @@ int cmd_compare(const Options& opts)
       std::cerr << "fleetsim: error: --vary expects KEY=V1,V2,... (got '" << v << "')\n";
       return kExitBadInput;
     }
-    axes.push_back({v.substr(0, eq), split(v.substr(eq + 1), ',')});
+    axes.push_back({v.substr(0, eq), split(v.substr(eq + 1), ','), {}});
   }
   const std::string path = opts.scenario.empty() ? default_scenario_path() : opts.scenario;
   // Every point is loaded and checked before anything runs: bad input writes nothing.

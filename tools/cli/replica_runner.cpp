@@ -31,10 +31,12 @@ std::vector<Point> grid(const std::vector<Axis>& axes)
   for (const auto& axis : axes) {
     std::vector<Point> next;
     for (const auto& p : points)
-      for (const auto& v : axis.values) {
+      for (size_t i = 0; i < axis.values.size(); ++i) {
         Point q = p;
-        q.sets.push_back(axis.key + "=" + v);
-        q.label += (q.label.empty() ? "" : ",") + axis.key + "=" + v;
+        q.sets.push_back(axis.key + "=" + axis.values[i]);
+        q.label += (q.label.empty() ? "" : ",") + axis.key + "=" + axis.values[i];
+        for (const auto& [key, values] : axis.zipped)
+          q.sets.push_back(key + "=" + values.at(i));  // (labelled by the first key)
         next.push_back(std::move(q));
       }
     points = std::move(next);

@@ -14,9 +14,11 @@
 
 namespace fleetsim::cli {
 
+/// One dimension of the grid: one key, or several keys zipped (their lists vary together).
 struct Axis {
-  std::string key;
-  std::vector<std::string> values;
+  std::string key;                  // the first key
+  std::vector<std::string> values;  // its values
+  std::vector<std::pair<std::string, std::vector<std::string>>> zipped;  // further keys, same length
 };
 
 struct Point {

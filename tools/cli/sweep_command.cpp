@@ -9,6 +9,8 @@
 //   vary:                           # the grid of all combinations, first key slowest
 //     spares.nodes: [0, 8, 16]
 //     recovery.policy: [restart, elastic]
+//   zip:                            # axes whose keys vary together (axes in file order)
+//     - {cluster.gpus: [1024, 2048], parallelism.dp: [8, 16]}
 #include "commands.hpp"
 #include "replica_runner.hpp"
 
@@ -118,6 +120,40 @@ std::optional<SweepFile> read_sweep(const std::string& path)
       if (!v.IsScalar() || !YAML::convert<unsigned long long>::decode(v, n))
         errors.push_back(located(path, v, "seed: the first seed, a non-negative integer"));
       s.seed = n;
+    } else if (key == "zip") {
+      // A list of maps; in each, the keys' lists have one length and vary together as one axis.
+      if (!v.IsSequence()) {
+        errors.push_back(located(path, v, "zip: a list of maps of equally long lists, e.g. - {cluster.gpus: [1024, 2048], parallelism.dp: [8, 16]}"));
+        continue;
+      }
+      for (const auto& group : v) {
+        Axis axis;
+        bool ok = group.IsMap() && group.size() >= 1;
+        for (const auto& e : group) {
+          std::vector<std::string> values;
+          if (e.second.IsSequence())
+            for (const auto& x : e.second)
+              if (x.IsScalar())
+                values.push_back(x.Scalar());
+          const std::string k = e.first.as<std::string>();
+          if (values.empty() || values.size() != e.second.size() ||
+              (!axis.key.empty() && values.size() != axis.values.size())) {
+            errors.push_back(located(path, e.second, "zip: " + k + " needs a list as long as the others in its group"));
+            ok = false;
+            break;
+          }
+          if (axis.key.empty()) {
+            axis.key = k;
+            axis.values = std::move(values);
+          } else {
+            axis.zipped.emplace_back(k, std::move(values));
+          }
+        }
+        if (ok)
+          s.axes.push_back(std::move(axis));
+        else if (!group.IsMap())
+          errors.push_back(located(path, group, "zip: each entry is a map of keys to lists"));
+      }
     } else if (key == "set" || key == "vary") {
       if (!v.IsMap()) {
         errors.push_back(located(path, v, key + ": a map from dotted scenario keys to " +
@@ -133,7 +169,7 @@ std::optional<SweepFile> read_sweep(const std::string& path)
             s.sets.push_back(k + "=" + e.second.Scalar());
           continue;
         }
-        Axis axis{k, {}};
+        Axis axis{k, {}, {}};
         if (e.second.IsSequence())
           for (const auto& x : e.second)
             if (x.IsScalar())
@@ -144,7 +180,7 @@ std::optional<SweepFile> read_sweep(const std::string& path)
           s.axes.push_back(std::move(axis));
       }
     } else {
-      errors.push_back(located(path, kv.first, "unknown key '" + key + "' (a sweep file has base, replicas, seed, set, vary)"));
+      errors.push_back(located(path, kv.first, "unknown key '" + key + "' (a sweep file has base, replicas, seed, set, vary, zip)"));
     }
   }
   if (s.base.empty() && errors.empty())
@@ -196,6 +232,11 @@ int cmd_sweep(const Options& opts)
     std::string v = a.key + "=";
     for (size_t i = 0; i < a.values.size(); ++i)
       v += (i ? "," : "") + a.values[i];
+    for (const auto& [k, values] : a.zipped) {
+      v += " zip " + k + "=";
+      for (size_t i = 0; i < values.size(); ++i)
+        v += (i ? "," : "") + values[i];
+    }
     varies.push_back(v);
   }
   std::vector<std::string> all_sets = sweep->sets;
@@ -222,8 +263,11 @@ int cmd_sweep(const Options& opts)
   const auto& ms = metrics();
   std::vector<std::vector<std::vector<double>>> values(points.size(), std::vector<std::vector<double>>(ms.size()));
   std::ostringstream replicas_csv;
-  for (const auto& a : sweep->axes)
+  for (const auto& a : sweep->axes) {
     replicas_csv << a.key << ',';
+    for (const auto& z : a.zipped)
+      replicas_csv << z.first << ',';
+  }
   replicas_csv << "seed";
   for (const auto& m : ms)
     replicas_csv << ',' << m.name;
@@ -249,8 +293,11 @@ int cmd_sweep(const Options& opts)
     replicas_csv << '\n';
   }
   auto results = [&](std::ostream& o) {
-    for (const auto& a : sweep->axes)
+    for (const auto& a : sweep->axes) {
       o << a.key << ',';
+      for (const auto& z : a.zipped)
+        o << z.first << ',';
+    }
     o << "replicas";
     for (const auto& m : ms)
       for (const char* stat : {"mean", "sd", "ci95", "p5", "p95"})
