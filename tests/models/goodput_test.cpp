@@ -1,4 +1,5 @@
 #include "models/goodput.hpp"
+#include "trace_builders.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,22 +11,10 @@ namespace fleetsim::models {
 namespace {
 
 // 2 s per step, 1000 tokens per step: 100 s of training is 50 steps and 50,000 tokens.
-constexpr double kStep = 2.0;
-constexpr double kTokensPerStep = 1000.0;
-constexpr double kEps = 1e-9;
-
-PhaseSegment seg(double begin, double end, Phase phase, bool interrupted = false)
-{
-  PhaseSegment s;
-  s.t_begin = begin;
-  s.t_end = end;
-  s.phase = phase;
-  s.interrupted = interrupted;
-  // The caller counts whole steps inside a training segment; a partial step is not counted.
-  if (phase == Phase::Training)
-    s.steps = static_cast<long>((end - begin) / kStep);
-  return s;
-}
+using testing::kEps;
+using testing::kStep;
+using testing::kTokensPerStep;
+using testing::seg;
 
 Interruption failure(double t, Phase during = Phase::Training)
 {

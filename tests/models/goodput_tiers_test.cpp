@@ -1,6 +1,7 @@
 // Goodput accounting with in-memory checkpoint tiers, per-segment rates and attribution of the
 // lost time to causes. The base rules (commit, rollback, window end) are in goodput_test.cpp.
 #include "models/goodput.hpp"
+#include "trace_builders.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,22 +14,11 @@ namespace fleetsim::models {
 namespace {
 
 // Nominal rate: 2 s per step, 1000 tokens per step (500 tokens/s).
-constexpr double kStep = 2.0;
-constexpr double kTokensPerStep = 1000.0;
+using testing::kEps;
+using testing::kStep;
+using testing::kTokensPerStep;
+using testing::seg;
 constexpr double kRate = kTokensPerStep / kStep;
-constexpr double kEps = 1e-9;
-
-PhaseSegment seg(double begin, double end, Phase phase, bool interrupted = false)
-{
-  PhaseSegment s;
-  s.t_begin = begin;
-  s.t_end = end;
-  s.phase = phase;
-  s.interrupted = interrupted;
-  if (phase == Phase::Training)
-    s.steps = static_cast<long>((end - begin) / kStep);
-  return s;
-}
 
 // Training at its own rate: `step_time` s per step (stragglers included), `tokens_per_step` tokens.
 PhaseSegment training(double begin, double end, double step_time, double tokens_per_step,
