@@ -111,6 +111,7 @@ GoodputReport account(const TraceLog& log, double step_time, double tokens_per_s
   Rate last{step_time, tokens_per_step, 1};
   std::string cause;  // what the recovery phases in progress are charged to
   double clock = 0;
+  r.timeline.reserve(log.size());  // at most one row per record
   auto timeline_progress = [&](TimelineRow& row) {
     const Work net = p.net();
     row.productive_s = net.s;

@@ -57,7 +57,7 @@ struct Message {
 
 class Inbox {
 public:
-  Inbox() : cv_(sg4::ConditionVariable::create()), mutex_(sg4::Mutex::create()) {}
+  Inbox() : wake_(sg4::Semaphore::create(0)) {}
   Inbox(const Inbox&) = delete;
   Inbox& operator=(const Inbox&) = delete;
 
@@ -72,8 +72,8 @@ public:
   void keep(Message m) { kept_.push_back(std::move(m)); }
 
 private:
-  sg4::ConditionVariablePtr cv_;
-  sg4::MutexPtr mutex_;
+  sg4::SemaphorePtr wake_;  // released by post() when the owner waits
+  bool waiting_ = false;
   std::deque<Message> queue_;
   std::deque<Message> kept_;
 };

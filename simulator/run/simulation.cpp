@@ -5,12 +5,14 @@
 #include "simulator/actors/job_scheduler.hpp"
 #include "simulator/actors/training_job.hpp"
 #include "simulator/platform/platform_builder.hpp"
+#include "models/failure_model.hpp"
 #include "models/run_plan.hpp"
 #include "simulator/run/engine_setup.hpp"
 #include "simulator/run/step_source.hpp"
 
 #include <simgrid/s4u.hpp>
 
+#include <algorithm>
 #include <cassert>
 #include <chrono>
 #include <cmath>
@@ -57,7 +59,11 @@ JobShape job_shape(const scenario::Scenario& s, const models::StepBreakdown& ste
 
 RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed)
 {
-  const ResolvedStep step = resolve_step(given);  // before the Engine: a simulated step forks
+  return run_simulation(given, seed, resolve_step(given));  // before the Engine: a simulated step forks
+}
+
+RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed, const ResolvedStep& step)
+{
   // A simulated step also timed the checkpoint write over the fabric. If the fabric, not the
   // storage service, limits it, the storage runs at the rate the fabric delivers.
   scenario::Scenario s = given;
@@ -81,6 +87,15 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed)
   auto engine = make_engine();
   Platform platform = build_platform(s);
   TraceRecorder trace(full.step_time);
+  {
+    // A training and a checkpoint segment per interval, a commit, and a dozen records around each
+    // expected interruption; the log grows past this if it must.
+    double expected = 0;
+    for (const auto& c : s.causes)
+      expected += models::expected_count(c, s.fleet, s.duration);
+    const double intervals = s.checkpoint.interval.si() > 0 ? s.duration.si() / s.checkpoint.interval.si() : 0;
+    trace.reserve(static_cast<size_t>(std::min(3 * intervals + 12 * expected + 256, 4.0e6)));
+  }
   const int gpn = s.fleet.gpus_per_node;
   models::NodePool pool((s.fleet.gpus + gpn - 1) / gpn, s.capacity.spare_nodes, s.fleet.gpus_per_rack / gpn,
                         s.capacity.lemons, seed);

@@ -6,6 +6,7 @@
 #include "models/goodput.hpp"
 #include "models/step_model.hpp"
 #include "simulator/actors/run_context.hpp"
+#include "simulator/run/step_source.hpp"
 #include "simulator/scenario/scenario.hpp"
 
 #include <cstdint>
@@ -37,5 +38,9 @@ struct RunResult {
 /// Runs one replica: resolves the step time (step_source.hpp), then replays the window. Must be
 /// called at most once per process.
 [[nodiscard]] RunResult run_simulation(const scenario::Scenario& s, std::uint64_t seed);
+
+/// Runs one replica with a step resolved beforehand (a sweep resolves each point's step once, in
+/// the parent, before it forks the replicas). Must be called at most once per process.
+[[nodiscard]] RunResult run_simulation(const scenario::Scenario& s, std::uint64_t seed, const ResolvedStep& step);
 
 }  // namespace fleetsim::sim

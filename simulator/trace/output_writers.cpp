@@ -1,4 +1,5 @@
 #include "output_writers.hpp"
+#include "fixed_text.hpp"
 
 #include "models/checkpoint_interval.hpp"
 #include "models/failure_model.hpp"
@@ -17,14 +18,46 @@ namespace {
 
 using nlohmann::ordered_json;
 
-// Fixed-point text, correctly rounded (as printf's %.*f, several times faster: the CSV files
-// hold ~25,000 rows for the Llama 3 replay and printf was a third of the run's instructions).
-std::string fixed(double v, int decimals = 6)
-{
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
-  return ec == std::errc() ? std::string(buf, end) : std::string("nan");
-}
+// A CSV file's text is built in one buffer and handed to the stream in large pieces: one ostream
+// insertion per field cost more than the simulation of a row.
+class CsvBuffer {
+public:
+  explicit CsvBuffer(std::ostream& out) : out_(out) { text_.reserve(kFlushAt + 512); }
+  CsvBuffer(const CsvBuffer&) = delete;
+  CsvBuffer& operator=(const CsvBuffer&) = delete;
+  ~CsvBuffer() { out_.write(text_.data(), static_cast<std::streamsize>(text_.size())); }
+  CsvBuffer& fixed(double v, int decimals = 6)
+  {
+    append_fixed(text_, v, decimals);
+    return *this;
+  }
+  CsvBuffer& integer(long v)
+  {
+    char buf[24];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    text_.append(buf, static_cast<size_t>(end - buf));
+    return *this;
+  }
+  CsvBuffer& text(std::string_view s)
+  {
+    text_.append(s);
+    return *this;
+  }
+  CsvBuffer& end_row()
+  {
+    text_.push_back('\n');
+    if (text_.size() >= kFlushAt) {
+      out_.write(text_.data(), static_cast<std::streamsize>(text_.size()));
+      text_.clear();
+    }
+    return *this;
+  }
+
+private:
+  static constexpr size_t kFlushAt = 1 << 16;
+  std::ostream& out_;
+  std::string text_;
+};
 
 }  // namespace
 
@@ -217,30 +250,34 @@ ordered_json summary_json(const scenario::Scenario& s, const RunResult& r)
 
 void write_timeline_csv(std::ostream& out, const RunResult& r)
 {
-  out << "t_begin_s,t_end_s,state,interrupted,productive_s,steps,tokens,goodput,active_gpus,step_time_s\n";
+  CsvBuffer csv(out);
+  csv.text("t_begin_s,t_end_s,state,interrupted,productive_s,steps,tokens,goodput,active_gpus,step_time_s").end_row();
   for (const auto& row : r.report.timeline) {
-    out << fixed(row.t_begin) << ',' << fixed(row.t_end) << ',' << models::phase_name(row.phase) << ','
-        << (row.interrupted ? 1 : 0) << ',' << fixed(row.productive_s) << ',' << row.steps << ','
-        << fixed(row.tokens, 0) << ',' << fixed(row.goodput) << ',' << row.active_gpus << ','
-        << fixed(row.step_time) << '\n';
+    csv.fixed(row.t_begin).text(",").fixed(row.t_end).text(",").text(models::phase_name(row.phase));
+    csv.text(row.interrupted ? ",1," : ",0,").fixed(row.productive_s).text(",").integer(row.steps).text(",");
+    csv.fixed(row.tokens, 0).text(",").fixed(row.goodput).text(",").integer(row.active_gpus).text(",");
+    csv.fixed(row.step_time).end_row();
   }
 }
 
 void write_events_csv(std::ostream& out, const RunResult& r)
 {
-  out << "time_s,event,cause,component,during,duration_s,outcome,gpus_down\n";
+  CsvBuffer csv(out);
+  csv.text("time_s,event,cause,component,during,duration_s,outcome,gpus_down").end_row();
   size_t interruption = 0;
   for (const auto& rec : r.log) {
     if (const auto* seg = std::get_if<models::PhaseSegment>(&rec)) {
       if (seg->phase == models::Phase::Training)
         continue;
-      out << fixed(seg->t_begin) << ',' << models::phase_name(seg->phase) << ",,,,"
-          << fixed(seg->t_end - seg->t_begin) << ',' << (seg->interrupted ? "interrupted" : seg->window_end ? "window_end" : "completed") << ",\n";
+      csv.fixed(seg->t_begin).text(",").text(models::phase_name(seg->phase)).text(",,,,");
+      csv.fixed(seg->t_end - seg->t_begin).text(",");
+      csv.text(seg->interrupted ? "interrupted" : seg->window_end ? "window_end" : "completed").text(",").end_row();
     } else if (const auto* in = std::get_if<models::Interruption>(&rec)) {
       const double lost = r.report.lost_per_interruption.at(interruption++);
-      out << fixed(in->t) << ',' << (in->reconfiguration ? "reconfiguration" : in->planned ? "planned_interruption" : "failure") << ',' << in->cause
-          << ',' << in->component << ',' << models::phase_name(in->during) << ',' << fixed(lost)
-          << ",lost_work," << in->gpus_down << '\n';
+      csv.fixed(in->t).text(",");
+      csv.text(in->reconfiguration ? "reconfiguration" : in->planned ? "planned_interruption" : "failure");
+      csv.text(",").text(in->cause).text(",").text(in->component).text(",").text(models::phase_name(in->during));
+      csv.text(",").fixed(lost).text(",lost_work,").integer(in->gpus_down).end_row();
     }
   }
 }
