@@ -19,6 +19,8 @@ struct Options {
   int seeds = 1;                  // compare: --seeds K (seeds first..first+K-1)
   int jobs = 1;                   // compare, sweep: -j N replicas at once
   std::string out;                // --out DIR
+  std::string merge;              // sweep --merge DIR
+  std::string shard;              // sweep --shard i/n
   bool has_seed = false;
   unsigned long long seed = 0;
   bool dump_resolved = false;

@@ -116,7 +116,7 @@ int cmd_compare(const Options& opts)
         dir += "/seed-" + std::to_string(seed);
       tasks.push_back({&scenarios[i], seed, dir});
     }
-  if (std::string err = run_replicas(tasks, opts.jobs); !err.empty()) {
+  if (std::string err = run_replicas(tasks, RunnerOptions{opts.jobs, false}); !err.empty()) {
     std::cerr << "fleetsim: error: " << err << "\n";
     return kExitFailure;
   }

@@ -47,11 +47,14 @@ commands:
                        point) and print them side by side: ETTR, goodput, interruptions and where
                        the time went; writes DIR/compare.csv and each run's files under DIR/<point>/
                        e.g. --vary recovery.policy=restart,hot_spare,elastic,in_memory
-  sweep SWEEP.yaml [--out DIR] [-j N]
+  sweep SWEEP.yaml [--out DIR] [-j N] [--shard i/n]
                        Monte Carlo sweep: every point of the sweep file's grid, `replicas` seeds
                        each (the same seeds at every point), N processes at once; DIR/results.csv
                        (mean, sd, 95% CI, p5, p95 per metric and point), DIR/replicas.csv, and each
-                       run's files under DIR/runs/; a rerun finishes the missing replicas only
+                       run's files under DIR/runs/; a rerun finishes the missing replicas only.
+                       Under mpirun -np K the ranks share the replicas and rank 0 writes the
+                       results; --shard i/n runs every n-th replica (job arrays), then
+  sweep --merge DIR    writes DIR's results once every shard is done
   describe             print every scenario parameter: unit, default, range, description
   help                 this text
 
@@ -66,7 +69,7 @@ options:
                        --set checkpoint.interval=10min --set failures.causes.nic.count=14
   --dump-resolved      print the fully defaulted scenario as YAML and exit
   --markdown           'describe' as a Markdown table
-  --quiet              'run' prints nothing on success
+  --quiet              'run' prints nothing on success; 'sweep' prints no table or progress
 )";
 }
 
@@ -108,6 +111,11 @@ bool parse_options(int argc, char** argv, Options& opts)
       if (v == nullptr)
         return bad("--out needs a directory");
       opts.out = v;
+    } else if (a == "--merge" || a == "--shard") {
+      const char* v = value(a);
+      if (v == nullptr)
+        return bad(a == "--merge" ? "--merge needs the sweep's output directory" : "--shard needs i/n, e.g. 0/4");
+      (a == "--merge" ? opts.merge : opts.shard) = v;
     } else if (a == "--vary") {
       const char* v = value(a);
       if (v == nullptr)

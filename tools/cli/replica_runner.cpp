@@ -3,8 +3,18 @@
 #include "simulator/run/simulation.hpp"
 #include "simulator/trace/output_writers.hpp"
 
+#include <malloc.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
 
 #include <filesystem>
 #include <fstream>
@@ -79,13 +89,43 @@ namespace {
 
 const std::string kPartial = ".partial-";
 
+// A replica's heap grows by tens of megabytes (its trace, SimGrid's activities) and every first touch
+// of a page is a fault: on the 2-core VMs we measured (tools/bench_sweep) a fault costs ~18 us, and
+// faults were a third of a replica's time. The child therefore grows glibc's heap once, by a large
+// pad marked for transparent huge pages (one fault per 2 MB where the kernel allows THP; nothing
+// changes where it does not), keeps large blocks in the heap, and never gives memory back: the
+// process is short-lived.
+void prepare_replica_heap()
+{
+#if defined(__GLIBC__) && defined(MADV_HUGEPAGE)
+  constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
+  constexpr int kPad = 256 << 20;  // address space only: pages are backed when touched
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_TOP_PAD, kPad);
+  const auto before = reinterpret_cast<std::uintptr_t>(sbrk(0));
+  void* volatile grow = malloc(std::size_t{8} << 20);  // NOLINT: one heap growth of 8 MB + the pad
+  const auto after = reinterpret_cast<std::uintptr_t>(sbrk(0));
+  const std::uintptr_t begin = (before + kHuge - 1) & ~(kHuge - 1);
+  const std::uintptr_t end = after & ~(kHuge - 1);
+  if (end > begin)
+    madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // best effort
+  free(grow);  // NOLINT
+  mallopt(M_TOP_PAD, 16 << 20);
+#endif
+}
+
 // In the child: simulate, write into a temporary directory, rename it into place.
-[[noreturn]] void replica_child(const ReplicaTask& t)
+[[noreturn]] void replica_child(const ReplicaTask& t, const sim::ResolvedStep& step)
 {
   int code = 0;
+  prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed sweep takes its replicas with it
+  if (getppid() == 1)
+    _exit(1);  // the runner died before the line above
+  prepare_replica_heap();
   try {
     const std::string tmp = t.dir + kPartial + std::to_string(getpid());
-    const sim::RunResult r = sim::run_simulation(*t.scenario, t.seed);
+    const sim::RunResult r = sim::run_simulation(*t.scenario, t.seed, step);
     if (std::string err = sim::write_outputs(tmp, *t.scenario, r); !err.empty()) {
       std::cerr << "fleetsim: error: " << err << "\n";
       code = 1;
@@ -122,13 +162,103 @@ void remove_partials(const std::vector<ReplicaTask>& tasks)
   }
 }
 
+// One line on a terminal, redrawn at most a few times a second: replicas and points done, the rate
+// and the time left. Nothing at all when stderr is a file or a pipe (logs and CI stay clean).
+class ProgressLine {
+public:
+  ProgressLine(const std::vector<ReplicaTask>& tasks, bool wanted)
+      : tasks_(tasks), shown_(wanted && isatty(STDERR_FILENO) != 0), start_(Clock::now())
+  {
+    for (const auto& t : tasks) {
+      if (t.point >= left_in_point_.size())
+        left_in_point_.resize(t.point + 1, 0);
+      ++left_in_point_[t.point];
+    }
+    points_ = static_cast<long>(std::count_if(left_in_point_.begin(), left_in_point_.end(), [](long n) { return n > 0; }));
+    for (const auto& t : tasks)
+      if (fs::exists(t.dir))
+        done(t, false);  // finished by an earlier run
+    skipped_ = done_;
+    draw(true);
+  }
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+  ~ProgressLine()
+  {
+    if (shown_ && drawn_) {
+      draw(true);
+      std::fputc('\n', stderr);
+    }
+  }
+
+  void done(const ReplicaTask& t, bool ran = true)
+  {
+    ++done_;
+    if (--left_in_point_[t.point] == 0)
+      ++points_done_;
+    if (ran)
+      draw(false);
+  }
+
+private:
+  using Clock = std::chrono::steady_clock;
+
+  void draw(bool force)
+  {
+    if (!shown_)
+      return;
+    const auto now = Clock::now();
+    if (!force && now - last_ < std::chrono::milliseconds(200))
+      return;
+    last_ = now;
+    drawn_ = true;
+    const long total = static_cast<long>(tasks_.size());
+    const double secs = std::chrono::duration<double>(now - start_).count();
+    const long ran = done_ - skipped_;
+    const double rate = secs > 0 ? static_cast<double>(ran) / secs : 0;
+    constexpr int kWidth = 24;
+    const int filled = total > 0 ? static_cast<int>(kWidth * done_ / total) : kWidth;
+    char eta[32] = "--:--";
+    if (rate > 0) {
+      const long left = std::lround(static_cast<double>(total - done_) / rate);
+      std::snprintf(eta, sizeof eta, "%ld:%02ld", left / 60, left % 60);
+    }
+    std::fprintf(stderr, "\r  [%s%s] %ld/%ld replicas  %ld/%ld points  %.1f replicas/s  ETA %s ",
+                 std::string(static_cast<size_t>(filled), '#').c_str(),
+                 std::string(static_cast<size_t>(kWidth - filled), '.').c_str(), done_, total, points_done_, points_,
+                 rate, eta);
+    std::fflush(stderr);
+  }
+
+  const std::vector<ReplicaTask>& tasks_;
+  bool shown_;
+  bool drawn_ = false;
+  Clock::time_point start_;
+  Clock::time_point last_{};
+  std::vector<long> left_in_point_;  // replicas still to run, per point
+  long done_ = 0, skipped_ = 0, points_done_ = 0, points_ = 0;
+};
+
 }  // namespace
 
-std::string run_replicas(const std::vector<ReplicaTask>& tasks, int jobs)
+std::string run_replicas(const std::vector<ReplicaTask>& tasks, const RunnerOptions& options)
 {
+  const int jobs = options.jobs;
   remove_partials(tasks);
+  // Each point's step once, here, before any replica forks: a cold cache would otherwise have the
+  // first -j replicas simulate the same iteration side by side, and every replica re-read it.
+  std::map<const scenario::Scenario*, sim::ResolvedStep> steps;
+  for (const auto& t : tasks)
+    if (!steps.count(t.scenario) && !fs::exists(t.dir)) {
+      try {
+        steps[t.scenario] = sim::resolve_step(*t.scenario);
+      } catch (const std::exception& e) {
+        return std::string("the step simulation failed: ") + e.what();
+      }
+    }
   std::map<pid_t, const ReplicaTask*> running;
   std::string error;
+  ProgressLine progress(tasks, options.progress);
   auto reap_one = [&] {
     int status = 0;
     const pid_t pid = wait(&status);
@@ -137,6 +267,7 @@ std::string run_replicas(const std::vector<ReplicaTask>& tasks, int jobs)
       return;
     if ((!WIFEXITED(status) || WEXITSTATUS(status) != 0) && error.empty())
       error = "the run for " + it->second->dir + " failed";
+    progress.done(*it->second);
     running.erase(it);
   };
   for (const auto& t : tasks) {
@@ -156,7 +287,7 @@ std::string run_replicas(const std::vector<ReplicaTask>& tasks, int jobs)
     if (pid < 0)
       return "fork failed";
     if (pid == 0)
-      replica_child(t);
+      replica_child(t, steps.at(t.scenario));
     running[pid] = &t;
   }
   while (!running.empty())

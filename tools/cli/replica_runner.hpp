@@ -34,7 +34,13 @@ std::vector<Point> grid(const std::vector<Axis>& axes);
 struct ReplicaTask {
   const scenario::Scenario* scenario = nullptr;
   std::uint64_t seed = 0;
-  std::string dir;  // final directory of the replica's outputs
+  std::string dir;   // final directory of the replica's outputs
+  size_t point = 0;  // the grid point it belongs to (for the progress line)
+};
+
+struct RunnerOptions {
+  int jobs = 1;           // replicas at once
+  bool progress = false;  // a progress line on stderr, if stderr is a terminal
 };
 
 /// The text that identifies a set of runs (scenario path, overrides, axes, seeds): written to
@@ -47,7 +53,8 @@ std::string manifest_text(const std::string& scenario, const std::vector<std::st
 std::string claim_output_dir(const std::string& dir, const std::string& manifest);
 
 /// Runs the tasks whose directory does not exist yet, up to `jobs` at a time, each in a child
-/// process; removes leftovers of interrupted runs first. Returns an error message, or "".
-std::string run_replicas(const std::vector<ReplicaTask>& tasks, int jobs);
+/// process; removes leftovers of interrupted runs first. Children die with the runner (a killed
+/// sweep leaves no replica running). Returns an error message, or "".
+std::string run_replicas(const std::vector<ReplicaTask>& tasks, const RunnerOptions& options);
 
 }  // namespace fleetsim::cli

@@ -12,6 +12,7 @@
 //   zip:                            # axes whose keys vary together (axes in file order)
 //     - {cluster.gpus: [1024, 2048], parallelism.dp: [8, 16]}
 #include "commands.hpp"
+#include "mpi_world.hpp"
 #include "replica_runner.hpp"
 
 #include "models/statistics.hpp"
@@ -21,6 +22,7 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -199,36 +201,318 @@ std::string number(double v)
   return buf;
 }
 
+// Everything the results need, whether the replicas ran here, on MPI ranks or in shards: the grid,
+// the seeds and where each replica's files are. Written to DIR/sweep.json when the sweep claims DIR,
+// so that `sweep --merge DIR` (and `report DIR`) can rebuild it without the sweep file.
+struct Plan {
+  std::string sweep_file;
+  std::string base;
+  std::vector<std::string> sets;
+  std::vector<Axis> axes;
+  std::vector<Point> points;
+  int replicas = 1;
+  std::uint64_t first_seed = 1;
+  std::string out;
+
+  [[nodiscard]] size_t tasks() const { return points.size() * static_cast<size_t>(replicas); }
+  [[nodiscard]] size_t point_of(size_t task) const { return task / static_cast<size_t>(replicas); }
+  [[nodiscard]] std::uint64_t seed_of(size_t task) const
+  {
+    return first_seed + static_cast<std::uint64_t>(task % static_cast<size_t>(replicas));
+  }
+  [[nodiscard]] std::string dir_of(size_t task) const
+  {
+    const std::string& label = points[point_of(task)].label;
+    return out + "/runs/" + (label.empty() ? "base" : label) + "/seed-" + std::to_string(seed_of(task));
+  }
+};
+
+nlohmann::ordered_json plan_json(const Plan& p)
+{
+  nlohmann::ordered_json axes = nlohmann::ordered_json::array();
+  for (const auto& a : p.axes) {
+    nlohmann::ordered_json keys = nlohmann::ordered_json::array();
+    nlohmann::ordered_json values = nlohmann::ordered_json::array();
+    keys.push_back(a.key);
+    values.push_back(a.values);
+    for (const auto& [k, v] : a.zipped) {
+      keys.push_back(k);
+      values.push_back(v);
+    }
+    axes.push_back({{"keys", keys}, {"values", values}});
+  }
+  nlohmann::ordered_json names = nlohmann::ordered_json::array();
+  for (const auto& m : metrics())
+    names.push_back(m.name);
+  return {{"sweep_file", p.sweep_file}, {"base", p.base},      {"set", p.sets},
+          {"axes", axes},               {"replicas", p.replicas}, {"first_seed", p.first_seed},
+          {"metrics", names}};
+}
+
+std::optional<Plan> plan_from_json(const std::string& dir, std::string& error)
+{
+  const fs::path file = fs::path(dir) / "sweep.json";
+  try {
+    std::ifstream in(file);
+    if (!in) {
+      error = "'" + dir + "' holds no sweep (no sweep.json): --merge takes the --out directory of a sweep";
+      return std::nullopt;
+    }
+    const auto j = nlohmann::json::parse(in);
+    Plan p;
+    p.sweep_file = j.at("sweep_file").get<std::string>();
+    p.base = j.at("base").get<std::string>();
+    p.sets = j.at("set").get<std::vector<std::string>>();
+    p.replicas = j.at("replicas").get<int>();
+    p.first_seed = j.at("first_seed").get<std::uint64_t>();
+    for (const auto& a : j.at("axes")) {
+      const auto keys = a.at("keys").get<std::vector<std::string>>();
+      const auto values = a.at("values").get<std::vector<std::vector<std::string>>>();
+      if (keys.empty() || keys.size() != values.size())
+        throw std::runtime_error("an axis needs as many value lists as keys");
+      Axis axis{keys[0], values[0], {}};
+      for (size_t k = 1; k < keys.size(); ++k)
+        axis.zipped.emplace_back(keys[k], values[k]);
+      p.axes.push_back(std::move(axis));
+    }
+    if (p.replicas < 1)
+      throw std::runtime_error("replicas must be positive");
+    p.points = grid(p.axes);
+    p.out = dir;
+    return p;
+  } catch (const std::exception& e) {
+    error = file.string() + ": " + e.what();
+    return std::nullopt;
+  }
+}
+
+// The figures of one replica, read from its summary.json.
+std::optional<std::vector<double>> replica_figures(const std::string& dir, std::string& error)
+{
+  nlohmann::json sum;
+  try {
+    std::ifstream f(fs::path(dir) / "summary.json");
+    if (!f) {
+      error = "the replica in " + dir + " has not run";
+      return std::nullopt;
+    }
+    sum = nlohmann::json::parse(f);
+  } catch (const std::exception& e) {
+    error = "cannot read " + dir + "/summary.json: " + e.what();
+    return std::nullopt;
+  }
+  std::vector<double> v;
+  for (const auto& m : metrics())
+    v.push_back(metric_value(sum, m));
+  return v;
+}
+
+void parameter_header(std::ostream& o, const Plan& p)
+{
+  for (const auto& a : p.axes) {
+    o << a.key << ',';
+    for (const auto& z : a.zipped)
+      o << z.first << ',';
+  }
+}
+
+// results.csv, replicas.csv and the console table from every replica's figures (in task order):
+// the files do not depend on -j, on resuming, on shards or on MPI ranks.
+int write_results(const Plan& p, const std::vector<std::vector<double>>& figures, bool quiet)
+{
+  const auto& ms = metrics();
+  std::vector<std::vector<std::vector<double>>> values(p.points.size(), std::vector<std::vector<double>>(ms.size()));
+  for (size_t t = 0; t < figures.size(); ++t)
+    for (size_t k = 0; k < ms.size(); ++k)
+      values[p.point_of(t)][k].push_back(figures[t][k]);
+  auto replicas = [&](std::ostream& o) {
+    parameter_header(o, p);
+    o << "seed";
+    for (const auto& m : ms)
+      o << ',' << m.name;
+    o << '\n';
+    for (size_t t = 0; t < figures.size(); ++t) {
+      for (const auto& set : p.points[p.point_of(t)].sets)
+        o << set.substr(set.find('=') + 1) << ',';
+      o << p.seed_of(t);
+      for (double v : figures[t])
+        o << ',' << number(v);
+      o << '\n';
+    }
+  };
+  auto results = [&](std::ostream& o) {
+    parameter_header(o, p);
+    o << "replicas";
+    for (const auto& m : ms)
+      for (const char* stat : {"mean", "sd", "ci95", "p5", "p95"})
+        o << ',' << m.name << '_' << stat;
+    o << '\n';
+    for (size_t i = 0; i < p.points.size(); ++i) {
+      for (const auto& set : p.points[i].sets)
+        o << set.substr(set.find('=') + 1) << ',';
+      o << p.replicas;
+      for (size_t k = 0; k < ms.size(); ++k) {
+        const models::SampleSummary s = models::summarize(values[i][k]);
+        o << ',' << number(s.mean) << ',' << number(s.sd) << ',' << number(s.ci95) << ',' << number(s.p5) << ','
+          << number(s.p95);
+      }
+      o << '\n';
+    }
+  };
+  std::string err = sim::write_file_atomically(p.out, "replicas.csv", replicas);
+  if (err.empty())
+    err = sim::write_file_atomically(p.out, "results.csv", results);
+  if (!err.empty()) {
+    std::cerr << "fleetsim: error: " << err << "\n";
+    return kExitFailure;
+  }
+  if (!quiet) {
+    std::printf("%s: %zu points x %d replicas (seeds %llu..%llu)\n", p.sweep_file.c_str(), p.points.size(), p.replicas,
+                static_cast<unsigned long long>(p.first_seed),
+                static_cast<unsigned long long>(p.first_seed + static_cast<std::uint64_t>(p.replicas) - 1));
+    std::printf("  %-44s %8s %9s %8s %8s\n", "point", "ETTR", "95% CI", "p5", "p95");
+    for (size_t i = 0; i < p.points.size(); ++i) {
+      const models::SampleSummary s = models::summarize(values[i][0]);
+      std::printf("  %-44s %8.4f %9.4f %8.4f %8.4f\n", p.points[i].label.empty() ? "(base)" : p.points[i].label.c_str(),
+                  s.mean, s.ci95, s.p5, s.p95);
+    }
+    std::printf("  outputs in %s/ (results.csv, replicas.csv, runs/)\n", p.out.c_str());
+  }
+  return kExitOk;
+}
+
+// Figures of the given tasks, or nullopt with every missing replica counted in `error`.
+std::optional<std::vector<std::vector<double>>> collect(const Plan& p, const std::vector<size_t>& tasks,
+                                                        std::string& error)
+{
+  std::vector<std::vector<double>> figures;
+  size_t missing = 0;
+  for (size_t t : tasks) {
+    std::string e;
+    if (auto f = replica_figures(p.dir_of(t), e)) {
+      figures.push_back(std::move(*f));
+    } else {
+      if (missing++ == 0)
+        error = e;
+      figures.emplace_back();
+    }
+  }
+  if (missing > 1)
+    error += " (and " + std::to_string(missing - 1) + " more)";
+  if (missing > 0)
+    return std::nullopt;
+  return figures;
+}
+
+std::vector<size_t> all_tasks(const Plan& p)
+{
+  std::vector<size_t> v(p.tasks());
+  for (size_t t = 0; t < v.size(); ++t)
+    v[t] = t;
+  return v;
+}
+
+int merge(const Options& opts)
+{
+  std::string error;
+  const auto plan = plan_from_json(opts.merge, error);
+  if (!plan) {
+    std::cerr << "fleetsim: error: " << error << "\n";
+    return kExitBadInput;
+  }
+  const auto figures = collect(*plan, all_tasks(*plan), error);
+  if (!figures) {
+    std::cerr << "fleetsim: error: cannot merge " << opts.merge << ": " << error
+              << "; run the missing shards (or the sweep itself) again, then merge\n";
+    return kExitFailure;
+  }
+  return write_results(*plan, *figures, opts.quiet);
+}
+
+// "i/n" -> (i, n) with 0 <= i < n.
+std::optional<std::pair<int, int>> parse_shard(const std::string& s)
+{
+  const auto slash = s.find('/');
+  if (slash == std::string::npos)
+    return std::nullopt;
+  int i = -1, n = 0;
+  const char* b = s.data();
+  auto [p1, e1] = std::from_chars(b, b + slash, i);
+  auto [p2, e2] = std::from_chars(b + slash + 1, b + s.size(), n);
+  if (e1 != std::errc() || e2 != std::errc() || p1 != b + slash || p2 != b + s.size() || n < 1 || i < 0 || i >= n)
+    return std::nullopt;
+  return std::make_pair(i, n);
+}
+
 }  // namespace
 
 int cmd_sweep(const Options& opts)
 {
+  if (!opts.merge.empty())
+    return merge(opts);
   if (opts.scenario.empty()) {
     std::cerr << "fleetsim: error: sweep needs a sweep file (see 'fleetsim help')\n";
     return kExitBadInput;
   }
-  const auto sweep = read_sweep(opts.scenario);
-  if (!sweep)
+  std::optional<std::pair<int, int>> shard;
+  if (!opts.shard.empty() && !(shard = parse_shard(opts.shard))) {
+    std::cerr << "fleetsim: error: --shard expects i/n with 0 <= i < n, e.g. --shard 0/4, got '" << opts.shard << "'\n";
     return kExitBadInput;
-  const std::vector<Point> points = grid(sweep->axes);
+  }
+  // Under mpirun every rank reads and checks the sweep; rank 0 speaks for all of them.
+  std::unique_ptr<MpiWorld> mpi;
+  if (launched_by_mpi()) {
+    std::string error;
+    mpi = join_mpi(error);
+    if (!mpi) {
+      std::cerr << "fleetsim: error: " << error << "\n";
+      return kExitBadInput;
+    }
+    if (shard) {
+      std::cerr << "fleetsim: error: --shard splits a sweep without MPI; under mpirun the ranks share it\n";
+      return kExitBadInput;
+    }
+  }
+  const bool speaker = !mpi || mpi->rank() == 0;
+  std::ostringstream silenced;
+  std::streambuf* cerr_buf = speaker ? nullptr : std::cerr.rdbuf(silenced.rdbuf());
+  auto restore_cerr = [&] {
+    if (cerr_buf != nullptr)
+      std::cerr.rdbuf(cerr_buf);
+    cerr_buf = nullptr;
+  };
+
+  const auto sweep = read_sweep(opts.scenario);
+  if (!sweep) {
+    restore_cerr();
+    return kExitBadInput;
+  }
+  Plan plan;
+  plan.sweep_file = opts.scenario;
+  plan.base = sweep->base;
+  plan.axes = sweep->axes;
+  plan.points = grid(sweep->axes);
+  plan.replicas = sweep->replicas;
+  plan.sets = sweep->sets;
+  plan.sets.insert(plan.sets.end(), opts.sets.begin(), opts.sets.end());
   // Every point is loaded and checked before anything runs: bad input writes nothing.
   std::vector<scenario::Scenario> scenarios;
-  for (const auto& p : points) {
-    std::vector<std::string> sets = sweep->sets;
-    sets.insert(sets.end(), opts.sets.begin(), opts.sets.end());
+  for (const auto& p : plan.points) {
+    std::vector<std::string> sets = plan.sets;
     sets.insert(sets.end(), p.sets.begin(), p.sets.end());
     auto loaded = scenario::load_scenario_file(sweep->base, sets);
     if (!loaded.diagnostics.empty()) {
       std::cerr << "point " << (p.label.empty() ? "(base)" : p.label) << " of " << opts.scenario << ":\n"
                 << loaded.diagnostics.to_string();
+      restore_cerr();
       return kExitBadInput;
     }
     scenarios.push_back(std::move(*loaded.scenario));
   }
-  const std::uint64_t first_seed = opts.has_seed ? opts.seed : sweep->seed.value_or(scenarios.front().seed);
-  const std::string out = opts.out.empty() ? "out/sweep-" + fs::path(opts.scenario).stem().string() : opts.out;
+  plan.first_seed = opts.has_seed ? opts.seed : sweep->seed.value_or(scenarios.front().seed);
+  plan.out = opts.out.empty() ? "out/sweep-" + fs::path(opts.scenario).stem().string() : opts.out;
   std::vector<std::string> varies;
-  for (const auto& a : sweep->axes) {
+  for (const auto& a : plan.axes) {
     std::string v = a.key + "=";
     for (size_t i = 0; i < a.values.size(); ++i)
       v += (i ? "," : "") + a.values[i];
@@ -239,102 +523,85 @@ int cmd_sweep(const Options& opts)
     }
     varies.push_back(v);
   }
-  std::vector<std::string> all_sets = sweep->sets;
-  all_sets.insert(all_sets.end(), opts.sets.begin(), opts.sets.end());
-  if (std::string err = claim_output_dir(out, manifest_text(sweep->base, all_sets, varies, first_seed, sweep->replicas));
-      !err.empty()) {
-    std::cerr << "fleetsim: error: " << err << "\n";
+
+  // One process claims DIR (every shard may: they write the same bytes); MPI ranks wait for rank 0.
+  std::string claim_error;
+  if (speaker || !mpi) {
+    claim_error = claim_output_dir(plan.out, manifest_text(plan.base, plan.sets, varies, plan.first_seed, plan.replicas));
+    if (claim_error.empty())
+      claim_error = sim::write_file_atomically(plan.out, "sweep.json",
+                                               [&](std::ostream& o) { o << plan_json(plan).dump(2) << '\n'; });
+  }
+  if (mpi)
+    claim_error = mpi->broadcast(claim_error);
+  restore_cerr();
+  if (!claim_error.empty()) {
+    if (speaker)
+      std::cerr << "fleetsim: error: " << claim_error << "\n";
     return kExitBadInput;
   }
 
+  // This process's share: task t goes to rank (or shard) t mod n, which spreads every point's
+  // replicas, and so its cost, over all of them.
+  const int part = mpi ? mpi->rank() : shard ? shard->first : 0;
+  const int parts = mpi ? mpi->size() : shard ? shard->second : 1;
+  std::vector<size_t> mine;
   std::vector<ReplicaTask> tasks;
-  for (size_t i = 0; i < points.size(); ++i)
-    for (int r = 0; r < sweep->replicas; ++r) {
-      const std::uint64_t seed = first_seed + static_cast<std::uint64_t>(r);
-      const std::string label = points[i].label.empty() ? "base" : points[i].label;
-      tasks.push_back({&scenarios[i], seed, out + "/runs/" + label + "/seed-" + std::to_string(seed)});
+  for (size_t t = 0; t < plan.tasks(); ++t)
+    if (static_cast<int>(t % static_cast<size_t>(parts)) == part) {
+      mine.push_back(t);
+      tasks.push_back({&scenarios[plan.point_of(t)], plan.seed_of(t), plan.dir_of(t), plan.point_of(t)});
     }
-  if (std::string err = run_replicas(tasks, opts.jobs); !err.empty()) {
-    std::cerr << "fleetsim: error: " << err << "\n";
-    return kExitFailure;
-  }
+  RunnerOptions run_opts;
+  run_opts.jobs = opts.jobs;
+  run_opts.progress = speaker && !opts.quiet;
+  std::string error = run_replicas(tasks, run_opts);
+  std::optional<std::vector<std::vector<double>>> figures;
+  if (error.empty())
+    figures = collect(plan, mine, error);
 
-  // Every replica's figures, in grid then seed order: the files do not depend on -j or on resuming.
-  const auto& ms = metrics();
-  std::vector<std::vector<std::vector<double>>> values(points.size(), std::vector<std::vector<double>>(ms.size()));
-  std::ostringstream replicas_csv;
-  for (const auto& a : sweep->axes) {
-    replicas_csv << a.key << ',';
-    for (const auto& z : a.zipped)
-      replicas_csv << z.first << ',';
-  }
-  replicas_csv << "seed";
-  for (const auto& m : ms)
-    replicas_csv << ',' << m.name;
-  replicas_csv << '\n';
-  for (size_t t = 0; t < tasks.size(); ++t) {
-    const size_t i = t / static_cast<size_t>(sweep->replicas);
-    nlohmann::json sum;
-    try {
-      std::ifstream f(fs::path(tasks[t].dir) / "summary.json");
-      sum = nlohmann::json::parse(f);
-    } catch (const std::exception& e) {
-      std::cerr << "fleetsim: error: cannot read " << tasks[t].dir << "/summary.json: " << e.what() << "\n";
+  if (shard) {
+    if (!error.empty()) {
+      std::cerr << "fleetsim: error: " << error << "\n";
       return kExitFailure;
     }
-    for (const auto& set : points[i].sets)
-      replicas_csv << set.substr(set.find('=') + 1) << ',';
-    replicas_csv << tasks[t].seed;
-    for (size_t k = 0; k < ms.size(); ++k) {
-      const double v = metric_value(sum, ms[k]);
-      values[i][k].push_back(v);
-      replicas_csv << ',' << number(v);
-    }
-    replicas_csv << '\n';
+    if (!opts.quiet)
+      std::printf("%s: shard %d/%d ran its %zu of %zu replicas into %s/runs/; when every shard is done: "
+                  "fleetsim sweep --merge %s\n",
+                  opts.scenario.c_str(), shard->first, shard->second, mine.size(), plan.tasks(), plan.out.c_str(),
+                  plan.out.c_str());
+    return kExitOk;
   }
-  auto results = [&](std::ostream& o) {
-    for (const auto& a : sweep->axes) {
-      o << a.key << ',';
-      for (const auto& z : a.zipped)
-        o << z.first << ',';
+  if (!mpi) {
+    if (!error.empty()) {
+      std::cerr << "fleetsim: error: " << error << "\n";
+      return kExitFailure;
     }
-    o << "replicas";
-    for (const auto& m : ms)
-      for (const char* stat : {"mean", "sd", "ci95", "p5", "p95"})
-        o << ',' << m.name << '_' << stat;
-    o << '\n';
-    for (size_t i = 0; i < points.size(); ++i) {
-      for (const auto& set : points[i].sets)
-        o << set.substr(set.find('=') + 1) << ',';
-      o << sweep->replicas;
-      for (size_t k = 0; k < ms.size(); ++k) {
-        const models::SampleSummary s = models::summarize(values[i][k]);
-        o << ',' << number(s.mean) << ',' << number(s.sd) << ',' << number(s.ci95) << ',' << number(s.p5) << ','
-          << number(s.p95);
-      }
-      o << '\n';
-    }
-  };
-  std::string err = sim::write_file_atomically(out, "replicas.csv", [&](std::ostream& o) { o << replicas_csv.str(); });
-  if (err.empty())
-    err = sim::write_file_atomically(out, "results.csv", results);
-  if (!err.empty()) {
-    std::cerr << "fleetsim: error: " << err << "\n";
+    return write_results(plan, *figures, opts.quiet);
+  }
+
+  // MPI: every rank's figures travel to rank 0 as [task, figures...] records, bit for bit.
+  const bool ok = mpi->all(error.empty());
+  if (!ok) {
+    if (!error.empty())
+      std::cerr << "fleetsim: error: rank " << mpi->rank() << ": " << error << "\n";
     return kExitFailure;
   }
-  if (!opts.quiet) {
-    std::printf("%s: %zu points x %d replicas (seeds %llu..%llu)\n", opts.scenario.c_str(), points.size(),
-                sweep->replicas, static_cast<unsigned long long>(first_seed),
-                static_cast<unsigned long long>(first_seed + static_cast<std::uint64_t>(sweep->replicas) - 1));
-    std::printf("  %-44s %8s %9s %8s %8s\n", "point", "ETTR", "95% CI", "p5", "p95");
-    for (size_t i = 0; i < points.size(); ++i) {
-      const models::SampleSummary s = models::summarize(values[i][0]);
-      std::printf("  %-44s %8.4f %9.4f %8.4f %8.4f\n", points[i].label.empty() ? "(base)" : points[i].label.c_str(),
-                  s.mean, s.ci95, s.p5, s.p95);
-    }
-    std::printf("  outputs in %s/ (results.csv, replicas.csv, runs/)\n", out.c_str());
+  std::vector<double> packed;
+  for (size_t i = 0; i < mine.size(); ++i) {
+    packed.push_back(static_cast<double>(mine[i]));
+    packed.insert(packed.end(), (*figures)[i].begin(), (*figures)[i].end());
   }
-  return kExitOk;
+  const auto gathered = mpi->gather(packed);
+  if (!speaker)
+    return kExitOk;
+  const size_t width = metrics().size() + 1;
+  std::vector<std::vector<double>> all(plan.tasks());
+  for (const auto& from_rank : gathered)
+    for (size_t at = 0; at + width <= from_rank.size(); at += width)
+      all.at(static_cast<size_t>(from_rank[at])).assign(from_rank.begin() + static_cast<long>(at) + 1,
+                                                       from_rank.begin() + static_cast<long>(at + width));
+  return write_results(plan, all, opts.quiet);
 }
 
 }  // namespace fleetsim::cli
