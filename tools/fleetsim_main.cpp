@@ -23,6 +23,8 @@ int main(int argc, char** argv)
       return cmd_compare(opts);
     if (opts.command == "sweep")
       return cmd_sweep(opts);
+    if (opts.command == "report")
+      return cmd_report(opts);
     if (opts.command == "describe")
       return cmd_describe(opts);
     print_usage();

@@ -12,13 +12,13 @@ constexpr int kExitFailure = 1;
 constexpr int kExitBadInput = 2;
 
 struct Options {
-  std::string command;            // run, validate, step, describe, help
+  std::string command;            // run, validate, step, describe, collective, compare, sweep, report, help
   std::string scenario;           // path; empty = the default scenario
   std::vector<std::string> sets;  // --set key=value
   std::vector<std::string> varies;  // compare: --vary key=v1,v2,...
   int seeds = 1;                  // compare: --seeds K (seeds first..first+K-1)
   int jobs = 1;                   // compare, sweep: -j N replicas at once
-  std::string out;                // --out DIR
+  std::string out;                // --out DIR (report: --out FILE)
   std::string merge;              // sweep --merge DIR
   std::string shard;              // sweep --shard i/n
   bool has_seed = false;
@@ -46,6 +46,7 @@ int cmd_describe(const Options& opts);
 int cmd_collective(const Options& opts);
 int cmd_compare(const Options& opts);
 int cmd_sweep(const Options& opts);
+int cmd_report(const Options& opts);
 void print_usage();
 
 /// The default scenario (the Llama 3 replay), found from the working directory or the source tree.

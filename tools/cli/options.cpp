@@ -11,7 +11,7 @@ namespace {
 bool is_command(std::string_view s)
 {
   return s == "run" || s == "validate" || s == "step" || s == "describe" || s == "collective" || s == "compare" || s == "sweep" ||
-         s == "help";
+         s == "report" || s == "help";
 }
 
 bool bad(const std::string& msg)
@@ -55,6 +55,12 @@ commands:
                        Under mpirun -np K the ranks share the replicas and rank 0 writes the
                        results; --shard i/n runs every n-th replica (job arrays), then
   sweep --merge DIR    writes DIR's results once every shard is done
+  report DIR [--out FILE]
+                       one self-contained HTML page (inline SVG charts, no network access) from
+                       the output directory of 'run' (goodput over time, state timeline,
+                       interruptions by cause against the reference rates, time breakdown) or of
+                       'sweep' (each metric against the swept parameter, with 95% CI bands);
+                       writes DIR/report.html unless --out FILE
   describe             print every scenario parameter: unit, default, range, description
   help                 this text
 
@@ -63,7 +69,8 @@ SCENARIO defaults to scenarios/llama3_405b_16k.yaml (the Llama 3 405B replay).
 options:
   --seed N             root random seed (overrides run.seed)
   --out DIR            output directory of 'run' (default: out/<scenario name>), 'compare'
-                       (default: out/compare-<scenario name>) or 'sweep' (default: out/sweep-<file>)
+                       (default: out/compare-<scenario name>) or 'sweep' (default: out/sweep-<file>);
+                       for 'report', the HTML file (default: DIR/report.html)
   -j, --jobs N         'compare' and 'sweep': replicas run at once, each its own process
   --set KEY=VALUE      override any scenario key by its dotted path, e.g.
                        --set checkpoint.interval=10min --set failures.causes.nic.count=14

@@ -1,0 +1,179 @@
+// Black-box tests of `fleetsim report`: the run and sweep reports are written, self-contained and
+// deterministic; bad directories and malformed files exit 2 and write nothing.
+#include "fleetsim_process.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+using fleetsim::testing::read_file;
+using fleetsim::testing::run_command;
+using fleetsim::testing::TempDir;
+
+const std::string kBinary = FLEETSIM_BINARY;
+const std::string kLemons = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/lemon_retirement.yaml";
+
+fleetsim::testing::ProcessOutput report(const std::string& args)
+{
+  return run_command(kBinary + " report " + args + " 2>&1");
+}
+
+// A Llama 3 replay (analytic step: no fabric simulation) into tmp/run, 6 days unless told.
+std::string small_run(const TempDir& tmp, const std::string& duration = "6d")
+{
+  const std::string dir = tmp / "run";
+  const auto r = run_command(kBinary + " run --set run.duration=" + duration +
+                             " --set run.step_model=analytic --quiet --out " + dir + " 2>&1");
+  EXPECT_EQ(r.code, 0) << r.text;
+  return dir;
+}
+
+bool self_contained(const std::string& html)
+{
+  return html.find("http://") == std::string::npos && html.find("https://") == std::string::npos &&
+         html.find("<script") == std::string::npos && html.find("<link") == std::string::npos &&
+         html.find("<img") == std::string::npos;
+}
+
+TEST(CliReport, RunReportIsSelfContainedDeterministicAndHasEveryChart)
+{
+  TempDir tmp;
+  const std::string dir = small_run(tmp);
+  auto r = report(dir);
+  ASSERT_EQ(r.code, 0) << r.text;
+  const std::string html = read_file(fs::path(dir) / "report.html");
+  ASSERT_FALSE(html.empty());
+  EXPECT_TRUE(self_contained(html));
+  for (const char* s : {"<!DOCTYPE html>", "fleetsim run report: llama3_405b_16k", "Goodput over time", "State timeline",
+                        "Interruptions by cause", "Where the time went", "Lost time by cause", "faulty_gpu",
+                        "gpu_hbm3_memory", "silent_data_corruption", "checkpoint", "restart", "ETTR", "MFU", "<svg"})
+    EXPECT_NE(html.find(s), std::string::npos) << s;
+  for (const char* bad : {"\"nan", ",nan", ">nan", "-nan", "inf\"", "n/a"})
+    EXPECT_EQ(html.find(bad), std::string::npos) << bad;
+  r = report(dir + " --out " + (tmp / "again.html"));
+  ASSERT_EQ(r.code, 0) << r.text;
+  EXPECT_EQ(read_file(tmp / "again.html"), html);
+  EXPECT_FALSE(fs::exists(fs::path(dir) / ".report.html.tmp"));
+}
+
+TEST(CliReport, RunReportDownsamplesTheTraceToThePlotWidth)
+{
+  TempDir tmp;
+  const std::string dir = small_run(tmp, "54d");  // ~16,000 timeline rows
+  ASSERT_EQ(report(dir).code, 0);
+  const std::string html = read_file(fs::path(dir) / "report.html");
+  // The goodput polyline holds at most two points per pixel column of its 1020-pixel plot.
+  const auto at = html.find("stroke=\"#1b5e20\"");
+  ASSERT_NE(at, std::string::npos);
+  const auto begin = html.find("points=\"", at);
+  const auto end = html.find('"', begin + 8);
+  const std::string points = html.substr(begin + 8, end - begin - 8);
+  const auto n = static_cast<std::size_t>(std::count(points.begin(), points.end(), ','));
+  EXPECT_GT(n, 100u);
+  EXPECT_LE(n, 2040u);
+}
+
+TEST(CliReport, SweepReportDrawsEveryMetricOfTheHeader)
+{
+  TempDir tmp;
+  const std::string file = tmp.write("sweep.yaml", "base: " + kLemons +
+                                                       "\nreplicas: 2\nset: {run.duration: 10d}\nvary:\n"
+                                                       "  lemons.retire_after: [0, 3]\n  spares.nodes: [0, 2, 4]\n");
+  const std::string dir = tmp / "sweep";
+  auto r = run_command(kBinary + " sweep " + file + " --out " + dir + " -j 2 --quiet 2>&1");
+  ASSERT_EQ(r.code, 0) << r.text;
+  r = report(dir);
+  ASSERT_EQ(r.code, 0) << r.text;
+  const std::string html = read_file(fs::path(dir) / "report.html");
+  EXPECT_TRUE(self_contained(html));
+  // x: spares.nodes (3 values, more than retire_after's 2); one series per retire_after value.
+  for (const char* s : {"fleetsim sweep report: sweep", "Metrics against spares.nodes", "lemons.retire_after=0",
+                        "lemons.retire_after=3", "<h3>ettr</h3>", "<h3>goodput_ratio</h3>", "<h3>waiting_h</h3>",
+                        "ettr (mean ± 95% CI)", "linear scale"})
+    EXPECT_NE(html.find(s), std::string::npos) << s;
+  ASSERT_EQ(report(dir + " --out " + (tmp / "again.html")).code, 0);
+  EXPECT_EQ(read_file(tmp / "again.html"), html);
+}
+
+TEST(CliReport, SweepJsonGroupsZippedKeysAndNewMetricsAppear)
+{
+  TempDir tmp;
+  fs::create_directories(tmp.path() / "s");
+  std::string csv = "cluster.gpus,parallelism.dp,checkpoint.interval,replicas";
+  for (const char* m : {"ettr", "time_to_target_h"})
+    for (const char* st : {"mean", "sd", "ci95", "p5", "p95"})
+      csv += std::string(",") + m + "_" + st;
+  csv += "\n";
+  int k = 0;
+  for (const char* size : {"1024,8", "16384,128", "65536,512"})
+    for (const char* interval : {"5min", "10min"}) {
+      const double e = 0.95 - 0.05 * k++;
+      csv += std::string(size) + "," + interval + ",4," + std::to_string(e) + ",0.01,0.02," + std::to_string(e - 0.02) +
+             "," + std::to_string(e + 0.02) + ",1200,30,40,1150,1250\n";
+    }
+  tmp.write("s/results.csv", csv);
+  tmp.write("s/sweep.json", R"({"axes": [{"keys": ["cluster.gpus", "parallelism.dp"]}, {"keys": ["checkpoint.interval"]}],
+                               "replicas": 4, "first_seed": 1, "metrics": ["ettr", "time_to_target_h"]})");
+  const auto r = report(tmp / "s");
+  ASSERT_EQ(r.code, 0) << r.text;
+  const std::string html = read_file(tmp.path() / "s" / "report.html");
+  for (const char* s : {"Metrics against cluster.gpus", "log2 scale", "x: cluster.gpus (with parallelism.dp)",
+                        "checkpoint.interval=5min", "checkpoint.interval=10min", "<h3>time_to_target_h</h3>",
+                        "time_to_target_h (mean ± 95% CI)", ">65536<", "first seed"})
+    EXPECT_NE(html.find(s), std::string::npos) << s;
+  EXPECT_EQ(html.find("parallelism.dp=8"), std::string::npos);  // dp is no series of its own
+}
+
+TEST(CliReport, MissingOrUnrecognisedDirectoryExitsTwoAndWritesNothing)
+{
+  TempDir tmp;
+  auto r = report(tmp / "absent");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.text.find(tmp / "absent"), std::string::npos) << r.text;
+  EXPECT_FALSE(fs::exists(tmp / "absent"));
+  fs::create_directories(tmp.path() / "empty");
+  r = report(tmp / "empty");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.text.find("summary.json"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("results.csv"), std::string::npos) << r.text;
+  EXPECT_TRUE(fs::is_empty(tmp.path() / "empty"));
+  EXPECT_EQ(run_command(kBinary + " report 2>&1").code, 2);
+}
+
+TEST(CliReport, MalformedInputsExitTwoWithTheFileAndWriteNothing)
+{
+  TempDir tmp;
+  const std::string dir = small_run(tmp);
+  tmp.write("run/timeline.csv", read_file(fs::path(dir) / "timeline.csv") + "1.0,2.0,training\n");
+  auto r = report(dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.text.find("timeline.csv:"), std::string::npos) << r.text;
+  EXPECT_FALSE(fs::exists(fs::path(dir) / "report.html"));
+
+  fs::create_directories(tmp.path() / "bad_json");
+  tmp.write("bad_json/summary.json", "{\"ettr\": 0.9,");
+  r = report(tmp / "bad_json");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.text.find("summary.json"), std::string::npos) << r.text;
+  EXPECT_FALSE(fs::exists(tmp.path() / "bad_json" / "report.html"));
+
+  fs::create_directories(tmp.path() / "bad_csv");
+  tmp.write("bad_csv/results.csv", "spares.nodes,replicas,ettr_mean,ettr_sd,ettr_ci95,ettr_p5,ettr_p95\n0,2,x,0,0,0,0\n");
+  r = report(tmp / "bad_csv");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.text.find("results.csv:2: error: column 'ettr_mean' is not a number"), std::string::npos) << r.text;
+  EXPECT_FALSE(fs::exists(tmp.path() / "bad_csv" / "report.html"));
+}
+
+TEST(CliReport, IsInTheHelpText)
+{
+  const auto r = run_command(kBinary + " help");
+  EXPECT_NE(r.text.find("report DIR [--out FILE]"), std::string::npos);
+}
+
+}  // namespace

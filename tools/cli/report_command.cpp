@@ -1,0 +1,54 @@
+// fleetsim report DIR [--out FILE]: one self-contained HTML page (inline CSS and SVG, no scripts,
+// no network references) from a run's or a sweep's output directory. The page is built in memory
+// and written through a temporary file renamed into place, so bad input leaves nothing behind.
+#include "commands.hpp"
+
+#include "report/report_inputs.hpp"
+#include "report/run_report.hpp"
+#include "report/sweep_report.hpp"
+#include "simulator/trace/output_writers.hpp"
+
+#include <filesystem>
+#include <iostream>
+
+namespace fleetsim::cli {
+
+int cmd_report(const Options& opts)
+{
+  namespace fs = std::filesystem;
+  const std::string& dir = opts.scenario;
+  if (dir.empty()) {
+    std::cerr << "fleetsim: error: report needs a directory: the --out DIR of 'fleetsim run' or 'fleetsim sweep'\n";
+    return kExitBadInput;
+  }
+  if (!fs::is_directory(dir)) {
+    std::cerr << "fleetsim: error: report: '" << dir << "' is not a directory (expected the output of 'fleetsim run "
+              << "--out DIR', with summary.json, or of 'fleetsim sweep --out DIR', with results.csv)\n";
+    return kExitBadInput;
+  }
+  const bool is_run = fs::exists(fs::path(dir) / "summary.json");
+  if (!is_run && !fs::exists(fs::path(dir) / "results.csv")) {
+    std::cerr << "fleetsim: error: report: '" << dir << "' has neither summary.json (from 'fleetsim run --out DIR') "
+              << "nor results.csv (from 'fleetsim sweep --out DIR')\n";
+    return kExitBadInput;
+  }
+  std::string html;
+  try {
+    html = is_run ? report::run_report_html(dir) : report::sweep_report_html(dir);
+  } catch (const report::InputError& e) {
+    std::cerr << e.what() << "\n";
+    return kExitBadInput;
+  }
+  const fs::path out = opts.out.empty() ? fs::path(dir) / "report.html" : fs::path(opts.out);
+  const std::string out_dir = out.has_parent_path() ? out.parent_path().string() : ".";
+  if (std::string err = sim::write_file_atomically(out_dir, out.filename().string(), [&](std::ostream& o) { o << html; });
+      !err.empty()) {
+    std::cerr << "fleetsim: error: " << err << "\n";
+    return kExitFailure;
+  }
+  if (!opts.quiet)
+    std::cout << (is_run ? "run" : "sweep") << " report: " << out.string() << "\n";
+  return kExitOk;
+}
+
+}  // namespace fleetsim::cli

@@ -1,0 +1,28 @@
+#pragma once
+// The report of one run: DIR/summary.json, DIR/timeline.csv and DIR/events.csv (as `fleetsim run
+// --out DIR` writes them) turned into one self-contained HTML page.
+
+#include <string>
+#include <vector>
+
+namespace fleetsim::report {
+
+/// The colour of a phase or time-breakdown component (training and productive share one).
+[[nodiscard]] std::string state_color(const std::string& state, std::size_t fallback_index);
+
+/// Per pixel column of a window [0, t_end) cut into `columns` equal slices, the share of each state.
+struct StateColumns {
+  std::vector<std::string> states;          // known phases first in their usual order, then others
+  std::vector<std::vector<double>> share;   // share[column][state], each column sums to <= 1
+};
+struct StateSegment {
+  double t_begin = 0;
+  double t_end = 0;
+  std::string state;
+};
+[[nodiscard]] StateColumns state_columns(const std::vector<StateSegment>& segments, double t_end, int columns);
+
+/// The HTML report of the run in `dir`. Throws InputError on a missing or malformed file.
+[[nodiscard]] std::string run_report_html(const std::string& dir);
+
+}  // namespace fleetsim::report

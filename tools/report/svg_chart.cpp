@@ -1,0 +1,331 @@
+#include "svg_chart.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace fleetsim::report {
+namespace {
+
+std::string printf_g(double v, int significant)
+{
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*g", significant, v);
+  return buf;
+}
+
+std::string printf_f(double v, int decimals)
+{
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  std::string s = buf;
+  if (s == "-0" || s.rfind("-0.", 0) == 0) {  // "-0.00" -> "0.00"
+    if (s.find_first_not_of("-0.") == std::string::npos)
+      s.erase(0, 1);
+  }
+  return s;
+}
+
+// {scale, suffix} for |v| >= 1e4, or {1, ""}.
+std::pair<double, const char*> si_prefix(double v)
+{
+  const double a = std::fabs(v);
+  if (a >= 1e12)
+    return {1e12, "T"};
+  if (a >= 1e9)
+    return {1e9, "G"};
+  if (a >= 1e6)
+    return {1e6, "M"};
+  if (a >= 1e4)
+    return {1e3, "k"};
+  return {1, ""};
+}
+
+}  // namespace
+
+std::string html_escape(std::string_view s)
+{
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string format_number(double v, int significant)
+{
+  if (!std::isfinite(v))
+    return "n/a";
+  if (v == 0)
+    return "0";
+  const auto [scale, suffix] = si_prefix(v);
+  const double scaled = v / scale;
+  // %g would switch to an exponent for 140 at 2 significant digits: round to an integer instead.
+  if (std::fabs(scaled) >= std::pow(10.0, significant))
+    return printf_f(scaled, 0) + suffix;
+  return printf_g(scaled, significant) + suffix;
+}
+
+std::string format_tick(double v, double step)
+{
+  if (v == 0)
+    return "0";
+  const auto [scale, suffix] = si_prefix(std::max(std::fabs(v), std::fabs(step)));
+  const double s = step / scale;
+  const int decimals = s >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(s) - 1e-9));
+  return printf_f(v / scale, std::clamp(decimals, 0, 9)) + suffix;
+}
+
+double nice_step(double span, int target)
+{
+  if (!(span > 0) || !std::isfinite(span))
+    return 1;
+  const double raw = span / std::max(target, 1);
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  const double norm = raw / mag;
+  const double m = norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10;
+  return m * mag;
+}
+
+Domain nice_domain(double lo, double hi, int target)
+{
+  if (!std::isfinite(lo) || !std::isfinite(hi))
+    return {0, 1};
+  if (hi <= lo && lo == 0) {
+    hi = 1;
+  } else if (hi <= lo) {
+    const double pad = std::fabs(lo) * 0.05;
+    lo -= pad;
+    hi += pad;
+  }
+  const double step = nice_step(hi - lo, target);
+  return {std::floor(lo / step + 1e-9) * step, std::ceil(hi / step - 1e-9) * step};
+}
+
+std::vector<double> nice_ticks(double lo, double hi, int target)
+{
+  if (hi <= lo) {
+    const Domain d = nice_domain(lo, hi, target);
+    lo = d.lo;
+    hi = d.hi;
+  }
+  const double step = nice_step(hi - lo, target);
+  std::vector<double> out;
+  const long first = static_cast<long>(std::ceil(lo / step - 1e-9));
+  const long last = static_cast<long>(std::floor(hi / step + 1e-9));
+  for (long k = first; k <= last; ++k)
+    out.push_back(static_cast<double>(k) * step);
+  return out;
+}
+
+Scale Scale::linear(double lo, double hi, double px0, double px1) { return {Kind::Linear, lo, hi, px0, px1}; }
+Scale Scale::log2(double lo, double hi, double px0, double px1) { return {Kind::Log2, lo, hi, px0, px1}; }
+Scale Scale::categorical(std::size_t n, double px0, double px1)
+{
+  return {Kind::Categorical, 0, static_cast<double>(std::max<std::size_t>(n, 1)), px0, px1};
+}
+
+double Scale::operator()(double v) const
+{
+  double f = 0.5;
+  switch (kind_) {
+    case Kind::Linear:
+      if (hi_ > lo_)
+        f = (v - lo_) / (hi_ - lo_);
+      break;
+    case Kind::Log2:
+      if (hi_ > lo_ && v > 0)
+        f = (std::log2(v) - std::log2(lo_)) / (std::log2(hi_) - std::log2(lo_));
+      break;
+    case Kind::Categorical:
+      f = (v + 0.5) / hi_;
+      break;
+  }
+  return px0_ + f * (px1_ - px0_);
+}
+
+std::vector<double> Scale::ticks(int target) const
+{
+  std::vector<double> out;
+  if (kind_ == Kind::Categorical) {
+    for (int i = 0; i < static_cast<int>(hi_); ++i)
+      out.push_back(i);
+  } else if (kind_ == Kind::Log2) {
+    const int a = static_cast<int>(std::ceil(std::log2(lo_) - 1e-9));
+    const int b = static_cast<int>(std::floor(std::log2(hi_) + 1e-9));
+    const int every = std::max(1, (b - a) / std::max(target * 2, 1) + 1);
+    for (int e = a; e <= b; e += every)
+      out.push_back(std::ldexp(1.0, e));
+  } else {
+    out = nice_ticks(lo_, hi_, target);
+  }
+  return out;
+}
+
+std::vector<XY> downsample_min_max(const std::vector<XY>& pts, double x0, double x1, int buckets)
+{
+  std::vector<XY> out;
+  if (pts.empty() || buckets < 1)
+    return out;
+  const double span = x1 > x0 ? x1 - x0 : 1;
+  auto bucket_of = [&](double x) {
+    const double b = std::floor((x - x0) / span * buckets);
+    return static_cast<int>(std::clamp(b, 0.0, static_cast<double>(buckets - 1)));
+  };
+  std::size_t i = 0;
+  while (i < pts.size()) {
+    const int b = bucket_of(pts[i].x);
+    std::size_t lo = i;
+    std::size_t hi = i;
+    std::size_t j = i + 1;
+    for (; j < pts.size() && bucket_of(pts[j].x) == b; ++j) {
+      if (pts[j].y < pts[lo].y)
+        lo = j;
+      if (pts[j].y > pts[hi].y)
+        hi = j;
+    }
+    out.push_back(pts[std::min(lo, hi)]);
+    if (lo != hi)
+      out.push_back(pts[std::max(lo, hi)]);
+    i = j;
+  }
+  return out;
+}
+
+std::string px(double v) { return printf_f(v, 1); }
+
+void append(std::string& out, std::initializer_list<std::string_view> parts)
+{
+  for (auto part : parts)
+    out.append(part);
+}
+
+Plot::Plot(double width, double height, double left, double right, double top, double bottom)
+    : width_(width), height_(height), left_(left), right_(right), top_(top), bottom_(bottom)
+{
+}
+
+void Plot::set_scales(const Scale& x, const Scale& y)
+{
+  x_ = x;
+  y_ = y;
+}
+
+void Plot::axes(const std::vector<Tick>& xt, const std::vector<Tick>& yt, const std::string& x_title,
+                const std::string& y_title)
+{
+  for (const auto& t : yt) {
+    const std::string yy = px(y(t.value));
+    body_ += "<line class=\"grid\" x1=\"" + px(left()) + "\" x2=\"" + px(right()) + "\" y1=\"" + yy + "\" y2=\"" + yy + "\"/>";
+    text_px(left() - 6, y(t.value) + 4, t.label, "end", "tick");
+  }
+  for (const auto& t : xt) {
+    const std::string xx = px(x(t.value));
+    body_ += "<line class=\"axis\" x1=\"" + xx + "\" x2=\"" + xx + "\" y1=\"" + px(bottom()) + "\" y2=\"" + px(bottom() + 4) + "\"/>";
+    text_px(x(t.value), bottom() + 16, t.label, "middle", "tick");
+  }
+  body_ += "<line class=\"axis\" x1=\"" + px(left()) + "\" x2=\"" + px(right()) + "\" y1=\"" + px(bottom()) + "\" y2=\"" +
+           px(bottom()) + "\"/>";
+  body_ += "<line class=\"axis\" x1=\"" + px(left()) + "\" x2=\"" + px(left()) + "\" y1=\"" + px(top()) + "\" y2=\"" +
+           px(bottom()) + "\"/>";
+  if (!x_title.empty())
+    text_px((left() + right()) / 2, height_ - 6, x_title, "middle", "atitle");
+  if (!y_title.empty()) {
+    const std::string cx = px(14);
+    const std::string cy = px((top() + bottom()) / 2);
+    body_ += "<text class=\"atitle\" text-anchor=\"middle\" transform=\"translate(" + cx + "," + cy + ") rotate(-90)\">" +
+             html_escape(y_title) + "</text>";
+  }
+}
+
+void Plot::polyline(const std::vector<XY>& pts, const std::string& color, double width, bool dashed)
+{
+  if (pts.empty())
+    return;
+  std::string p;
+  for (const auto& q : pts)
+    append(p, {p.empty() ? "" : " ", px(x(q.x)), ",", px(y(q.y))});
+  body_ += "<polyline fill=\"none\" stroke=\"" + color + "\" stroke-width=\"" + px(width) + "\"" +
+           (dashed ? " stroke-dasharray=\"4 3\"" : "") + " points=\"" + p + "\"/>";
+}
+
+void Plot::band(const std::vector<XY>& lower, const std::vector<XY>& upper, const std::string& color, double opacity)
+{
+  if (lower.empty() || lower.size() != upper.size())
+    return;
+  std::string p;
+  for (const auto& q : upper)
+    append(p, {p.empty() ? "" : " ", px(x(q.x)), ",", px(y(q.y))});
+  for (auto it = lower.rbegin(); it != lower.rend(); ++it)
+    append(p, {" ", px(x(it->x)), ",", px(y(it->y))});
+  body_ += "<polygon fill=\"" + color + "\" fill-opacity=\"" + printf_f(opacity, 2) + "\" stroke=\"none\" points=\"" + p + "\"/>";
+}
+
+void Plot::circles(const std::vector<XY>& pts, const std::string& color, double r)
+{
+  for (const auto& q : pts)
+    body_ += "<circle cx=\"" + px(x(q.x)) + "\" cy=\"" + px(y(q.y)) + "\" r=\"" + px(r) + "\" fill=\"" + color + "\"/>";
+}
+
+void Plot::rect_px(double x, double y, double w, double h, const std::string& color, const std::string& tip)
+{
+  body_ += "<rect x=\"" + px(x) + "\" y=\"" + px(y) + "\" width=\"" + px(w) + "\" height=\"" + px(h) + "\" fill=\"" + color + "\"";
+  body_ += tip.empty() ? "/>" : "><title>" + html_escape(tip) + "</title></rect>";
+}
+
+void Plot::text_px(double x, double y, const std::string& text, const char* anchor, const char* cls)
+{
+  body_ += "<text class=\"" + std::string(cls) + "\" x=\"" + px(x) + "\" y=\"" + px(y) + "\" text-anchor=\"" + anchor + "\">" +
+           html_escape(text) + "</text>";
+}
+
+std::string Plot::svg(const std::string& label) const
+{
+  return "<svg width=\"" + px(width_) + "\" height=\"" + px(height_) + "\" viewBox=\"0 0 " + px(width_) + " " + px(height_) +
+         "\" role=\"img\" aria-label=\"" + html_escape(label) + "\">" + body_ + "</svg>\n";
+}
+
+const std::string& palette(std::size_t i)
+{
+  static const std::array<std::string, 10> colors = {"#1f6fb4", "#e8710a", "#7b3fa0", "#c2185b", "#00897b",
+                                                      "#8d6e00", "#455a64", "#d84315", "#3949ab", "#6d4c41"};
+  return colors[i % colors.size()];
+}
+
+std::optional<NumberWithUnit> parse_number_with_unit(std::string_view text)
+{
+  std::size_t end = 0;
+  while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.' ||
+                               text[end] == '-' || text[end] == '+' ||
+                               ((text[end] == 'e' || text[end] == 'E') && end > 0 && end + 1 < text.size() &&
+                                (std::isdigit(static_cast<unsigned char>(text[end + 1])) || text[end + 1] == '-' ||
+                                 text[end + 1] == '+'))))
+    ++end;
+  if (end == 0)
+    return std::nullopt;
+  NumberWithUnit out;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + end, out.value);
+  if (ec != std::errc() || p != text.data() + end || !std::isfinite(out.value))
+    return std::nullopt;
+  std::string_view unit = text.substr(end);
+  while (!unit.empty() && unit.front() == ' ')
+    unit.remove_prefix(1);
+  for (char c : unit)
+    if (!std::isalpha(static_cast<unsigned char>(c)) && c != '/' && c != '%')
+      return std::nullopt;
+  out.unit = std::string(unit);
+  return out;
+}
+
+}  // namespace fleetsim::report
