@@ -202,4 +202,21 @@ GoodputReport account(const TraceLog& log, double step_time, double tokens_per_s
   return r;
 }
 
+std::optional<double> time_to_tokens(const std::vector<TimelineRow>& timeline, double target)
+{
+  std::optional<double> when;
+  double before = 0;  // net tokens at the start of the row
+  for (const TimelineRow& row : timeline) {
+    if (row.tokens >= target && before < target) {
+      // Within a training row the net tokens grow steadily; any other row only keeps them.
+      const bool grows = row.phase == Phase::Training && row.tokens > before;
+      when = grows ? row.t_begin + (target - before) / (row.tokens - before) * (row.t_end - row.t_begin) : row.t_end;
+    } else if (row.tokens < target) {
+      when.reset();  // not yet, or taken back by an interruption
+    }
+    before = row.tokens;
+  }
+  return when;
+}
+
 }  // namespace fleetsim::models

@@ -22,6 +22,7 @@
 #include "trace_records.hpp"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,5 +79,10 @@ struct GoodputReport {
 /// step; training segments that carry their own step time and tokens per step use those. The records
 /// must be in emission (simulated-time) order and their phase segments must tile [0, elapsed].
 [[nodiscard]] GoodputReport account(const TraceLog& log, double step_time, double tokens_per_step);
+
+/// When the job has trained `target` tokens for good: the last time the net tokens (lost work
+/// already taken back) rose through the target and never fell below it again, interpolated within
+/// the training segment. nullopt if the window ended below the target.
+[[nodiscard]] std::optional<double> time_to_tokens(const std::vector<TimelineRow>& timeline, double target);
 
 }  // namespace fleetsim::models

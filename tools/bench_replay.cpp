@@ -2,6 +2,12 @@
 //
 //   build/fleetsim_bench [--runs N] [--target-wall S] [--target-rss MB] [SCENARIO] [-- extra fleetsim args]
 //   build/fleetsim_bench --exec [--runs N] [--target-wall S] [--target-rss MB] -- FLEETSIM ARGS
+//   build/fleetsim_bench --sweep REPLICAS [-j J] [--runs N] [--target-wall S] [SCENARIO] [-- args]
+//
+// --sweep times `fleetsim sweep` of REPLICAS replicas of SCENARIO (seeds 1..REPLICAS, -j J
+// processes at once, every replica's files kept) into a fresh directory, N times, e.g. the issue's
+// 1,000 Llama 3 replicas in <= 60 s on 2 cores:
+//   build/fleetsim_bench --sweep 1000 -j 2 --runs 3 --target-wall 60
 //
 // --exec times any fleetsim command line as given, e.g. a 16,384-rank collective:
 //   build/fleetsim_bench --exec --runs 3 --target-wall 30 --target-rss 2000 -- collective --ranks 16384
@@ -145,6 +151,64 @@ int bench_exec(const std::string& fleetsim, const std::vector<std::string>& args
   return 0;
 }
 
+// Times `fleetsim sweep` of `replicas` seeds of the scenario, `runs` times, each into a new directory.
+int bench_sweep(const std::string& fleetsim, const std::string& scenario, int replicas, int jobs,
+                const std::vector<std::string>& extra, int runs, double target_wall, double target_rss)
+{
+  std::string pattern = (std::filesystem::temp_directory_path() / "fleetsim-bench-XXXXXX").string();
+  const char* tmp = mkdtemp(pattern.data());
+  if (tmp == nullptr) {
+    std::perror("mkdtemp");
+    return 1;
+  }
+  const std::string sweep = std::string(tmp) + "/sweep.yaml";
+  std::ofstream(sweep) << "base: " << std::filesystem::absolute(scenario).string() << "\nreplicas: " << replicas
+                       << "\nseed: 1\n";
+  setenv("FLEETSIM_CACHE_DIR", (std::string(tmp) + "/step-cache").c_str(), 1);
+  std::printf("fleetsim_bench --sweep: %d replicas of %s, -j %d, %d runs, %u hardware threads\n", replicas,
+              scenario.c_str(), jobs, runs, std::max(1u, static_cast<unsigned>(sysconf(_SC_NPROCESSORS_ONLN))));
+  {
+    // Fill the step cache first: the figures are for the replicas, not for simulating one iteration.
+    Sample cold;
+    std::vector<std::string> args = {"run", scenario, "--quiet", "--out", std::string(tmp) + "/cold"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    if (!run_once(fleetsim, args, cold)) {
+      std::fprintf(stderr, "fleetsim_bench: the cold run failed\n");
+      std::filesystem::remove_all(tmp);
+      return 1;
+    }
+  }
+  std::vector<double> walls, rsss;
+  for (int i = 1; i <= runs; ++i) {
+    const std::string out = std::string(tmp) + "/sweep" + std::to_string(i);
+    std::vector<std::string> args = {"sweep", sweep, "--out", out, "-j", std::to_string(jobs), "--quiet"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    Sample s;
+    if (!run_once(fleetsim, args, s)) {
+      std::fprintf(stderr, "fleetsim_bench: sweep %d failed\n", i);
+      std::filesystem::remove_all(tmp);
+      return 1;
+    }
+    std::uintmax_t bytes = 0;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(out))
+      if (e.is_regular_file())
+        bytes += e.file_size();
+    std::printf("  sweep %2d   wall %8.2f s   %7.1f replicas/s   peak RSS %6.1f MB   outputs %7.1f MB\n", i, s.wall_s,
+                replicas / s.wall_s, s.rss_mb, static_cast<double>(bytes) / 1e6);
+    walls.push_back(s.wall_s);
+    rsss.push_back(s.rss_mb);
+    std::filesystem::remove_all(out);
+  }
+  std::filesystem::remove_all(tmp);
+  const double mw = median(walls), mr = *std::max_element(rsss.begin(), rsss.end());
+  std::printf("median wall %.2f s (min %.2f, max %.2f), %.1f replicas/s; peak RSS of any process %.1f MB\n", mw,
+              *std::min_element(walls.begin(), walls.end()), *std::max_element(walls.begin(), walls.end()),
+              replicas / mw, mr);
+  std::printf("target: wall <= %.2f s: %s; peak RSS <= %.0f MB: %s\n", target_wall, mw <= target_wall ? "met" : "MISSED",
+              target_rss, mr <= target_rss ? "met" : "MISSED");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -154,10 +218,15 @@ int main(int argc, char** argv)
   std::string scenario = "scenarios/llama3_405b_16k.yaml";
   std::vector<std::string> extra;
   bool exec_mode = false;
+  int sweep_replicas = 0, jobs = 2;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--exec")
       exec_mode = true;
+    else if (a == "--sweep" && i + 1 < argc)
+      sweep_replicas = std::max(1, std::atoi(argv[++i]));
+    else if ((a == "-j" || a == "--jobs") && i + 1 < argc)
+      jobs = std::max(1, std::atoi(argv[++i]));
     else if (a == "--runs" && i + 1 < argc)
       runs = std::max(1, std::atoi(argv[++i]));
     else if (a == "--target-wall" && i + 1 < argc)
@@ -170,7 +239,8 @@ int main(int argc, char** argv)
     } else if (!a.empty() && a[0] != '-')
       scenario = a;
     else {
-      std::fprintf(stderr, "usage: fleetsim_bench [--exec] [--runs N] [--target-wall S] [--target-rss MB] [SCENARIO] [-- args]\n");
+      std::fprintf(stderr, "usage: fleetsim_bench [--exec | --sweep REPLICAS [-j J]] [--runs N] [--target-wall S] "
+                           "[--target-rss MB] [SCENARIO] [-- args]\n");
       return 2;
     }
   }
@@ -178,6 +248,8 @@ int main(int argc, char** argv)
   const std::string fleetsim = (self.parent_path() / "fleetsim").string();
   if (exec_mode)
     return bench_exec(fleetsim, extra, runs, target_wall, target_rss);
+  if (sweep_replicas > 0)
+    return bench_sweep(fleetsim, scenario, sweep_replicas, jobs, extra, runs, target_wall, target_rss);
   std::string pattern = (std::filesystem::temp_directory_path() / "fleetsim-bench-XXXXXX").string();
   const char* tmp = mkdtemp(pattern.data());
   if (tmp == nullptr) {

@@ -167,6 +167,7 @@ std::vector<ParamSpec> build_table()
       quantity("failures.causes.<name>.repair", T, std::nullopt, "mean repair time of the nodes this cause takes down (default repair.time)", 0.0, false),
 
       quantity("run.duration", T, "54d", "simulated window"),
+      real("run.token_target", "0", "tokens to train (e.g. 15.6e12): summary.json reports when the net tokens trained reached them for good (time_to_target); 0 = no target. The run still lasts run.duration: make it long enough", 0.0, false, std::nullopt),
       integer("run.seed", "1", "root random seed (overridden by --seed)", 0, 9.007199254740992e15),
       choice("run.step_model", "simulated", "source of the step time: one iteration simulated on the fabric (cached), or the alpha-beta formulas", {"simulated", "analytic"}),
   };

@@ -111,6 +111,7 @@ struct Scenario {
   std::vector<models::FailureCause> causes;  // in the order the scenario names them
 
   units::Seconds duration{0};
+  double token_target = 0;  // tokens to train (0: none): summary.json reports when they were reached
   std::uint64_t seed = 1;
   std::string step_model = "simulated";
 

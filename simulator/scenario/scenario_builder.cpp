@@ -310,6 +310,7 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
   s.stragglers.drain_after = r.number("stragglers.drain_after");
   s.stragglers.drain_repair = r.number("stragglers.drain_repair");
   s.duration = units::Seconds(r.number("run.duration"));
+  s.token_target = r.number("run.token_target");
   s.seed = static_cast<std::uint64_t>(r.integer("run.seed"));
   s.step_model = r.text("run.step_model");
 

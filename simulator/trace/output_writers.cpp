@@ -223,6 +223,12 @@ ordered_json summary_json(const scenario::Scenario& s, const RunResult& r)
   j["lost_time_by_cause_s"] = lost_by_cause_json(s, r);
   j["recovery"] = recovery_json(s, r);
   j["checkpoints"] = checkpoint_json(s, r);
+  if (s.token_target > 0) {
+    const auto when = models::time_to_tokens(r.report.timeline, s.token_target);
+    j["token_target"] = {{"tokens", s.token_target},
+                         {"reached", when.has_value()},
+                         {"time_to_target_s", when ? ordered_json(*when) : ordered_json(nullptr)}};
+  }
   j["step"] = step_json(r.step);
   if (s.stragglers.any()) {
     // As the replay draws them: over the cluster's nodes, spares included.

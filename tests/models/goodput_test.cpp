@@ -284,3 +284,40 @@ TEST(PhaseName, NamesEveryPhaseInLowerCase)
 
 }  // namespace
 }  // namespace fleetsim::models
+
+namespace {
+
+fleetsim::models::TimelineRow timeline_row(double t0, double t1, fleetsim::models::Phase phase, double tokens)
+{
+  fleetsim::models::TimelineRow r;
+  r.t_begin = t0;
+  r.t_end = t1;
+  r.phase = phase;
+  r.tokens = tokens;
+  return r;
+}
+
+TEST(TimeToTokens, InterpolatesWithinTheTrainingRowThatCrossesTheTarget)
+{
+  using fleetsim::models::Phase;
+  const std::vector<fleetsim::models::TimelineRow> rows = {timeline_row(0, 100, Phase::Training, 1000),
+                                                           timeline_row(100, 110, Phase::Checkpoint, 1000),
+                                                           timeline_row(110, 210, Phase::Training, 2000)};
+  EXPECT_DOUBLE_EQ(*fleetsim::models::time_to_tokens(rows, 500), 50);
+  EXPECT_DOUBLE_EQ(*fleetsim::models::time_to_tokens(rows, 1000), 100);  // reached at the end of the first row
+  EXPECT_DOUBLE_EQ(*fleetsim::models::time_to_tokens(rows, 1500), 160);
+  EXPECT_FALSE(fleetsim::models::time_to_tokens(rows, 2001).has_value());
+}
+
+TEST(TimeToTokens, ATargetTakenBackByAnInterruptionCountsOnlyWhenReachedAgain)
+{
+  using fleetsim::models::Phase;
+  // 1,500 tokens trained by t = 150, but the failure at 200 takes the job back to 1,000.
+  const std::vector<fleetsim::models::TimelineRow> rows = {timeline_row(0, 100, Phase::Training, 1000),
+                                                           timeline_row(100, 200, Phase::Training, 1000),
+                                                           timeline_row(200, 300, Phase::Restart, 1000),
+                                                           timeline_row(300, 400, Phase::Training, 2000)};
+  EXPECT_DOUBLE_EQ(*fleetsim::models::time_to_tokens(rows, 1500), 350);
+}
+
+}  // namespace

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -152,6 +153,61 @@ TEST(CliSweep, RefusesToMixTheResultsOfAnotherSweepIntoItsDirectory)
   const auto r = sweep(sweep_file(tmp, 3) + " --out " + out);
   EXPECT_EQ(r.code, 2) << r.text;
   EXPECT_NE(r.text.find("runs.manifest"), std::string::npos) << r.text;
+}
+
+}  // namespace
+
+namespace {
+
+TEST(CliSweep, ReportsTheTimeToATokenTargetAndLeavesItBlankWhereAReplicaMissedIt)
+{
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  // 20 days of the 1,024-GPU lemons scenario train ~1.84e11 tokens: 1.2e11 is reached in ~13 days,
+  // 1.9e11 never.
+  const std::string file = tmp.write("target.yaml", "base: " + kLemons + "\nreplicas: 2\nset: {run.duration: 20d}\n"
+                                                    "vary:\n  run.token_target: [1.2e11, 1.9e11]\n");
+  const auto r = sweep(file + " --out " + out);
+  ASSERT_EQ(r.code, 0) << r.text;
+  const auto results = lines_of(read_file(fs::path(out) / "results.csv"));
+  ASSERT_EQ(results.size(), 3u);
+  const auto header = cells(results[0]);
+  const auto at = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  ASSERT_LT(at("time_to_target_h_mean"), header.size());
+  const auto reached = cells(results[1]);
+  const double hours = std::stod(reached[at("time_to_target_h_mean")]);
+  EXPECT_GT(hours, 10 * 24.0);
+  EXPECT_LT(hours, 16 * 24.0);
+  EXPECT_EQ(reached[at("target_reached_mean")], "1");
+  const auto missed = cells(results[2] + ",");  // a trailing empty cell survives the split
+  EXPECT_EQ(missed[at("time_to_target_h_mean")], "") << results[2];
+  EXPECT_EQ(missed[at("time_to_target_h_ci95")], "") << results[2];
+  EXPECT_EQ(missed[at("target_reached_mean")], "0");
+  // Each replica's own summary says the same.
+  const auto j = nlohmann::json::parse(
+      read_file(fs::path(out) / "runs" / "run.token_target=1.9e11" / "seed-1" / "summary.json"));
+  EXPECT_FALSE(j["token_target"]["reached"].get<bool>());
+  EXPECT_TRUE(j["token_target"]["time_to_target_s"].is_null());
+}
+
+TEST(CliSweep, AggregatesOnlyTheMetricsItIsAskedFor)
+{
+  TempDir tmp;
+  const std::string file = tmp.write("m.yaml", "base: " + kLemons + "\nreplicas: 2\nset: {run.duration: 5d}\n"
+                                               "metrics: [unexpected_interruptions, ettr]\nvary:\n  spares.nodes: [0, 2]\n");
+  ASSERT_EQ(sweep(file + " --out " + (tmp / "out")).code, 0);
+  const auto results = lines_of(read_file(fs::path(tmp / "out") / "results.csv"));
+  EXPECT_EQ(results[0], "spares.nodes,replicas,ettr_mean,ettr_sd,ettr_ci95,ettr_p5,ettr_p95,"
+                        "unexpected_interruptions_mean,unexpected_interruptions_sd,unexpected_interruptions_ci95,"
+                        "unexpected_interruptions_p5,unexpected_interruptions_p95");
+  const std::string bad = tmp.write("bad.yaml", "base: " + kLemons + "\nmetrics: [ettr, mfu]\n");
+  const auto r = sweep(bad + " --out " + (tmp / "bad"));
+  EXPECT_EQ(r.code, 2) << r.text;
+  EXPECT_NE(r.text.find("bad.yaml:2:"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("unknown metric 'mfu'"), std::string::npos) << r.text;
+  EXPECT_FALSE(fs::exists(tmp / "bad"));
 }
 
 }  // namespace

@@ -22,7 +22,9 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -40,6 +42,7 @@ struct SweepFile {
   std::optional<std::uint64_t> seed;
   std::vector<std::string> sets;
   std::vector<Axis> axes;
+  std::vector<std::string> metrics;  // names; empty = the defaults
 };
 
 // A metric of summary.json: its column name and its path (seconds are reported in hours).
@@ -49,12 +52,15 @@ struct Metric {
   double scale = 1;
 };
 
-const std::vector<Metric>& metrics()
+// Every metric a sweep can aggregate, in the order of the result columns.
+const std::vector<Metric>& all_metrics()
 {
   static const std::vector<Metric> m = [] {
     std::vector<Metric> v = {{"ettr", {"ettr"}, 1},
                              {"goodput_ratio", {"goodput_ratio"}, 1},
                              {"tokens_trained", {"tokens_trained"}, 1},
+                             {"time_to_target_h", {"token_target", "time_to_target_s"}, 1.0 / 3600},
+                             {"target_reached", {"token_target", "reached"}, 1},
                              {"unexpected_interruptions", {"interruptions", "unexpected"}, 1}};
     for (const char* phase : {"productive", "checkpoint", "detection", "restart", "reload", "warmup", "lost_work",
                               "planned", "waiting"})
@@ -64,15 +70,34 @@ const std::vector<Metric>& metrics()
   return m;
 }
 
+const Metric* find_metric(const std::string& name)
+{
+  for (const auto& m : all_metrics())
+    if (m.name == name)
+      return &m;
+  return nullptr;
+}
+
+std::string metric_names()
+{
+  std::string names;
+  for (const auto& m : all_metrics())
+    names += (names.empty() ? "" : ", ") + m.name;
+  return names;
+}
+
+// The metric's value in a summary.json; NaN when the run has none (a token target not reached).
 double metric_value(const nlohmann::json& j, const Metric& m)
 {
   const nlohmann::json* at = &j;
   for (const auto& k : m.path) {
-    if (!at->contains(k))
-      return 0;
+    if (!at->is_object() || !at->contains(k))
+      return std::nan("");
     at = &(*at)[k];
   }
-  return at->is_number() ? at->get<double>() * m.scale : 0;
+  if (at->is_boolean())
+    return at->get<bool>() ? 1 : 0;
+  return at->is_number() ? at->get<double>() * m.scale : std::nan("");
 }
 
 // A located error, as the scenario loader prints them.
@@ -122,6 +147,17 @@ std::optional<SweepFile> read_sweep(const std::string& path)
       if (!v.IsScalar() || !YAML::convert<unsigned long long>::decode(v, n))
         errors.push_back(located(path, v, "seed: the first seed, a non-negative integer"));
       s.seed = n;
+    } else if (key == "metrics") {
+      if (!v.IsSequence() || v.size() == 0) {
+        errors.push_back(located(path, v, "metrics: a list of metric names (" + metric_names() + ")"));
+        continue;
+      }
+      for (const auto& x : v) {
+        if (!x.IsScalar() || find_metric(x.Scalar()) == nullptr)
+          errors.push_back(located(path, x, "metrics: unknown metric '" + scalar_text(x) + "' (known: " + metric_names() + ")"));
+        else
+          s.metrics.push_back(x.Scalar());
+      }
     } else if (key == "zip") {
       // A list of maps; in each, the keys' lists have one length and vary together as one axis.
       if (!v.IsSequence()) {
@@ -182,7 +218,7 @@ std::optional<SweepFile> read_sweep(const std::string& path)
           s.axes.push_back(std::move(axis));
       }
     } else {
-      errors.push_back(located(path, kv.first, "unknown key '" + key + "' (a sweep file has base, replicas, seed, set, vary, zip)"));
+      errors.push_back(located(path, kv.first, "unknown key '" + key + "' (a sweep file has base, replicas, seed, set, vary, zip, metrics)"));
     }
   }
   if (s.base.empty() && errors.empty())
@@ -196,6 +232,8 @@ std::optional<SweepFile> read_sweep(const std::string& path)
 
 std::string number(double v)
 {
+  if (std::isnan(v))
+    return "";  // no value: an empty cell
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.10g", v);
   return buf;
@@ -213,6 +251,7 @@ struct Plan {
   int replicas = 1;
   std::uint64_t first_seed = 1;
   std::string out;
+  std::vector<const Metric*> metrics;
 
   [[nodiscard]] size_t tasks() const { return points.size() * static_cast<size_t>(replicas); }
   [[nodiscard]] size_t point_of(size_t task) const { return task / static_cast<size_t>(replicas); }
@@ -242,8 +281,8 @@ nlohmann::ordered_json plan_json(const Plan& p)
     axes.push_back({{"keys", keys}, {"values", values}});
   }
   nlohmann::ordered_json names = nlohmann::ordered_json::array();
-  for (const auto& m : metrics())
-    names.push_back(m.name);
+  for (const Metric* m : p.metrics)
+    names.push_back(m->name);
   return {{"sweep_file", p.sweep_file}, {"base", p.base},      {"set", p.sets},
           {"axes", axes},               {"replicas", p.replicas}, {"first_seed", p.first_seed},
           {"metrics", names}};
@@ -277,6 +316,12 @@ std::optional<Plan> plan_from_json(const std::string& dir, std::string& error)
     }
     if (p.replicas < 1)
       throw std::runtime_error("replicas must be positive");
+    for (const auto& name : j.at("metrics").get<std::vector<std::string>>()) {
+      const Metric* m = find_metric(name);
+      if (m == nullptr)
+        throw std::runtime_error("unknown metric '" + name + "'");
+      p.metrics.push_back(m);
+    }
     p.points = grid(p.axes);
     p.out = dir;
     return p;
@@ -287,7 +332,7 @@ std::optional<Plan> plan_from_json(const std::string& dir, std::string& error)
 }
 
 // The figures of one replica, read from its summary.json.
-std::optional<std::vector<double>> replica_figures(const std::string& dir, std::string& error)
+std::optional<std::vector<double>> replica_figures(const Plan& p, const std::string& dir, std::string& error)
 {
   nlohmann::json sum;
   try {
@@ -302,8 +347,8 @@ std::optional<std::vector<double>> replica_figures(const std::string& dir, std::
     return std::nullopt;
   }
   std::vector<double> v;
-  for (const auto& m : metrics())
-    v.push_back(metric_value(sum, m));
+  for (const Metric* m : p.metrics)
+    v.push_back(metric_value(sum, *m));
   return v;
 }
 
@@ -320,7 +365,7 @@ void parameter_header(std::ostream& o, const Plan& p)
 // the files do not depend on -j, on resuming, on shards or on MPI ranks.
 int write_results(const Plan& p, const std::vector<std::vector<double>>& figures, bool quiet)
 {
-  const auto& ms = metrics();
+  const auto& ms = p.metrics;
   std::vector<std::vector<std::vector<double>>> values(p.points.size(), std::vector<std::vector<double>>(ms.size()));
   for (size_t t = 0; t < figures.size(); ++t)
     for (size_t k = 0; k < ms.size(); ++k)
@@ -328,8 +373,8 @@ int write_results(const Plan& p, const std::vector<std::vector<double>>& figures
   auto replicas = [&](std::ostream& o) {
     parameter_header(o, p);
     o << "seed";
-    for (const auto& m : ms)
-      o << ',' << m.name;
+    for (const Metric* m : ms)
+      o << ',' << m->name;
     o << '\n';
     for (size_t t = 0; t < figures.size(); ++t) {
       for (const auto& set : p.points[p.point_of(t)].sets)
@@ -343,15 +388,20 @@ int write_results(const Plan& p, const std::vector<std::vector<double>>& figures
   auto results = [&](std::ostream& o) {
     parameter_header(o, p);
     o << "replicas";
-    for (const auto& m : ms)
+    for (const Metric* m : ms)
       for (const char* stat : {"mean", "sd", "ci95", "p5", "p95"})
-        o << ',' << m.name << '_' << stat;
+        o << ',' << m->name << '_' << stat;
     o << '\n';
     for (size_t i = 0; i < p.points.size(); ++i) {
       for (const auto& set : p.points[i].sets)
         o << set.substr(set.find('=') + 1) << ',';
       o << p.replicas;
       for (size_t k = 0; k < ms.size(); ++k) {
+        // A point where some replica has no value (a token target not reached) has no statistics.
+        if (std::any_of(values[i][k].begin(), values[i][k].end(), [](double v) { return std::isnan(v); })) {
+          o << ",,,,,";
+          continue;
+        }
         const models::SampleSummary s = models::summarize(values[i][k]);
         o << ',' << number(s.mean) << ',' << number(s.sd) << ',' << number(s.ci95) << ',' << number(s.p5) << ','
           << number(s.p95);
@@ -370,9 +420,10 @@ int write_results(const Plan& p, const std::vector<std::vector<double>>& figures
     std::printf("%s: %zu points x %d replicas (seeds %llu..%llu)\n", p.sweep_file.c_str(), p.points.size(), p.replicas,
                 static_cast<unsigned long long>(p.first_seed),
                 static_cast<unsigned long long>(p.first_seed + static_cast<std::uint64_t>(p.replicas) - 1));
-    std::printf("  %-44s %8s %9s %8s %8s\n", "point", "ETTR", "95% CI", "p5", "p95");
+    const size_t shown = static_cast<size_t>(std::find(ms.begin(), ms.end(), find_metric("ettr")) - ms.begin());
+    std::printf("  %-44s %8s %9s %8s %8s\n", "point", shown < ms.size() ? "ETTR" : ms[0]->name.c_str(), "95% CI", "p5", "p95");
     for (size_t i = 0; i < p.points.size(); ++i) {
-      const models::SampleSummary s = models::summarize(values[i][0]);
+      const models::SampleSummary s = models::summarize(values[i][shown < ms.size() ? shown : 0]);
       std::printf("  %-44s %8.4f %9.4f %8.4f %8.4f\n", p.points[i].label.empty() ? "(base)" : p.points[i].label.c_str(),
                   s.mean, s.ci95, s.p5, s.p95);
     }
@@ -389,7 +440,7 @@ std::optional<std::vector<std::vector<double>>> collect(const Plan& p, const std
   size_t missing = 0;
   for (size_t t : tasks) {
     std::string e;
-    if (auto f = replica_figures(p.dir_of(t), e)) {
+    if (auto f = replica_figures(p, p.dir_of(t), e)) {
       figures.push_back(std::move(*f));
     } else {
       if (missing++ == 0)
@@ -510,6 +561,12 @@ int cmd_sweep(const Options& opts)
     scenarios.push_back(std::move(*loaded.scenario));
   }
   plan.first_seed = opts.has_seed ? opts.seed : sweep->seed.value_or(scenarios.front().seed);
+  // The metrics asked for, or all of them (the token-target ones when some point has a target).
+  const bool target = std::any_of(scenarios.begin(), scenarios.end(), [](const auto& sc) { return sc.token_target > 0; });
+  for (const auto& m : all_metrics())
+    if (sweep->metrics.empty() ? target || m.path.front() != "token_target"
+                               : std::find(sweep->metrics.begin(), sweep->metrics.end(), m.name) != sweep->metrics.end())
+      plan.metrics.push_back(&m);
   plan.out = opts.out.empty() ? "out/sweep-" + fs::path(opts.scenario).stem().string() : opts.out;
   std::vector<std::string> varies;
   for (const auto& a : plan.axes) {
@@ -595,7 +652,7 @@ int cmd_sweep(const Options& opts)
   const auto gathered = mpi->gather(packed);
   if (!speaker)
     return kExitOk;
-  const size_t width = metrics().size() + 1;
+  const size_t width = plan.metrics.size() + 1;
   std::vector<std::vector<double>> all(plan.tasks());
   for (const auto& from_rank : gathered)
     for (size_t at = 0; at + width <= from_rank.size(); at += width)

@@ -31,6 +31,9 @@ public:
   [[nodiscard]] bool has_column(const std::string& name) const;
   /// Cell (row, col) as a number; throws InputError (with its line number) when it is not one.
   [[nodiscard]] double number(std::size_t row, std::size_t col) const;
+  /// True when cell (row, col) is empty (a sweep statistic with no value, e.g. a token target some
+  /// replica did not reach).
+  [[nodiscard]] bool blank(std::size_t row, std::size_t col) const { return rows_.at(row).at(col).empty(); }
   [[nodiscard]] const std::string& name() const { return name_; }
 
 private:

@@ -64,7 +64,8 @@ std::vector<Metric> find_metrics(const CsvTable& t, std::size_t first)
     m.p95 = t.column(m.name + "_p95");
     for (std::size_t r = 0; r < t.rows(); ++r)
       for (std::size_t c : {m.mean, m.ci95, m.p5, m.p95})
-        (void)t.number(r, c);  // throws on a non-number
+        if (!t.blank(r, m.mean))
+          (void)t.number(r, c);  // throws on a non-number (a blank mean: no value at that point)
     out.push_back(m);
   }
   if (out.empty())
@@ -214,10 +215,14 @@ std::string metric_chart(const SweepData& d, const Metric& m, const XPlacement& 
   const CsvTable& t = d.results;
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   for (std::size_t r = 0; r < t.rows(); ++r) {
+    if (t.blank(r, m.mean))
+      continue;
     const double mean = t.number(r, m.mean), ci = t.number(r, m.ci95);
     lo = std::min({lo, mean - ci, t.number(r, m.p5)});
     hi = std::max({hi, mean + ci, t.number(r, m.p95)});
   }
+  if (lo > hi)  // no point has a value
+    return "<div><h3>" + html_escape(m.name) + "</h3><p>No values: no point has one for every replica.</p></div>\n";
   const Domain yd = nice_domain(lo, hi, 5);
   auto [xs, xticks] = x_scale(xp, texts, p);
   p.set_scales(xs, Scale::linear(yd.lo, yd.hi, p.bottom(), p.top()));
@@ -232,7 +237,7 @@ std::string metric_chart(const SweepData& d, const Metric& m, const XPlacement& 
   for (std::size_t s = 0; s < d.series.size(); ++s) {
     std::vector<std::pair<double, std::size_t>> rows;  // (x position, row)
     for (std::size_t r = 0; r < t.rows(); ++r)
-      if (d.row_series[r] == s)
+      if (d.row_series[r] == s && !t.blank(r, m.mean))
         rows.emplace_back(xp.positions[d.row_x[r]], r);
     std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<XY> mean, lower, upper, p5, p95;
@@ -283,7 +288,9 @@ std::string results_table(const SweepData& d)
       row.emplace_back(t.row(r)[c]);
     row.emplace_back(t.row(r)[rep]);
     for (const Metric* m : ms)
-      row.emplace_back(format_number(t.number(r, m->mean), 4) + " ± " + format_number(t.number(r, m->ci95), 2));
+      row.emplace_back(t.blank(r, m->mean) ? std::string("no value")
+                                           : format_number(t.number(r, m->mean), 4) + " ± " +
+                                                 format_number(t.number(r, m->ci95), 2));
     rows.push_back(std::move(row));
   }
   return table(header, rows, "params");
