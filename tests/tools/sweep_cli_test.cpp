@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -208,6 +209,41 @@ TEST(CliSweep, AggregatesOnlyTheMetricsItIsAskedFor)
   EXPECT_NE(r.text.find("bad.yaml:2:"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("unknown metric 'mfu'"), std::string::npos) << r.text;
   EXPECT_FALSE(fs::exists(tmp / "bad"));
+}
+
+}  // namespace
+
+namespace {
+
+// The planners' cluster-size sweep (scenarios/sweeps/): ETTR falls as the job grows, and the
+// confidence intervals narrow as replicas are added (about as 1/sqrt(n)).
+TEST(CliSweepPlanners, ClusterSizeSweepEttrFallsWithSizeAndItsConfidenceIntervalsNarrowWithReplicas)
+{
+  TempDir tmp;
+  const std::string file = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/sweeps/llama3_cluster_size.yaml";
+  std::map<int, std::vector<std::vector<std::string>>> rows;
+  for (int replicas : {3, 12}) {
+    const std::string out = tmp / ("r" + std::to_string(replicas));
+    const auto r = sweep(file + " --replicas " + std::to_string(replicas) + " --out " + out + " -j 2 --quiet");
+    ASSERT_EQ(r.code, 0) << r.text;
+    for (const auto& line : lines_of(read_file(fs::path(out) / "results.csv")))
+      rows[replicas].push_back(cells(line));
+  }
+  const auto& header = rows[3][0];
+  ASSERT_EQ(header[0], "cluster.gpus");
+  ASSERT_EQ(header[3], "ettr_mean");
+  ASSERT_EQ(header[5], "ettr_ci95");
+  ASSERT_EQ(rows[3].size(), 8u);  // header + 1k, 2k, ..., 64k
+  for (size_t i = 1; i < rows[3].size(); ++i) {
+    for (int replicas : {3, 12}) {
+      EXPECT_EQ(rows[replicas][i][2], std::to_string(replicas));
+      if (i > 1) {
+        EXPECT_LT(std::stod(rows[replicas][i][3]), std::stod(rows[replicas][i - 1][3]))
+            << rows[replicas][i][0] << " GPUs, " << replicas << " replicas";
+      }
+    }
+    EXPECT_LT(std::stod(rows[12][i][5]), 0.6 * std::stod(rows[3][i][5])) << rows[3][i][0] << " GPUs";
+  }
 }
 
 }  // namespace

@@ -21,6 +21,7 @@ struct Options {
   std::string out;                // --out DIR (report: --out FILE)
   std::string merge;              // sweep --merge DIR
   std::string shard;              // sweep --shard i/n
+  int replicas = 0;               // sweep --replicas N (0: the sweep file's)
   bool has_seed = false;
   unsigned long long seed = 0;
   bool dump_resolved = false;

@@ -47,9 +47,9 @@ commands:
                        point) and print them side by side: ETTR, goodput, interruptions and where
                        the time went; writes DIR/compare.csv and each run's files under DIR/<point>/
                        e.g. --vary recovery.policy=restart,hot_spare,elastic,in_memory
-  sweep SWEEP.yaml [--out DIR] [-j N] [--shard i/n]
+  sweep SWEEP.yaml [--out DIR] [-j N] [--replicas R] [--shard i/n]
                        Monte Carlo sweep: every point of the sweep file's grid, `replicas` seeds
-                       each (the same seeds at every point), N processes at once; DIR/results.csv
+                       each (or R), the same seeds at every point, N processes at once; DIR/results.csv
                        (mean, sd, 95% CI, p5, p95 per metric and point), DIR/replicas.csv, and each
                        run's files under DIR/runs/; a rerun finishes the missing replicas only.
                        Under mpirun -np K the ranks share the replicas and rank 0 writes the
@@ -134,6 +134,12 @@ bool parse_options(int argc, char** argv, Options& opts)
       auto [p, ec] = std::from_chars(sv.data(), sv.data() + sv.size(), opts.seeds);
       if (v == nullptr || ec != std::errc() || p != sv.data() + sv.size() || opts.seeds < 1 || opts.seeds > 100000)
         return bad("--seeds expects a positive integer, got '" + std::string(sv) + "'");
+    } else if (a == "--replicas") {
+      const char* v = value(a);
+      std::string_view sv(v == nullptr ? "" : v);
+      auto [p, ec] = std::from_chars(sv.data(), sv.data() + sv.size(), opts.replicas);
+      if (v == nullptr || ec != std::errc() || p != sv.data() + sv.size() || opts.replicas < 1 || opts.replicas > 1000000)
+        return bad("--replicas expects a positive number of seeds per point, got '" + std::string(sv) + "'");
     } else if (a == "-j" || a == "--jobs") {
       const char* v = value(a);
       std::string_view sv(v == nullptr ? "" : v);

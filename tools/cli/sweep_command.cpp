@@ -543,7 +543,7 @@ int cmd_sweep(const Options& opts)
   plan.base = sweep->base;
   plan.axes = sweep->axes;
   plan.points = grid(sweep->axes);
-  plan.replicas = sweep->replicas;
+  plan.replicas = opts.replicas > 0 ? opts.replicas : sweep->replicas;
   plan.sets = sweep->sets;
   plan.sets.insert(plan.sets.end(), opts.sets.begin(), opts.sets.end());
   // Every point is loaded and checked before anything runs: bad input writes nothing.
