@@ -223,7 +223,7 @@ TEST(CliSweepPlanners, ClusterSizeSweepEttrFallsWithSizeAndItsConfidenceInterval
   const std::string file = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/sweeps/llama3_cluster_size.yaml";
   std::map<int, std::vector<std::vector<std::string>>> rows;
   for (int replicas : {3, 12}) {
-    const std::string out = tmp / ("r" + std::to_string(replicas));
+    const std::string out = tmp / (replicas == 3 ? "three" : "twelve");
     const auto r = sweep(file + " --replicas " + std::to_string(replicas) + " --out " + out + " -j 2 --quiet");
     ASSERT_EQ(r.code, 0) << r.text;
     for (const auto& line : lines_of(read_file(fs::path(out) / "results.csv")))
