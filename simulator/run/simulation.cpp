@@ -62,7 +62,8 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed)
   return run_simulation(given, seed, resolve_step(given));  // before the Engine: a simulated step forks
 }
 
-RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed, const ResolvedStep& step)
+RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed, const ResolvedStep& step,
+                         const ProgressFn& progress)
 {
   // A simulated step also timed the checkpoint write over the fabric. If the fabric, not the
   // storage service, limits it, the storage runs at the rate the fabric delivers.
@@ -150,6 +151,15 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed, co
   // and the run ends, whatever the other actors are waiting for.
   const double horizon = ctx.horizon;
   sg4::Actor::create("horizon", platform.control, [horizon] { sg4::this_actor::sleep_until(horizon); });
+  if (progress) {
+    // A watcher that only sleeps and reports: it talks to no actor, so the run is the same with it.
+    sg4::Actor::create("progress", platform.control, [horizon, &progress] {
+      for (int k = 1; k <= 100; ++k) {
+        sg4::this_actor::sleep_until(horizon * k / 100);
+        progress(k / 100.0);
+      }
+    })->daemonize();
+  }
   engine->run();
   trace.finish(ctx.horizon);
   result.log = trace.take();

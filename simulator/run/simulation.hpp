@@ -10,6 +10,7 @@
 #include "simulator/scenario/scenario.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 namespace fleetsim::sim {
@@ -41,6 +42,10 @@ struct RunResult {
 
 /// Runs one replica with a step resolved beforehand (a sweep resolves each point's step once, in
 /// the parent, before it forks the replicas). Must be called at most once per process.
-[[nodiscard]] RunResult run_simulation(const scenario::Scenario& s, std::uint64_t seed, const ResolvedStep& step);
+/// Called with the fraction of the window simulated so far (1/100 steps) while a run goes on.
+using ProgressFn = std::function<void(double fraction)>;
+
+[[nodiscard]] RunResult run_simulation(const scenario::Scenario& s, std::uint64_t seed, const ResolvedStep& step,
+                                       const ProgressFn& progress = {});
 
 }  // namespace fleetsim::sim

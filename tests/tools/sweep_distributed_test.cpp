@@ -187,3 +187,24 @@ TEST(CliSweepPlan, DescribesTheSweepInSweepJson)
 }
 
 }  // namespace
+
+namespace {
+
+// A long run on a terminal shows how far the simulated window is; the outputs do not change.
+TEST(CliRunProgress, ALongRunShowsItsProgressOnATerminalWithTheSameOutputs)
+{
+  TempDir tmp;
+  const std::string scenario = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/llama3_405b_16k.yaml";
+  const std::string args = scenario + " --set run.step_model=analytic --set run.duration=1000d";
+  const auto tty = run_command("script -qec '" + std::string(FLEETSIM_BINARY) + " run " + args + " --out " +
+                               (tmp / "tty") + "' /dev/null");
+  ASSERT_EQ(tty.code, 0) << tty.text;
+  EXPECT_NE(tty.text.find("100% of 1000.0 simulated days"), std::string::npos) << tty.text;
+  const auto piped = fleetsim("run " + args + " --out " + (tmp / "piped"));
+  ASSERT_EQ(piped.code, 0) << piped.text;
+  EXPECT_EQ(piped.text.find("simulated days"), std::string::npos) << piped.text;
+  for (const char* f : {"timeline.csv", "events.csv"})
+    EXPECT_EQ(read_file(fs::path(tmp / "tty") / f), read_file(fs::path(tmp / "piped") / f)) << f;
+}
+
+}  // namespace

@@ -7,6 +7,9 @@
 #include "simulator/trace/output_writers.hpp"
 #include "simulator/trace/step_outputs.hpp"
 
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -150,7 +153,34 @@ int cmd_run(const Options& opts)
   const std::uint64_t seed = opts.has_seed ? opts.seed : s.seed;
   const std::string out = opts.out.empty() ? "out/" + s.name : opts.out;
   const bool existed = std::filesystem::exists(out);
-  const sim::RunResult result = sim::run_simulation(s, seed);
+  // On a terminal, a long run shows how far it is: the step simulation of a large fabric takes
+  // seconds (once: it is cached), and a multi-year window proportionally longer than 54 days.
+  const bool tty = !opts.quiet && isatty(STDERR_FILENO) != 0;
+  const auto wall0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count(); };
+  bool drawn = false;
+  if (tty && s.step_model == "simulated")
+    std::fprintf(stderr, "\r  resolving the step time (a simulated step is computed once, then cached)...");
+  const sim::ResolvedStep step = sim::resolve_step(s);
+  if (tty && s.step_model == "simulated")
+    std::fprintf(stderr, "\r%80s\r", "");
+  double last_draw = 0;
+  const double t_run = elapsed();
+  const sim::ProgressFn progress = [&](double f) {
+    const double now = elapsed();
+    if (now - t_run < 0.5 || (now - last_draw < 0.2 && f < 1))
+      return;  // short runs show nothing
+    last_draw = now;
+    drawn = true;
+    const int filled = static_cast<int>(24 * f);
+    const double eta = f > 0 ? (now - t_run) * (1 - f) / f : 0;
+    std::fprintf(stderr, "\r  [%s%s] %3.0f%% of %.1f simulated days  ETA %.0f s ", std::string(filled, '#').c_str(),
+                 std::string(24 - filled, '.').c_str(), 100 * f, s.duration.si() / 86400, eta);
+    std::fflush(stderr);
+  };
+  const sim::RunResult result = sim::run_simulation(s, seed, step, tty ? progress : sim::ProgressFn{});
+  if (drawn)
+    std::fputc('\n', stderr);
   if (std::string err = sim::write_outputs(out, s, result); !err.empty()) {
     std::cerr << "fleetsim: error: " << err << "\n";
     if (!existed) {

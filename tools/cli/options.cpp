@@ -76,7 +76,8 @@ options:
                        --set checkpoint.interval=10min --set failures.causes.nic.count=14
   --dump-resolved      print the fully defaulted scenario as YAML and exit
   --markdown           'describe' as a Markdown table
-  --quiet              'run' prints nothing on success; 'sweep' prints no table or progress
+  --quiet              'run' prints nothing on success; 'sweep' prints no table; no progress line
+                       (shown on a terminal only, for runs longer than half a second and sweeps)
 )";
 }
 
