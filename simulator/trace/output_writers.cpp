@@ -4,6 +4,8 @@
 #include "models/checkpoint_interval.hpp"
 #include "models/failure_model.hpp"
 
+#include <unistd.h>
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -300,14 +302,20 @@ std::string write_file_atomically(const std::string& dir, const std::string& nam
 {
   namespace fs = std::filesystem;
   const fs::path final_path = fs::path(dir) / name;
-  const fs::path tmp = fs::path(dir) / ("." + name + ".tmp");
+  // One temporary name per process: several processes (shards, MPI ranks) may write the same file
+  // (runs.manifest, sweep.json) at once, each renaming its own complete copy into place.
+  const fs::path tmp = fs::path(dir) / ("." + name + ".tmp-" + std::to_string(getpid()));
   {
     std::ofstream f(tmp, std::ios::binary);
     if (!f)
       return "cannot write '" + tmp.string() + "'";
     body(f);
-    if (!f.good())
+    if (!f.good()) {
+      f.close();
+      std::error_code ignored;
+      fs::remove(tmp, ignored);
       return "error while writing '" + tmp.string() + "'";
+    }
   }
   std::error_code ec;
   fs::rename(tmp, final_path, ec);

@@ -94,13 +94,17 @@ TEST(CliSweep, ARerunFinishesOnlyTheMissingReplicasAndIgnoresHalfWrittenOnes)
   const auto kept_time = fs::last_write_time(runs / "seed-1" / "summary.json");
   // As if the sweep was killed: one replica never finished, another was being written.
   fs::remove_all(runs / "seed-2");
-  fs::create_directories(runs / "seed-2.partial-12345");
-  std::ofstream(runs / "seed-2.partial-12345" / "summary.json") << "{ half";
+  fs::create_directories(runs / "seed-2.partial-999999999");
+  std::ofstream(runs / "seed-2.partial-999999999" / "summary.json") << "{ half";
+  // A replica directory without its summary is not a finished replica.
+  const fs::path other = fs::path(out) / "runs" / "lemons.retire_after=3,spares.nodes=2" / "seed-1";
+  fs::remove(other / "summary.json");
   fs::remove(fs::path(out) / "results.csv");
   const auto r = sweep(file + " --out " + out);
   ASSERT_EQ(r.code, 0) << r.text;
   EXPECT_TRUE(fs::exists(runs / "seed-2" / "summary.json"));
-  EXPECT_FALSE(fs::exists(runs / "seed-2.partial-12345"));
+  EXPECT_TRUE(fs::exists(other / "summary.json"));
+  EXPECT_FALSE(fs::exists(runs / "seed-2.partial-999999999"));
   EXPECT_EQ(fs::last_write_time(runs / "seed-1" / "summary.json"), kept_time) << "a finished replica ran again";
   EXPECT_EQ(read_file(fs::path(out) / "results.csv"), results);
 }
@@ -114,6 +118,11 @@ TEST(CliSweep, RefusesABadSweepFileWithItsLineAndWritesNothing)
   EXPECT_EQ(r.code, 2) << r.text;
   EXPECT_NE(r.text.find("bad.yaml:2:"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("bad.yaml:4:"), std::string::npos) << r.text;
+  EXPECT_FALSE(fs::exists(out));
+  const std::string comma = tmp.write("comma.yaml", "base: " + kLemons + "\nvary:\n  recovery.policy: ['restart,x']\n");
+  const auto c = sweep(comma + " --out " + out);
+  EXPECT_EQ(c.code, 2) << c.text;
+  EXPECT_NE(c.text.find("would break run directory names"), std::string::npos) << c.text;
   EXPECT_FALSE(fs::exists(out));
   const std::string unknown_key = tmp.write("key.yaml", "base: " + kLemons + "\nvary:\n  spares.nodez: [1, 2]\n");
   const auto k = sweep(unknown_key + " --out " + out);
@@ -200,9 +209,9 @@ TEST(CliSweep, AggregatesOnlyTheMetricsItIsAskedFor)
                                                "metrics: [unexpected_interruptions, ettr]\nvary:\n  spares.nodes: [0, 2]\n");
   ASSERT_EQ(sweep(file + " --out " + (tmp / "out")).code, 0);
   const auto results = lines_of(read_file(fs::path(tmp / "out") / "results.csv"));
-  EXPECT_EQ(results[0], "spares.nodes,replicas,ettr_mean,ettr_sd,ettr_ci95,ettr_p5,ettr_p95,"
-                        "unexpected_interruptions_mean,unexpected_interruptions_sd,unexpected_interruptions_ci95,"
-                        "unexpected_interruptions_p5,unexpected_interruptions_p95");
+  EXPECT_EQ(results[0], "spares.nodes,replicas,unexpected_interruptions_mean,unexpected_interruptions_sd,"
+                        "unexpected_interruptions_ci95,unexpected_interruptions_p5,unexpected_interruptions_p95,"
+                        "ettr_mean,ettr_sd,ettr_ci95,ettr_p5,ettr_p95");  // in the file's order
   const std::string bad = tmp.write("bad.yaml", "base: " + kLemons + "\nmetrics: [ettr, mfu]\n");
   const auto r = sweep(bad + " --out " + (tmp / "bad"));
   EXPECT_EQ(r.code, 2) << r.text;
@@ -230,20 +239,49 @@ TEST(CliSweepPlanners, ClusterSizeSweepEttrFallsWithSizeAndItsConfidenceInterval
       rows[replicas].push_back(cells(line));
   }
   const auto& header = rows[3][0];
+  const auto column = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  const size_t reps = column("replicas"), mean = column("ettr_mean"), ci = column("ettr_ci95");
   ASSERT_EQ(header[0], "cluster.gpus");
-  ASSERT_EQ(header[3], "ettr_mean");
-  ASSERT_EQ(header[5], "ettr_ci95");
+  ASSERT_LT(ci, header.size());
   ASSERT_EQ(rows[3].size(), 8u);  // header + 1k, 2k, ..., 64k
   for (size_t i = 1; i < rows[3].size(); ++i) {
     for (int replicas : {3, 12}) {
-      EXPECT_EQ(rows[replicas][i][2], std::to_string(replicas));
+      EXPECT_EQ(rows[replicas][i][reps], std::to_string(replicas));
       if (i > 1) {
-        EXPECT_LT(std::stod(rows[replicas][i][3]), std::stod(rows[replicas][i - 1][3]))
+        EXPECT_LT(std::stod(rows[replicas][i][mean]), std::stod(rows[replicas][i - 1][mean]))
             << rows[replicas][i][0] << " GPUs, " << replicas << " replicas";
       }
     }
-    EXPECT_LT(std::stod(rows[12][i][5]), 0.6 * std::stod(rows[3][i][5])) << rows[3][i][0] << " GPUs";
+    EXPECT_LT(std::stod(rows[12][i][ci]), 0.6 * std::stod(rows[3][i][ci])) << rows[3][i][0] << " GPUs";
   }
+}
+
+}  // namespace
+
+namespace {
+
+TEST(CliSweep, RangesExpandToEveryValueFromFirstToLastWithTheirUnit)
+{
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  const std::string file = tmp.write("range.yaml", "base: " + kLemons + "\nreplicas: 1\nset: {run.duration: 2d}\n"
+                                                   "vary:\n  checkpoint.interval: {from: 5min, to: 15min, step: 5min}\n"
+                                                   "  spares.nodes: {from: 1, to: 8, times: 2}\n");
+  const auto r = sweep(file + " --out " + out + " --quiet");
+  ASSERT_EQ(r.code, 0) << r.text;
+  const auto j = nlohmann::json::parse(read_file(fs::path(out) / "sweep.json"));
+  EXPECT_EQ(j["axes"][0]["values"][0], nlohmann::json({"5min", "10min", "15min"}));
+  EXPECT_EQ(j["axes"][1]["values"][0], nlohmann::json({"1", "2", "4", "8"}));
+  EXPECT_EQ(lines_of(read_file(fs::path(out) / "results.csv")).size(), 13u);  // header + 3 x 4
+  const std::string bad = tmp.write("bad.yaml", "base: " + kLemons + "\nvary:\n  spares.nodes: {from: 8, to: 1, times: 2}\n"
+                                                "  checkpoint.interval: {from: 5min, to: 1h, step: 5min}\n");
+  const auto b = sweep(bad + " --out " + (tmp / "bad"));
+  EXPECT_EQ(b.code, 2) << b.text;
+  EXPECT_NE(b.text.find("bad.yaml:3:"), std::string::npos) << b.text;  // to < from
+  EXPECT_NE(b.text.find("bad.yaml:4:"), std::string::npos) << b.text;  // units differ
+  EXPECT_FALSE(fs::exists(tmp / "bad"));
 }
 
 }  // namespace

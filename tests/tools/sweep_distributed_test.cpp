@@ -79,7 +79,38 @@ TEST(CliSweepMpi, TwoRanksWriteByteIdenticalResultsToOneProcess)
     ++tables;
   EXPECT_EQ(tables, 1u) << r.text;
 }
+
+TEST(CliSweepMpi, ARankThatCannotReadTheSweepStopsEveryRankWithItsOwnMessage)
+{
+  TempDir tmp;
+  const std::string good = sweep_file(tmp, 2);
+  const std::string missing = tmp / "missing.yaml";
+  // Rank 1 sees another file than rank 0 (no shared filesystem, or a file that changed): every rank
+  // must stop, none may wait forever in a collective.
+  const std::string script = tmp.write("ranks.sh", "if [ \"$OMPI_COMM_WORLD_RANK\" = 0 ]; then f=" + good +
+                                                       "; else f=" + missing + "; fi\nexec " + FLEETSIM_BINARY +
+                                                       " sweep $f --out " + (tmp / "out") + "\n");
+  const auto r = run_command("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 " +
+                             std::string(FLEETSIM_MPIEXEC) + " --oversubscribe -np 2 sh " + script + " 2>&1");
+  EXPECT_NE(r.code, 0) << r.text;
+  EXPECT_NE(r.code, 124) << "timed out: a rank waited forever\n" << r.text;
+  EXPECT_NE(r.text.find("rank 1: "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("missing.yaml"), std::string::npos) << r.text;
+  EXPECT_FALSE(fs::exists(fs::path(tmp / "out") / "results.csv"));
+}
 #endif
+
+// The runner may be PID 1 (a container's entry point): its replicas still run.
+TEST(CliSweepPid1, ReplicasRunWhenTheSweepIsPidOne)
+{
+  if (run_command("unshare -pf --mount-proc true 2>&1").code != 0)
+    GTEST_SKIP() << "cannot create a PID namespace here (unshare -pf needs root or user namespaces)";
+  TempDir tmp;
+  const auto r = run_command("unshare -pf --mount-proc " + std::string(FLEETSIM_BINARY) + " sweep " +
+                             sweep_file(tmp, 1, "5d") + " --out " + (tmp / "out") + " 2>&1");
+  ASSERT_EQ(r.code, 0) << r.text;
+  EXPECT_EQ(finished(tmp / "out").size(), 3u);
+}
 
 TEST(CliSweepShards, ShardsMergedGiveTheSameResultsAsOneRun)
 {
@@ -103,6 +134,14 @@ TEST(CliSweepShards, ShardsMergedGiveTheSameResultsAsOneRun)
   for (const char* f : {"results.csv", "replicas.csv"})
     EXPECT_EQ(read_file(fs::path(out) / f), read_file(fs::path(tmp / "whole") / f)) << f;
   EXPECT_EQ(fleetsim("sweep " + file + " --out " + out + " --shard 2/2").code, 2);
+  // Shards started together into one DIR leave each other's replicas alone.
+  const std::string together = tmp / "together";
+  const std::string shard = std::string(FLEETSIM_BINARY) + " sweep " + file + " --out " + together + " --shard ";
+  const auto both = run_command("(" + shard + "0/3 & a=$!; " + shard + "1/3 & b=$!; " + shard +
+                                "2/3; c=$?; wait $a; a=$?; wait $b; b=$?; exit $((a | b | c))) 2>&1");
+  ASSERT_EQ(both.code, 0) << both.text;
+  ASSERT_EQ(fleetsim("sweep --merge " + together).code, 0);
+  EXPECT_EQ(read_file(fs::path(together) / "results.csv"), read_file(fs::path(tmp / "whole") / "results.csv"));
   EXPECT_EQ(fleetsim("sweep --merge " + (tmp / "nothing")).code, 2);
 }
 

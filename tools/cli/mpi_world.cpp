@@ -61,6 +61,10 @@ private:
 std::unique_ptr<MpiWorld> join_mpi(std::string& error)
 {
   error.clear();
+  // Ranks fork their replicas after MPI_Init. On InfiniBand, libibverbs must be told before it
+  // registers memory that the process will fork (the children never touch MPI and only _exit).
+  setenv("RDMAV_FORK_SAFE", "1", 0);
+  setenv("IBV_FORK_SAFE", "1", 0);
   return std::make_unique<BoostMpiWorld>();
 }
 #else

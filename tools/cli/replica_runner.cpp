@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -89,6 +91,22 @@ namespace {
 
 const std::string kPartial = ".partial-";
 
+std::string host_name()
+{
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0)
+    return "localhost";
+  std::string h = name;
+  std::replace(h.begin(), h.end(), '-', '_');  // '-' separates the host from the pid
+  return h;
+}
+
+// "<dir>.partial-<host>-<pid>": a replica being written by process pid on host.
+std::string partial_dir(const std::string& dir) { return dir + kPartial + host_name() + "-" + std::to_string(getpid()); }
+
+// A replica is done when its directory holds its summary (it is renamed into place complete).
+bool is_done(const std::string& dir) { return fs::exists(fs::path(dir) / "summary.json"); }
+
 // A replica's heap grows by tens of megabytes (its trace, SimGrid's activities) and every first touch
 // of a page is a fault: on the 2-core VMs we measured (tools/bench_sweep) a fault costs ~18 us, and
 // faults were a third of a replica's time. The child therefore grows glibc's heap once, by a large
@@ -116,15 +134,15 @@ void prepare_replica_heap()
 }
 
 // In the child: simulate, write into a temporary directory, rename it into place.
-[[noreturn]] void replica_child(const ReplicaTask& t, const sim::ResolvedStep& step)
+[[noreturn]] void replica_child(const ReplicaTask& t, const sim::ResolvedStep& step, pid_t runner)
 {
   int code = 0;
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed sweep takes its replicas with it
-  if (getppid() == 1)
+  if (getppid() != runner)
     _exit(1);  // the runner died before the line above
   prepare_replica_heap();
   try {
-    const std::string tmp = t.dir + kPartial + std::to_string(getpid());
+    const std::string tmp = partial_dir(t.dir);
     const sim::RunResult r = sim::run_simulation(*t.scenario, t.seed, step);
     if (std::string err = sim::write_outputs(tmp, *t.scenario, r); !err.empty()) {
       std::cerr << "fleetsim: error: " << err << "\n";
@@ -146,19 +164,46 @@ void prepare_replica_heap()
   _exit(code);
 }
 
-// Removes partial directories of replicas that a killed run left behind.
-void remove_partials(const std::vector<ReplicaTask>& tasks)
+// True when a partial directory's writer is gone: a process of this host that no longer exists.
+// Partials of live processes (another shard or rank writing into the same DIR) and of other hosts
+// (which this host cannot check) are left alone; they never count as done.
+bool writer_is_gone(const std::string& name)
+{
+  const auto at = name.find(kPartial);
+  std::string rest = name.substr(at + kPartial.size());
+  const auto dash = rest.rfind('-');
+  if (dash != std::string::npos) {
+    if (rest.substr(0, dash) != host_name())
+      return false;
+    rest = rest.substr(dash + 1);
+  }
+  long pid = 0;
+  auto [p, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), pid);
+  if (ec != std::errc() || p != rest.data() + rest.size() || pid <= 0)
+    return false;
+  return kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+}
+
+// Removes what killed runs left behind: partial directories whose writer is gone, and replica
+// directories without a summary (which no complete replica can produce).
+void remove_leftovers(const std::vector<ReplicaTask>& tasks)
 {
   std::map<fs::path, bool> parents;
-  for (const auto& t : tasks)
+  for (const auto& t : tasks) {
     parents[fs::path(t.dir).parent_path()] = true;
+    std::error_code ec;
+    if (fs::exists(t.dir, ec) && !is_done(t.dir))
+      fs::remove_all(t.dir, ec);
+  }
   for (const auto& [parent, unused] : parents) {
     std::error_code ec;
     if (!fs::is_directory(parent, ec))
       continue;
-    for (const auto& entry : fs::directory_iterator(parent, ec))
-      if (entry.path().filename().string().find(kPartial) != std::string::npos)
+    for (const auto& entry : fs::directory_iterator(parent, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.find(kPartial) != std::string::npos && writer_is_gone(name))
         fs::remove_all(entry.path(), ec);
+    }
   }
 }
 
@@ -176,7 +221,7 @@ public:
     }
     points_ = static_cast<long>(std::count_if(left_in_point_.begin(), left_in_point_.end(), [](long n) { return n > 0; }));
     for (const auto& t : tasks)
-      if (fs::exists(t.dir))
+      if (is_done(t.dir))
         done(t, false);  // finished by an earlier run
     skipped_ = done_;
     draw(true);
@@ -244,12 +289,12 @@ private:
 std::string run_replicas(const std::vector<ReplicaTask>& tasks, const RunnerOptions& options)
 {
   const int jobs = options.jobs;
-  remove_partials(tasks);
+  remove_leftovers(tasks);
   // Each point's step once, here, before any replica forks: a cold cache would otherwise have the
   // first -j replicas simulate the same iteration side by side, and every replica re-read it.
   std::map<const scenario::Scenario*, sim::ResolvedStep> steps;
   for (const auto& t : tasks)
-    if (!steps.count(t.scenario) && !fs::exists(t.dir)) {
+    if (!steps.count(t.scenario) && !is_done(t.dir)) {
       try {
         steps[t.scenario] = sim::resolve_step(*t.scenario);
       } catch (const std::exception& e) {
@@ -270,8 +315,9 @@ std::string run_replicas(const std::vector<ReplicaTask>& tasks, const RunnerOpti
     progress.done(*it->second);
     running.erase(it);
   };
+  const pid_t runner = getpid();
   for (const auto& t : tasks) {
-    if (fs::exists(t.dir))
+    if (is_done(t.dir))
       continue;  // done by an earlier run
     std::error_code ec;
     fs::create_directories(fs::path(t.dir).parent_path(), ec);
@@ -287,7 +333,7 @@ std::string run_replicas(const std::vector<ReplicaTask>& tasks, const RunnerOpti
     if (pid < 0)
       return "fork failed";
     if (pid == 0)
-      replica_child(t, steps.at(t.scenario));
+      replica_child(t, steps.at(t.scenario), runner);
     running[pid] = &t;
   }
   while (!running.empty())

@@ -109,6 +109,63 @@ std::string located(const std::string& file, const YAML::Node& n, const std::str
 
 std::string scalar_text(const YAML::Node& n) { return n.IsScalar() ? n.Scalar() : std::string(); }
 
+// A number with an optional unit suffix: "5min" -> (5, "min"); nullopt if it does not start with one.
+std::optional<std::pair<double, std::string>> number_and_unit(const std::string& text)
+{
+  double v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || !std::isfinite(v))
+    return std::nullopt;
+  return std::make_pair(v, std::string(p, text.data() + text.size()));
+}
+
+// The values of a range {from, to, step} (arithmetic) or {from, to, times} (geometric), both ends
+// included, with the unit of `from`: {from: 5min, to: 40min, times: 2} is 5min, 10min, 20min, 40min.
+std::vector<std::string> range_values(const YAML::Node& n, std::string& error)
+{
+  auto field = [&](const char* name) -> std::optional<std::pair<double, std::string>> {
+    if (!n[name])
+      return std::nullopt;
+    return number_and_unit(scalar_text(n[name]));
+  };
+  for (const auto& kv : n) {
+    const std::string key = kv.first.as<std::string>();
+    if (key != "from" && key != "to" && key != "step" && key != "times") {
+      error = "a range has from, to, and step or times, not '" + key + "'";
+      return {};
+    }
+  }
+  const auto from = field("from"), to = field("to"), step = field("step"), times = field("times");
+  if (!from || !to || (!step == !times)) {
+    error = "a range needs numbers from, to, and one of step (added) or times (multiplied), e.g. "
+            "{from: 1024, to: 65536, times: 2}";
+    return {};
+  }
+  if (to->second != from->second || (step && !step->second.empty() && step->second != from->second) ||
+      (times && !times->second.empty())) {
+    error = "from, to and step take the same unit; times is a plain factor";
+    return {};
+  }
+  const double a = from->first, b = to->first;
+  const bool ok = step ? step->first > 0 && b >= a : times->first > 1 && a > 0 && b >= a;
+  if (!ok) {
+    error = step ? "a range needs step > 0 and to >= from" : "a range needs times > 1 and 0 < from <= to";
+    return {};
+  }
+  std::vector<std::string> values;
+  for (int i = 0; values.size() < 10000; ++i) {
+    const double v = step ? a + i * step->first : a * std::pow(times->first, i);
+    if (v > b * (1 + 1e-12))
+      break;
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.12g", v);
+    values.push_back(buf + from->second);
+  }
+  if (values.size() >= 10000)
+    error = "a range of more than 10,000 values";
+  return values;
+}
+
 // Parses the sweep file; prints every problem and returns nullopt when there is one.
 std::optional<SweepFile> read_sweep(const std::string& path)
 {
@@ -208,18 +265,38 @@ std::optional<SweepFile> read_sweep(const std::string& path)
           continue;
         }
         Axis axis{k, {}, {}};
+        if (e.second.IsMap()) {
+          std::string error;
+          axis.values = range_values(e.second, error);
+          if (!error.empty()) {
+            errors.push_back(located(path, e.second, "vary: " + k + ": " + error));
+            continue;
+          }
+        }
         if (e.second.IsSequence())
           for (const auto& x : e.second)
             if (x.IsScalar())
               axis.values.push_back(x.Scalar());
         if (axis.values.empty() || (e.second.IsSequence() && axis.values.size() != e.second.size()))
-          errors.push_back(located(path, e.second, "vary: " + k + " needs a list of values, e.g. [8, 16]"));
+          errors.push_back(located(path, e.second, "vary: " + k + " needs a list of values, e.g. [8, 16], or a range, "
+                                                   "e.g. {from: 1024, to: 65536, times: 2}"));
         else
           s.axes.push_back(std::move(axis));
       }
     } else {
       errors.push_back(located(path, kv.first, "unknown key '" + key + "' (a sweep file has base, replicas, seed, set, vary, zip, metrics)"));
     }
+  }
+  // Axis values name directories (runs/<key>=<value>,...) and fill CSV cells unquoted.
+  for (const auto& a : s.axes) {
+    std::vector<std::pair<std::string, const std::vector<std::string>*>> keys = {{a.key, &a.values}};
+    for (const auto& [k, v] : a.zipped)
+      keys.emplace_back(k, &v);
+    for (const auto& [k, values] : keys)
+      for (const auto& v : *values)
+        if (v.find_first_of(",\"/=\n\r") != std::string::npos)
+          errors.push_back(path + ": error: " + k + ": the value '" + v +
+                           "' holds one of , \" / = or a line break, which would break run directory names and CSV cells");
   }
   if (s.base.empty() && errors.empty())
     errors.push_back(path + ": error: the sweep file needs base: (the scenario)");
@@ -423,7 +500,12 @@ int write_results(const Plan& p, const std::vector<std::vector<double>>& figures
     const size_t shown = static_cast<size_t>(std::find(ms.begin(), ms.end(), find_metric("ettr")) - ms.begin());
     std::printf("  %-44s %8s %9s %8s %8s\n", "point", shown < ms.size() ? "ETTR" : ms[0]->name.c_str(), "95% CI", "p5", "p95");
     for (size_t i = 0; i < p.points.size(); ++i) {
-      const models::SampleSummary s = models::summarize(values[i][shown < ms.size() ? shown : 0]);
+      const auto& v = values[i][shown < ms.size() ? shown : 0];
+      if (std::any_of(v.begin(), v.end(), [](double x) { return std::isnan(x); })) {
+        std::printf("  %-44s %8s\n", p.points[i].label.empty() ? "(base)" : p.points[i].label.c_str(), "(no value)");
+        continue;
+      }
+      const models::SampleSummary s = models::summarize(v);
       std::printf("  %-44s %8.4f %9.4f %8.4f %8.4f\n", p.points[i].label.empty() ? "(base)" : p.points[i].label.c_str(),
                   s.mean, s.ci95, s.p5, s.p95);
     }
@@ -525,78 +607,94 @@ int cmd_sweep(const Options& opts)
     }
   }
   const bool speaker = !mpi || mpi->rank() == 0;
-  std::ostringstream silenced;
-  std::streambuf* cerr_buf = speaker ? nullptr : std::cerr.rdbuf(silenced.rdbuf());
-  auto restore_cerr = [&] {
+  // Under MPI every rank loads and checks the sweep itself (its files may differ from rank 0's).
+  // Rank 0 prints its problems; another rank prints its own only where rank 0 saw none, so a bad
+  // file gives one message, not K. Every rank reaches the same collectives, failing or not.
+  std::ostringstream held;
+  std::streambuf* cerr_buf = speaker ? nullptr : std::cerr.rdbuf(held.rdbuf());
+  auto agreed = [&](bool mine_ok) {
     if (cerr_buf != nullptr)
       std::cerr.rdbuf(cerr_buf);
     cerr_buf = nullptr;
+    if (!mpi)
+      return mine_ok;
+    const bool all_ok = mpi->all(mine_ok);
+    const bool rank0_ok = mpi->broadcast(mine_ok ? "ok" : "") == "ok";
+    if (!speaker && !mine_ok && rank0_ok)
+      std::cerr << "rank " << mpi->rank() << ": " << held.str();
+    held.str("");
+    return all_ok;
   };
 
-  const auto sweep = read_sweep(opts.scenario);
-  if (!sweep) {
-    restore_cerr();
-    return kExitBadInput;
-  }
   Plan plan;
-  plan.sweep_file = opts.scenario;
-  plan.base = sweep->base;
-  plan.axes = sweep->axes;
-  plan.points = grid(sweep->axes);
-  plan.replicas = opts.replicas > 0 ? opts.replicas : sweep->replicas;
-  plan.sets = sweep->sets;
-  plan.sets.insert(plan.sets.end(), opts.sets.begin(), opts.sets.end());
-  // Every point is loaded and checked before anything runs: bad input writes nothing.
   std::vector<scenario::Scenario> scenarios;
-  for (const auto& p : plan.points) {
-    std::vector<std::string> sets = plan.sets;
-    sets.insert(sets.end(), p.sets.begin(), p.sets.end());
-    auto loaded = scenario::load_scenario_file(sweep->base, sets);
-    if (!loaded.diagnostics.empty()) {
-      std::cerr << "point " << (p.label.empty() ? "(base)" : p.label) << " of " << opts.scenario << ":\n"
-                << loaded.diagnostics.to_string();
-      restore_cerr();
-      return kExitBadInput;
-    }
-    scenarios.push_back(std::move(*loaded.scenario));
-  }
-  plan.first_seed = opts.has_seed ? opts.seed : sweep->seed.value_or(scenarios.front().seed);
-  // The metrics asked for, or all of them (the token-target ones when some point has a target).
-  const bool target = std::any_of(scenarios.begin(), scenarios.end(), [](const auto& sc) { return sc.token_target > 0; });
-  for (const auto& m : all_metrics())
-    if (sweep->metrics.empty() ? target || m.path.front() != "token_target"
-                               : std::find(sweep->metrics.begin(), sweep->metrics.end(), m.name) != sweep->metrics.end())
-      plan.metrics.push_back(&m);
-  plan.out = opts.out.empty() ? "out/sweep-" + fs::path(opts.scenario).stem().string() : opts.out;
   std::vector<std::string> varies;
-  for (const auto& a : plan.axes) {
-    std::string v = a.key + "=";
-    for (size_t i = 0; i < a.values.size(); ++i)
-      v += (i ? "," : "") + a.values[i];
-    for (const auto& [k, values] : a.zipped) {
-      v += " zip " + k + "=";
-      for (size_t i = 0; i < values.size(); ++i)
-        v += (i ? "," : "") + values[i];
+  auto load = [&]() -> bool {
+    const auto sweep = read_sweep(opts.scenario);
+    if (!sweep)
+      return false;
+    plan.sweep_file = opts.scenario;
+    plan.base = sweep->base;
+    plan.axes = sweep->axes;
+    plan.points = grid(sweep->axes);
+    plan.replicas = opts.replicas > 0 ? opts.replicas : sweep->replicas;
+    plan.sets = sweep->sets;
+    plan.sets.insert(plan.sets.end(), opts.sets.begin(), opts.sets.end());
+    // Every point is loaded and checked before anything runs: bad input writes nothing.
+    for (const auto& p : plan.points) {
+      std::vector<std::string> sets = plan.sets;
+      sets.insert(sets.end(), p.sets.begin(), p.sets.end());
+      auto loaded = scenario::load_scenario_file(sweep->base, sets);
+      if (!loaded.diagnostics.empty()) {
+        std::cerr << "point " << (p.label.empty() ? "(base)" : p.label) << " of " << opts.scenario << ":\n"
+                  << loaded.diagnostics.to_string();
+        return false;
+      }
+      scenarios.push_back(std::move(*loaded.scenario));
     }
-    varies.push_back(v);
-  }
-
-  // One process claims DIR (every shard may: they write the same bytes); MPI ranks wait for rank 0.
-  std::string claim_error;
-  if (speaker || !mpi) {
-    claim_error = claim_output_dir(plan.out, manifest_text(plan.base, plan.sets, varies, plan.first_seed, plan.replicas));
-    if (claim_error.empty())
-      claim_error = sim::write_file_atomically(plan.out, "sweep.json",
-                                               [&](std::ostream& o) { o << plan_json(plan).dump(2) << '\n'; });
-  }
-  if (mpi)
-    claim_error = mpi->broadcast(claim_error);
-  restore_cerr();
-  if (!claim_error.empty()) {
-    if (speaker)
-      std::cerr << "fleetsim: error: " << claim_error << "\n";
+    plan.first_seed = opts.has_seed ? opts.seed : sweep->seed.value_or(scenarios.front().seed);
+    // The metrics asked for, in the file's order, or all of them (the token-target ones when some
+    // point has a target).
+    const bool target = std::any_of(scenarios.begin(), scenarios.end(), [](const auto& sc) { return sc.token_target > 0; });
+    if (sweep->metrics.empty()) {
+      for (const auto& m : all_metrics())
+        if (target || m.path.front() != "token_target")
+          plan.metrics.push_back(&m);
+    } else {
+      for (const auto& name : sweep->metrics)
+        if (std::find(plan.metrics.begin(), plan.metrics.end(), find_metric(name)) == plan.metrics.end())
+          plan.metrics.push_back(find_metric(name));
+    }
+    plan.out = opts.out.empty() ? "out/sweep-" + fs::path(opts.scenario).stem().string() : opts.out;
+    for (const auto& a : plan.axes) {
+      std::string v = a.key + "=";
+      for (size_t i = 0; i < a.values.size(); ++i)
+        v += (i ? "," : "") + a.values[i];
+      for (const auto& [k, values] : a.zipped) {
+        v += " zip " + k + "=";
+        for (size_t i = 0; i < values.size(); ++i)
+          v += (i ? "," : "") + values[i];
+      }
+      varies.push_back(v);
+    }
+    return true;
+  };
+  if (!agreed(load()))
     return kExitBadInput;
-  }
+
+  // Every process claims DIR on its own filesystem: shards and ranks sharing one write the same
+  // bytes (each through its own temporary file); a rank with a filesystem of its own checks that its
+  // DIR holds no other sweep's runs.
+  std::string claim_error =
+      claim_output_dir(plan.out, manifest_text(plan.base, plan.sets, varies, plan.first_seed, plan.replicas));
+  if (claim_error.empty())
+    claim_error = sim::write_file_atomically(plan.out, "sweep.json",
+                                             [&](std::ostream& o) { o << plan_json(plan).dump(2) << '\n'; });
+  if (!claim_error.empty())
+    std::cerr << "fleetsim: error: " << (mpi && !speaker ? "rank " + std::to_string(mpi->rank()) + ": " : "")
+              << claim_error << "\n";
+  if ((mpi && !mpi->all(claim_error.empty())) || !claim_error.empty())
+    return kExitBadInput;
 
   // This process's share: task t goes to rank (or shard) t mod n, which spreads every point's
   // replicas, and so its cost, over all of them.
