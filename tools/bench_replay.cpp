@@ -2,7 +2,7 @@
 //
 //   build/fleetsim_bench [--runs N] [--target-wall S] [--target-rss MB] [SCENARIO] [-- extra fleetsim args]
 //   build/fleetsim_bench --exec [--runs N] [--target-wall S] [--target-rss MB] -- FLEETSIM ARGS
-//   build/fleetsim_bench --sweep REPLICAS [-j J] [--runs N] [--target-wall S] [SCENARIO] [-- args]
+//   build/fleetsim_bench --sweep REPLICAS [-j J] [--summary-only] [--runs N] [--target-wall S] [SCENARIO] [-- args]
 //
 // --sweep times `fleetsim sweep` of REPLICAS replicas of SCENARIO (seeds 1..REPLICAS, -j J
 // processes at once, every replica's files kept) into a fresh directory, N times, e.g. the issue's
@@ -152,7 +152,7 @@ int bench_exec(const std::string& fleetsim, const std::vector<std::string>& args
 }
 
 // Times `fleetsim sweep` of `replicas` seeds of the scenario, `runs` times, each into a new directory.
-int bench_sweep(const std::string& fleetsim, const std::string& scenario, int replicas, int jobs,
+int bench_sweep(const std::string& fleetsim, const std::string& scenario, int replicas, int jobs, bool summary_only,
                 const std::vector<std::string>& extra, int runs, double target_wall, double target_rss)
 {
   std::string pattern = (std::filesystem::temp_directory_path() / "fleetsim-bench-XXXXXX").string();
@@ -163,10 +163,10 @@ int bench_sweep(const std::string& fleetsim, const std::string& scenario, int re
   }
   const std::string sweep = std::string(tmp) + "/sweep.yaml";
   std::ofstream(sweep) << "base: " << std::filesystem::absolute(scenario).string() << "\nreplicas: " << replicas
-                       << "\nseed: 1\n";
+                       << "\nseed: 1\n" << (summary_only ? "keep: summary\n" : "");
   setenv("FLEETSIM_CACHE_DIR", (std::string(tmp) + "/step-cache").c_str(), 1);
-  std::printf("fleetsim_bench --sweep: %d replicas of %s, -j %d, %d runs, %u hardware threads\n", replicas,
-              scenario.c_str(), jobs, runs, std::max(1u, static_cast<unsigned>(sysconf(_SC_NPROCESSORS_ONLN))));
+  std::printf("fleetsim_bench --sweep: %d replicas of %s, -j %d, keep %s, %d runs, %u hardware threads\n", replicas,
+              scenario.c_str(), jobs, summary_only ? "summary" : "all", runs, std::max(1u, static_cast<unsigned>(sysconf(_SC_NPROCESSORS_ONLN))));
   {
     // Fill the step cache first: the figures are for the replicas, not for simulating one iteration.
     Sample cold;
@@ -219,12 +219,15 @@ int main(int argc, char** argv)
   std::vector<std::string> extra;
   bool exec_mode = false;
   int sweep_replicas = 0, jobs = 2;
+  bool summary_only = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--exec")
       exec_mode = true;
     else if (a == "--sweep" && i + 1 < argc)
       sweep_replicas = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--summary-only")
+      summary_only = true;
     else if ((a == "-j" || a == "--jobs") && i + 1 < argc)
       jobs = std::max(1, std::atoi(argv[++i]));
     else if (a == "--runs" && i + 1 < argc)
@@ -239,7 +242,7 @@ int main(int argc, char** argv)
     } else if (!a.empty() && a[0] != '-')
       scenario = a;
     else {
-      std::fprintf(stderr, "usage: fleetsim_bench [--exec | --sweep REPLICAS [-j J]] [--runs N] [--target-wall S] "
+      std::fprintf(stderr, "usage: fleetsim_bench [--exec | --sweep REPLICAS [-j J] [--summary-only]] [--runs N] [--target-wall S] "
                            "[--target-rss MB] [SCENARIO] [-- args]\n");
       return 2;
     }
@@ -249,7 +252,7 @@ int main(int argc, char** argv)
   if (exec_mode)
     return bench_exec(fleetsim, extra, runs, target_wall, target_rss);
   if (sweep_replicas > 0)
-    return bench_sweep(fleetsim, scenario, sweep_replicas, jobs, extra, runs, target_wall, target_rss);
+    return bench_sweep(fleetsim, scenario, sweep_replicas, jobs, summary_only, extra, runs, target_wall, target_rss);
   std::string pattern = (std::filesystem::temp_directory_path() / "fleetsim-bench-XXXXXX").string();
   const char* tmp = mkdtemp(pattern.data());
   if (tmp == nullptr) {

@@ -322,11 +322,13 @@ std::string write_file_atomically(const std::string& dir, const std::string& nam
   return ec ? "cannot rename '" + tmp.string() + "': " + ec.message() : "";
 }
 
-std::string write_outputs(const std::string& dir, const scenario::Scenario& s, const RunResult& r)
+std::string write_outputs(const std::string& dir, const scenario::Scenario& s, const RunResult& r, bool traces)
 {
   std::string err = prepare_output_dir(dir);
   if (err.empty())
     err = write_file_atomically(dir, "summary.json", [&](std::ostream& o) { o << summary_json(s, r).dump(2) << '\n'; });
+  if (!traces)
+    return err;
   if (err.empty())
     err = write_file_atomically(dir, "timeline.csv", [&](std::ostream& o) { write_timeline_csv(o, r); });
   if (err.empty())

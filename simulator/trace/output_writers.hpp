@@ -25,7 +25,8 @@ void write_events_csv(std::ostream& out, const RunResult& r);
 
 /// Writes the three files into `dir` (created if needed). Returns "" or an error message.
 [[nodiscard]] std::string write_outputs(const std::string& dir, const scenario::Scenario& s,
-                                        const RunResult& r);
+                                        const RunResult& r,
+                                        bool traces = true);
 
 /// Creates `dir` if needed. Returns "" or an error message.
 [[nodiscard]] std::string prepare_output_dir(const std::string& dir);

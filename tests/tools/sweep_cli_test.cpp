@@ -285,3 +285,23 @@ TEST(CliSweep, RangesExpandToEveryValueFromFirstToLastWithTheirUnit)
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CliSweep, KeepSummaryWritesOnlyEachReplicasSummaryAndTheSameResults)
+{
+  TempDir tmp;
+  const std::string all = sweep_file(tmp, 2);
+  const std::string summary = tmp.write("summary.yaml", read_file(all) + "keep: summary\n");
+  ASSERT_EQ(sweep(all + " --out " + (tmp / "all") + " --quiet").code, 0);
+  ASSERT_EQ(sweep(summary + " --out " + (tmp / "summary") + " --quiet").code, 0);
+  const fs::path run = fs::path(tmp / "summary") / "runs" / "lemons.retire_after=3,spares.nodes=2" / "seed-2";
+  EXPECT_TRUE(fs::exists(run / "summary.json"));
+  EXPECT_FALSE(fs::exists(run / "timeline.csv"));
+  EXPECT_FALSE(fs::exists(run / "events.csv"));
+  EXPECT_EQ(read_file(fs::path(tmp / "summary") / "results.csv"), read_file(fs::path(tmp / "all") / "results.csv"));
+  const std::string bad = tmp.write("bad.yaml", "base: " + kLemons + "\nkeep: nothing\n");
+  EXPECT_EQ(sweep(bad + " --out " + (tmp / "bad")).code, 2);
+}
+
+}  // namespace

@@ -134,7 +134,7 @@ void prepare_replica_heap()
 }
 
 // In the child: simulate, write into a temporary directory, rename it into place.
-[[noreturn]] void replica_child(const ReplicaTask& t, const sim::ResolvedStep& step, pid_t runner)
+[[noreturn]] void replica_child(const ReplicaTask& t, const sim::ResolvedStep& step, pid_t runner, bool traces)
 {
   int code = 0;
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed sweep takes its replicas with it
@@ -144,7 +144,7 @@ void prepare_replica_heap()
   try {
     const std::string tmp = partial_dir(t.dir);
     const sim::RunResult r = sim::run_simulation(*t.scenario, t.seed, step);
-    if (std::string err = sim::write_outputs(tmp, *t.scenario, r); !err.empty()) {
+    if (std::string err = sim::write_outputs(tmp, *t.scenario, r, traces); !err.empty()) {
       std::cerr << "fleetsim: error: " << err << "\n";
       code = 1;
     } else {
@@ -333,7 +333,7 @@ std::string run_replicas(const std::vector<ReplicaTask>& tasks, const RunnerOpti
     if (pid < 0)
       return "fork failed";
     if (pid == 0)
-      replica_child(t, steps.at(t.scenario), runner);
+      replica_child(t, steps.at(t.scenario), runner, options.traces);
     running[pid] = &t;
   }
   while (!running.empty())

@@ -41,6 +41,7 @@ struct ReplicaTask {
 struct RunnerOptions {
   int jobs = 1;           // replicas at once
   bool progress = false;  // a progress line on stderr, if stderr is a terminal
+  bool traces = true;     // each replica's timeline.csv and events.csv (summary.json always)
 };
 
 /// The text that identifies a set of runs (scenario path, overrides, axes, seeds): written to

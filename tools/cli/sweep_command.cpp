@@ -43,6 +43,7 @@ struct SweepFile {
   std::vector<std::string> sets;
   std::vector<Axis> axes;
   std::vector<std::string> metrics;  // names; empty = the defaults
+  bool traces = true;                // keep: all (default) | summary
 };
 
 // A metric of summary.json: its column name and its path (seconds are reported in hours).
@@ -204,6 +205,10 @@ std::optional<SweepFile> read_sweep(const std::string& path)
       if (!v.IsScalar() || !YAML::convert<unsigned long long>::decode(v, n))
         errors.push_back(located(path, v, "seed: the first seed, a non-negative integer"));
       s.seed = n;
+    } else if (key == "keep") {
+      if (scalar_text(v) != "all" && scalar_text(v) != "summary")
+        errors.push_back(located(path, v, "keep: all (every replica's summary.json, timeline.csv and events.csv) or summary (summary.json only)"));
+      s.traces = scalar_text(v) != "summary";
     } else if (key == "metrics") {
       if (!v.IsSequence() || v.size() == 0) {
         errors.push_back(located(path, v, "metrics: a list of metric names (" + metric_names() + ")"));
@@ -284,7 +289,7 @@ std::optional<SweepFile> read_sweep(const std::string& path)
           s.axes.push_back(std::move(axis));
       }
     } else {
-      errors.push_back(located(path, kv.first, "unknown key '" + key + "' (a sweep file has base, replicas, seed, set, vary, zip, metrics)"));
+      errors.push_back(located(path, kv.first, "unknown key '" + key + "' (a sweep file has base, replicas, seed, set, vary, zip, metrics, keep)"));
     }
   }
   // Axis values name directories (runs/<key>=<value>,...) and fill CSV cells unquoted.
@@ -629,6 +634,7 @@ int cmd_sweep(const Options& opts)
   Plan plan;
   std::vector<scenario::Scenario> scenarios;
   std::vector<std::string> varies;
+  bool traces = true;
   auto load = [&]() -> bool {
     const auto sweep = read_sweep(opts.scenario);
     if (!sweep)
@@ -653,6 +659,7 @@ int cmd_sweep(const Options& opts)
       scenarios.push_back(std::move(*loaded.scenario));
     }
     plan.first_seed = opts.has_seed ? opts.seed : sweep->seed.value_or(scenarios.front().seed);
+    traces = sweep->traces;
     // The metrics asked for, in the file's order, or all of them (the token-target ones when some
     // point has a target).
     const bool target = std::any_of(scenarios.begin(), scenarios.end(), [](const auto& sc) { return sc.token_target > 0; });
@@ -710,6 +717,7 @@ int cmd_sweep(const Options& opts)
   RunnerOptions run_opts;
   run_opts.jobs = opts.jobs;
   run_opts.progress = speaker && !opts.quiet;
+  run_opts.traces = traces;
   std::string error = run_replicas(tasks, run_opts);
   std::optional<std::vector<std::vector<double>>> figures;
   if (error.empty())
