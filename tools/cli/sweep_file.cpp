@@ -1,0 +1,281 @@
+#include "sweep_plan.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+namespace fleetsim::cli {
+
+namespace fs = std::filesystem;
+
+// Every metric a sweep can aggregate, in the order of the result columns.
+const std::vector<Metric>& all_metrics()
+{
+  static const std::vector<Metric> m = [] {
+    std::vector<Metric> v = {{"ettr", {"ettr"}, 1},
+                             {"goodput_ratio", {"goodput_ratio"}, 1},
+                             {"tokens_trained", {"tokens_trained"}, 1},
+                             {"time_to_target_h", {"token_target", "time_to_target_s"}, 1.0 / 3600},
+                             {"target_reached", {"token_target", "reached"}, 1},
+                             {"unexpected_interruptions", {"interruptions", "unexpected"}, 1}};
+    for (const char* phase : {"productive", "checkpoint", "detection", "restart", "reload", "warmup", "lost_work",
+                              "planned", "waiting"})
+      v.push_back({std::string(phase) + "_h", {"time_breakdown_s", phase}, 1.0 / 3600});
+    return v;
+  }();
+  return m;
+}
+
+const Metric* find_metric(const std::string& name)
+{
+  for (const auto& m : all_metrics())
+    if (m.name == name)
+      return &m;
+  return nullptr;
+}
+
+namespace {
+
+std::string metric_names()
+{
+  std::string names;
+  for (const auto& m : all_metrics())
+    names += (names.empty() ? "" : ", ") + m.name;
+  return names;
+}
+
+}  // namespace
+
+// The metric's value in a summary.json; NaN when the run has none (a token target not reached).
+double metric_value(const nlohmann::json& j, const Metric& m)
+{
+  const nlohmann::json* at = &j;
+  for (const auto& k : m.path) {
+    if (!at->is_object() || !at->contains(k))
+      return std::nan("");
+    at = &(*at)[k];
+  }
+  if (at->is_boolean())
+    return at->get<bool>() ? 1 : 0;
+  return at->is_number() ? at->get<double>() * m.scale : std::nan("");
+}
+
+namespace {
+
+// A located error, as the scenario loader prints them.
+std::string located(const std::string& file, const YAML::Node& n, const std::string& msg)
+{
+  const auto mark = n.Mark();
+  return file + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1) + ": error: " + msg;
+}
+
+std::string scalar_text(const YAML::Node& n) { return n.IsScalar() ? n.Scalar() : std::string(); }
+
+// A number with an optional unit suffix: "5min" -> (5, "min"); nullopt if it does not start with one.
+std::optional<std::pair<double, std::string>> number_and_unit(const std::string& text)
+{
+  double v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || !std::isfinite(v))
+    return std::nullopt;
+  return std::make_pair(v, std::string(p, text.data() + text.size()));
+}
+
+// The values of a range {from, to, step} (arithmetic) or {from, to, times} (geometric), both ends
+// included, with the unit of `from`: {from: 5min, to: 40min, times: 2} is 5min, 10min, 20min, 40min.
+std::vector<std::string> range_values(const YAML::Node& n, std::string& error)
+{
+  auto field = [&](const char* name) -> std::optional<std::pair<double, std::string>> {
+    if (!n[name])
+      return std::nullopt;
+    return number_and_unit(scalar_text(n[name]));
+  };
+  for (const auto& kv : n) {
+    const std::string key = kv.first.as<std::string>();
+    if (key != "from" && key != "to" && key != "step" && key != "times") {
+      error = "a range has from, to, and step or times, not '" + key + "'";
+      return {};
+    }
+  }
+  const auto from = field("from"), to = field("to"), step = field("step"), times = field("times");
+  if (!from || !to || (!step == !times)) {
+    error = "a range needs numbers from, to, and one of step (added) or times (multiplied), e.g. "
+            "{from: 1024, to: 65536, times: 2}";
+    return {};
+  }
+  if (to->second != from->second || (step && !step->second.empty() && step->second != from->second) ||
+      (times && !times->second.empty())) {
+    error = "from, to and step take the same unit; times is a plain factor";
+    return {};
+  }
+  const double a = from->first, b = to->first;
+  const bool ok = step ? step->first > 0 && b >= a : times->first > 1 && a > 0 && b >= a;
+  if (!ok) {
+    error = step ? "a range needs step > 0 and to >= from" : "a range needs times > 1 and 0 < from <= to";
+    return {};
+  }
+  std::vector<std::string> values;
+  for (int i = 0; values.size() < 10000; ++i) {
+    const double v = step ? a + i * step->first : a * std::pow(times->first, i);
+    if (v > b * (1 + 1e-12))
+      break;
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.12g", v);
+    values.push_back(buf + from->second);
+  }
+  if (values.size() >= 10000)
+    error = "a range of more than 10,000 values";
+  return values;
+}
+
+}  // namespace
+
+std::optional<SweepFile> read_sweep(const std::string& path)
+{
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    std::cerr << path << ": error: cannot open the sweep file\n";
+    return std::nullopt;
+  } catch (const YAML::Exception& e) {
+    std::cerr << path << ":" << e.mark.line + 1 << ":" << e.mark.column + 1 << ": error: " << e.msg << "\n";
+    return std::nullopt;
+  }
+  std::vector<std::string> errors;
+  SweepFile s;
+  if (!root.IsMap()) {
+    std::cerr << path << ": error: a sweep file is a map with base, replicas and vary\n";
+    return std::nullopt;
+  }
+  for (const auto& kv : root) {
+    const std::string key = kv.first.as<std::string>();
+    const YAML::Node& v = kv.second;
+    if (key == "base") {
+      const fs::path base = scalar_text(v);
+      if (base.empty())
+        errors.push_back(located(path, v, "base: the scenario file, relative to the sweep file or absolute"));
+      else
+        s.base = (base.is_absolute() ? base : fs::path(path).parent_path() / base).lexically_normal().string();
+    } else if (key == "replicas") {
+      int n = 0;
+      if (!v.IsScalar() || !YAML::convert<int>::decode(v, n) || n < 1 || n > 1000000)
+        errors.push_back(located(path, v, "replicas: a positive number of seeds per point"));
+      s.replicas = n;
+    } else if (key == "seed") {
+      unsigned long long n = 0;
+      if (!v.IsScalar() || !YAML::convert<unsigned long long>::decode(v, n))
+        errors.push_back(located(path, v, "seed: the first seed, a non-negative integer"));
+      s.seed = n;
+    } else if (key == "keep") {
+      if (scalar_text(v) != "all" && scalar_text(v) != "summary")
+        errors.push_back(located(path, v, "keep: all (every replica's summary.json, timeline.csv and events.csv) or summary (summary.json only)"));
+      s.traces = scalar_text(v) != "summary";
+    } else if (key == "metrics") {
+      if (!v.IsSequence() || v.size() == 0) {
+        errors.push_back(located(path, v, "metrics: a list of metric names (" + metric_names() + ")"));
+        continue;
+      }
+      for (const auto& x : v) {
+        if (!x.IsScalar() || find_metric(x.Scalar()) == nullptr)
+          errors.push_back(located(path, x, "metrics: unknown metric '" + scalar_text(x) + "' (known: " + metric_names() + ")"));
+        else
+          s.metrics.push_back(x.Scalar());
+      }
+    } else if (key == "zip") {
+      // A list of maps; in each, the keys' lists have one length and vary together as one axis.
+      if (!v.IsSequence()) {
+        errors.push_back(located(path, v, "zip: a list of maps of equally long lists, e.g. - {cluster.gpus: [1024, 2048], parallelism.dp: [8, 16]}"));
+        continue;
+      }
+      for (const auto& group : v) {
+        Axis axis;
+        bool ok = group.IsMap() && group.size() >= 1;
+        for (const auto& e : group) {
+          std::vector<std::string> values;
+          if (e.second.IsSequence())
+            for (const auto& x : e.second)
+              if (x.IsScalar())
+                values.push_back(x.Scalar());
+          const std::string k = e.first.as<std::string>();
+          if (values.empty() || values.size() != e.second.size() ||
+              (!axis.key.empty() && values.size() != axis.values.size())) {
+            errors.push_back(located(path, e.second, "zip: " + k + " needs a list as long as the others in its group"));
+            ok = false;
+            break;
+          }
+          if (axis.key.empty()) {
+            axis.key = k;
+            axis.values = std::move(values);
+          } else {
+            axis.zipped.emplace_back(k, std::move(values));
+          }
+        }
+        if (ok)
+          s.axes.push_back(std::move(axis));
+        else if (!group.IsMap())
+          errors.push_back(located(path, group, "zip: each entry is a map of keys to lists"));
+      }
+    } else if (key == "set" || key == "vary") {
+      if (!v.IsMap()) {
+        errors.push_back(located(path, v, key + ": a map from dotted scenario keys to " +
+                                              (key == "set" ? "values" : "lists of values")));
+        continue;
+      }
+      for (const auto& e : v) {
+        const std::string k = e.first.as<std::string>();
+        if (key == "set") {
+          if (!e.second.IsScalar())
+            errors.push_back(located(path, e.second, "set: " + k + " needs one value"));
+          else
+            s.sets.push_back(k + "=" + e.second.Scalar());
+          continue;
+        }
+        Axis axis{k, {}, {}};
+        if (e.second.IsMap()) {
+          std::string error;
+          axis.values = range_values(e.second, error);
+          if (!error.empty()) {
+            errors.push_back(located(path, e.second, "vary: " + k + ": " + error));
+            continue;
+          }
+        }
+        if (e.second.IsSequence())
+          for (const auto& x : e.second)
+            if (x.IsScalar())
+              axis.values.push_back(x.Scalar());
+        if (axis.values.empty() || (e.second.IsSequence() && axis.values.size() != e.second.size()))
+          errors.push_back(located(path, e.second, "vary: " + k + " needs a list of values, e.g. [8, 16], or a range, "
+                                                   "e.g. {from: 1024, to: 65536, times: 2}"));
+        else
+          s.axes.push_back(std::move(axis));
+      }
+    } else {
+      errors.push_back(located(path, kv.first, "unknown key '" + key + "' (a sweep file has base, replicas, seed, set, vary, zip, metrics, keep)"));
+    }
+  }
+  // Axis values name directories (runs/<key>=<value>,...) and fill CSV cells unquoted.
+  for (const auto& a : s.axes) {
+    std::vector<std::pair<std::string, const std::vector<std::string>*>> keys = {{a.key, &a.values}};
+    for (const auto& [k, v] : a.zipped)
+      keys.emplace_back(k, &v);
+    for (const auto& [k, values] : keys)
+      for (const auto& v : *values)
+        if (v.find_first_of(",\"/=\n\r") != std::string::npos)
+          errors.push_back(path + ": error: " + k + ": the value '" + v +
+                           "' holds one of , \" / = or a line break, which would break run directory names and CSV cells");
+  }
+  if (s.base.empty() && errors.empty())
+    errors.push_back(path + ": error: the sweep file needs base: (the scenario)");
+  for (const auto& e : errors)
+    std::cerr << e << "\n";
+  if (!errors.empty())
+    return std::nullopt;
+  return s;
+}
+
+}  // namespace fleetsim::cli
