@@ -40,19 +40,27 @@ std::string sweep_file(const TempDir& tmp, int replicas, const std::string& dura
 // replica run again is a new directory renamed into place, with a new inode.
 std::map<std::string, ino_t> finished(const fs::path& out)
 {
-  std::map<std::string, ino_t> done;
-  std::error_code ec;
-  if (!fs::exists(out / "runs"))
-    return done;
-  for (const auto& e : fs::recursive_directory_iterator(out / "runs", ec)) {
-    const std::string name = e.path().filename().string();
-    if (e.is_directory() && name.rfind("seed-", 0) == 0 && name.find(".partial") == std::string::npos) {
-      struct stat st {};
-      if (stat(e.path().c_str(), &st) == 0)
-        done[fs::relative(e.path(), out).string()] = st.st_ino;
-    }
+  // Replicas are renamed into place while this looks: iterate without exceptions, and read again
+  // when a directory vanished under the iterator.
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::map<std::string, ino_t> done;
+    std::error_code ec;
+    if (!fs::exists(out / "runs", ec))
+      return done;
+    for (auto point = fs::directory_iterator(out / "runs", ec); !ec && point != fs::directory_iterator();
+         point.increment(ec))
+      for (auto e = fs::directory_iterator(point->path(), ec); !ec && e != fs::directory_iterator(); e.increment(ec)) {
+        const std::string name = e->path().filename().string();
+        struct stat st {};
+        if (name.rfind("seed-", 0) == 0 && name.find(".partial") == std::string::npos &&
+            stat(e->path().c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+          done[fs::relative(e->path(), out).string()] = st.st_ino;
+      }
+    if (!ec)
+      return done;
   }
-  return done;
+  ADD_FAILURE() << "cannot list " << out;
+  return {};
 }
 
 #ifdef FLEETSIM_MPIEXEC

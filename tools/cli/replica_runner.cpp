@@ -181,7 +181,14 @@ bool writer_is_gone(const std::string& name)
   auto [p, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), pid);
   if (ec != std::errc() || p != rest.data() + rest.size() || pid <= 0)
     return false;
-  return kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+  if (kill(static_cast<pid_t>(pid), 0) != 0)
+    return errno == ESRCH;
+  // A killed writer whose new parent has not reaped it yet is a zombie: gone all the same.
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const auto paren = line.rfind(')');
+  return paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z';
 }
 
 // Removes what killed runs left behind: partial directories whose writer is gone, and replica
