@@ -108,8 +108,8 @@ std::string partial_dir(const std::string& dir) { return dir + kPartial + host_n
 bool is_done(const std::string& dir) { return fs::exists(fs::path(dir) / "summary.json"); }
 
 // A replica's heap grows by tens of megabytes (its trace, SimGrid's activities) and every first touch
-// of a page is a fault: on the 2-core VMs we measured (tools/bench_sweep) a fault costs ~18 us, and
-// faults were a third of a replica's time. The child therefore grows glibc's heap once, by a large
+// of a page is a fault: on the 2-core VMs we measured a fault costs ~19 us
+// (build/fleetsim_page_faults), and faults were a third of a replica's time. The child therefore grows glibc's heap once, by a large
 // pad marked for transparent huge pages (one fault per 2 MB where the kernel allows THP; nothing
 // changes where it does not), keeps large blocks in the heap, and never gives memory back: the
 // process is short-lived.
