@@ -125,6 +125,7 @@ std::vector<ParamSpec> build_table()
 
       quantity("checkpoint.interval", T, "30min", "training time between the end of one checkpoint and the start of the next"),
       quantity("checkpoint.state_per_gpu", B, "400MB", "checkpoint bytes written per accelerator"),
+      quantity("checkpoint.state_total", B, std::nullopt, "the model's whole checkpoint (e.g. 14 B/parameter x parameters); when given, each GPU writes state_total / cluster.gpus and checkpoint.state_per_gpu is ignored, so a sweep over cluster.gpus keeps the checkpoint one size"),
       quantity("checkpoint.write_overhead", T, "0s", "fixed cost of each checkpoint besides the data transfer (barrier, metadata)", 0.0, false),
 
       quantity("recovery.detection", T, "5min", "from a failure to the job being declared failed"),

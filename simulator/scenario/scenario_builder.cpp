@@ -4,6 +4,7 @@
 
 #include "models/iteration_plan.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -259,6 +260,10 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
   s.storage.read_bandwidth = units::BytesPerSecond(r.number("storage.read_bandwidth"));
   s.checkpoint.interval = units::Seconds(r.number("checkpoint.interval"));
   s.checkpoint.state_per_gpu = units::Bytes(r.number("checkpoint.state_per_gpu"));
+  // The model's whole checkpoint, when given, fixes each GPU's share at any cluster size.
+  if (r.has("checkpoint.state_total"))
+    s.checkpoint.state_per_gpu =
+        units::Bytes(r.number("checkpoint.state_total") / static_cast<double>(std::max<long>(1, s.fleet.gpus)));
   s.checkpoint.write_overhead = units::Seconds(r.number("checkpoint.write_overhead"));
   s.recovery.detection = units::Seconds(r.number("recovery.detection"));
   s.recovery.restart = units::Seconds(r.number("recovery.restart"));

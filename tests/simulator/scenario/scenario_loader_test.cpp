@@ -51,6 +51,23 @@ double total_count(const Scenario& s)
 
 // ---- the shipped scenario -------------------------------------------------------------------------
 
+TEST(ScenarioLoader, AWholeCheckpointSizeGivesEachGpuItsShareAtAnyClusterSize)
+{
+  for (const auto& [gpus, dp] : std::vector<std::pair<std::string, std::string>>{{"1024", "8"}, {"16384", "128"},
+                                                                                  {"65536", "512"}}) {
+    const auto r = load_scenario_file(kLlama3, {"cluster.gpus=" + gpus, "parallelism.dp=" + dp, "run.step_model=analytic",
+                                                "parallelism.virtual_stages=1", "checkpoint.state_total=5734400MB"});
+    ASSERT_TRUE(r.scenario.has_value()) << r.diagnostics.to_string();
+    EXPECT_DOUBLE_EQ(r.scenario->checkpoint_bytes().si(), 5734400e6) << gpus << " GPUs";
+    EXPECT_DOUBLE_EQ(r.scenario->checkpoint.state_per_gpu.si(), 5734400e6 / std::stod(gpus));
+  }
+  // Without it, state_per_gpu (350 MB in the Llama 3 scenario) grows the checkpoint with the cluster.
+  const auto plain = load_scenario_file(kLlama3, {"cluster.gpus=1024", "parallelism.dp=8", "run.step_model=analytic",
+                                                  "parallelism.virtual_stages=1"});
+  ASSERT_TRUE(plain.scenario.has_value()) << plain.diagnostics.to_string();
+  EXPECT_DOUBLE_EQ(plain.scenario->checkpoint_bytes().si(), 350e6 * 1024);
+}
+
 TEST(ScenarioLoader, LoadsLlama3With18CausesTotalling419AndAConsistentLayout)
 {
   const LoadResult r = load_scenario_file(kLlama3);
