@@ -9,10 +9,7 @@ namespace {
 
 using Output = fleetsim::testing::ProcessOutput;
 
-Output fleetsim(const std::string& args)
-{
-  return fleetsim::testing::run_command(std::string(FLEETSIM_BINARY) + " " + args + " 2>&1");
-}
+Output fleetsim(const std::string& args) { return fleetsim::testing::fleetsim_command(args); }
 
 const std::string kScenario = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/llama3_405b_16k.yaml";
 

@@ -36,6 +36,14 @@ inline ProcessOutput run_command(const std::string& command_line)
   return out;
 }
 
+#ifdef FLEETSIM_BINARY
+// `fleetsim ARGS` with stderr folded into the captured text, as a user sees it on a terminal.
+inline ProcessOutput fleetsim_command(const std::string& args)
+{
+  return run_command(std::string(FLEETSIM_BINARY) + " " + args + " 2>&1");
+}
+#endif
+
 // A fresh directory under the system temp dir, removed with everything in it at the end of the test.
 class TempDir {
 public:

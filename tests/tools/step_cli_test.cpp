@@ -22,10 +22,7 @@ using Output = fleetsim::testing::ProcessOutput;
 const std::string kLlama3 = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/llama3_405b_16k.yaml";
 const std::string kNoFailures = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/no_failures.yaml";
 
-Output fleetsim(const std::string& args)
-{
-  return fleetsim::testing::run_command(std::string(FLEETSIM_BINARY) + " " + args + " 2>&1");
-}
+Output fleetsim(const std::string& args) { return fleetsim::testing::fleetsim_command(args); }
 
 std::string read_file(const fs::path& p)
 {

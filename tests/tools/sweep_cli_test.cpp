@@ -16,14 +16,13 @@ namespace {
 namespace fs = std::filesystem;
 using fleetsim::testing::lines_of;
 using fleetsim::testing::read_file;
-using fleetsim::testing::run_command;
 using fleetsim::testing::TempDir;
 
 const std::string kLemons = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/lemon_retirement.yaml";
 
 fleetsim::testing::ProcessOutput sweep(const std::string& args)
 {
-  return run_command(std::string(FLEETSIM_BINARY) + " sweep " + args + " 2>&1");
+  return fleetsim::testing::fleetsim_command("sweep " + args);
 }
 
 std::string sweep_file(const TempDir& tmp, int replicas)
@@ -165,9 +164,6 @@ TEST(CliSweep, RefusesToMixTheResultsOfAnotherSweepIntoItsDirectory)
   EXPECT_NE(r.text.find("runs.manifest"), std::string::npos) << r.text;
 }
 
-}  // namespace
-
-namespace {
 
 TEST(CliSweep, ReportsTheTimeToATokenTargetAndLeavesItBlankWhereAReplicaMissedIt)
 {
@@ -220,9 +216,6 @@ TEST(CliSweep, AggregatesOnlyTheMetricsItIsAskedFor)
   EXPECT_FALSE(fs::exists(tmp / "bad"));
 }
 
-}  // namespace
-
-namespace {
 
 // The planners' cluster-size sweep (scenarios/sweeps/): ETTR falls as the job grows, and the
 // confidence intervals narrow as replicas are added (about as 1/sqrt(n)).
@@ -258,9 +251,6 @@ TEST(CliSweepPlanners, ClusterSizeSweepEttrFallsWithSizeAndItsConfidenceInterval
   }
 }
 
-}  // namespace
-
-namespace {
 
 TEST(CliSweep, RangesExpandToEveryValueFromFirstToLastWithTheirUnit)
 {
@@ -284,9 +274,6 @@ TEST(CliSweep, RangesExpandToEveryValueFromFirstToLastWithTheirUnit)
   EXPECT_FALSE(fs::exists(tmp / "bad"));
 }
 
-}  // namespace
-
-namespace {
 
 TEST(CliSweep, KeepSummaryWritesOnlyEachReplicasSummaryAndTheSameResults)
 {

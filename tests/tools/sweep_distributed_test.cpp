@@ -25,10 +25,7 @@ using fleetsim::testing::TempDir;
 
 const std::string kLemons = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/lemon_retirement.yaml";
 
-fleetsim::testing::ProcessOutput fleetsim(const std::string& args)
-{
-  return run_command(std::string(FLEETSIM_BINARY) + " " + args + " 2>&1");
-}
+fleetsim::testing::ProcessOutput fleetsim(const std::string& args) { return fleetsim::testing::fleetsim_command(args); }
 
 std::string sweep_file(const TempDir& tmp, int replicas, const std::string& duration = "20d")
 {
