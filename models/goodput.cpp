@@ -1,8 +1,11 @@
 #include "goodput.hpp"
 
+#include "invariant.hpp"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <string>
 
 namespace fleetsim::models {
 
@@ -121,7 +124,10 @@ GoodputReport account(const TraceLog& log, double step_time, double tokens_per_s
   };
   for (const TraceRecord& rec : log) {
     if (const auto* seg = std::get_if<PhaseSegment>(&rec)) {
-      assert(std::fabs(seg->t_begin - clock) < 1e-6 && "phase segments must tile the run");
+      check_invariant(std::fabs(seg->t_begin - clock) < 1e-6, "phases tile the window", [&] {
+        return "a " + std::string(phase_name(seg->phase)) + " segment begins at " + std::to_string(seg->t_begin) +
+               " s, where the previous one ended at " + std::to_string(clock) + " s";
+      });
       const double d = seg->t_end - seg->t_begin;
       if (seg->phase == Phase::Training) {
         last = seg->step_time > 0 ? Rate{seg->step_time, seg->tokens_per_step, seg->straggler_factor}
@@ -194,11 +200,14 @@ GoodputReport account(const TraceLog& log, double step_time, double tokens_per_s
     r.lost_by_cause["stragglers"] += net.straggle;
   if (std::fabs(net.shrink) > negligible)
     r.lost_by_cause["elastic_shrink"] += net.shrink;
-  assert(std::fabs(r.breakdown.total() - clock) <= 1e-6 * std::max(1.0, clock));
-  [[maybe_unused]] double charged = r.goodput_s;
+  check_invariant(std::fabs(r.breakdown.total() - clock) <= 1e-6 * std::max(1.0, clock), "the time breakdown fills the window",
+                  [&] { return "the breakdown sums to " + std::to_string(r.breakdown.total()) + " s of " + std::to_string(clock) + " s"; });
+  double charged = r.goodput_s;
   for (const auto& [name, v] : r.lost_by_cause)
     charged += v;
-  assert(std::fabs(charged - clock) <= 1e-6 * std::max(1.0, clock));
+  check_invariant(std::fabs(charged - clock) <= 1e-6 * std::max(1.0, clock), "every lost second is attributed", [&] {
+    return "goodput and the losses by cause sum to " + std::to_string(charged) + " s of " + std::to_string(clock) + " s";
+  });
   return r;
 }
 

@@ -29,6 +29,8 @@ int main(int argc, char** argv)
       return cmd_describe(opts);
     print_usage();
     return kExitOk;
+  } catch (const fleetsim::models::InvariantViolation& e) {
+    return report_internal_error(e);
   } catch (const std::exception& e) {
     std::cerr << "fleetsim: internal error: " << e.what() << "\n";
     return kExitFailure;

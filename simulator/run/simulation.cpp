@@ -6,6 +6,7 @@
 #include "simulator/actors/training_job.hpp"
 #include "simulator/platform/platform_builder.hpp"
 #include "models/failure_model.hpp"
+#include "models/invariant.hpp"
 #include "models/run_plan.hpp"
 #include "simulator/run/engine_setup.hpp"
 #include "simulator/run/step_source.hpp"
@@ -16,7 +17,10 @@
 #include <cassert>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <map>
+#include <optional>
+#include <string_view>
 
 namespace fleetsim::sim {
 
@@ -56,6 +60,32 @@ JobShape job_shape(const scenario::Scenario& s, const models::StepBreakdown& ste
   }
   return j;
 }
+
+namespace {
+
+// Test-only hook, so that tests can see a Release build stop on a broken invariant
+// (tests/tools/invariant_cli_test.cpp); nothing else reads FLEETSIM_TEST_FAULT:
+//   drop_segment  one phase segment is removed from the middle of the trace before it is accounted;
+//   open_phase    an actor opens a phase half-way through the window while the job's phase is open.
+std::string_view test_fault()
+{
+  const char* fault = std::getenv("FLEETSIM_TEST_FAULT");
+  return fault == nullptr ? std::string_view() : std::string_view(fault);
+}
+
+void break_invariant_for_test(models::TraceLog& log)
+{
+  if (test_fault() != "drop_segment")
+    return;
+  size_t seen = 0;
+  for (auto it = log.begin(); it != log.end(); ++it)
+    if (std::holds_alternative<models::PhaseSegment>(*it) && ++seen == 3) {
+      log.erase(it);
+      return;
+    }
+}
+
+}  // namespace
 
 RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed)
 {
@@ -137,15 +167,33 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed, co
       it = shapes.emplace(dp, job_shape(s, result.step, dp)).first;
     return it->second;
   };
-  sg4::Actor::create("job-scheduler", platform.control, JobScheduler(ctx, shape, shape_for))->daemonize();
-  sg4::Actor::create("training-job", platform.control, TrainingJob(ctx))->daemonize();
-  sg4::Actor::create("checkpoint-coordinator", platform.control, CheckpointCoordinator(ctx))->daemonize();
-  sg4::Actor::create("alarm-clock", platform.control, AlarmClock(ctx))->daemonize();
-  sg4::Actor::create("slowdowns", platform.control, SlowdownInjector(ctx))->daemonize();
-  sg4::Actor::create("maintenance-calendar", platform.control, MaintenanceCalendar(ctx))->daemonize();
+  // An actor that finds a broken invariant cannot throw past SimGrid (it aborts the process): it
+  // keeps the first violation, stops every actor, and the violation is rethrown once the run is over.
+  std::optional<models::InvariantViolation> violation;
+  auto daemon = [&](const std::string& name, auto body) {
+    sg4::Actor::create(name, platform.control, [&violation, body = std::move(body)]() mutable {
+      try {
+        body();
+      } catch (const models::InvariantViolation& e) {
+        if (!violation)
+          violation = e;
+        sg4::Actor::kill_all();
+      }
+    })->daemonize();
+  };
+  daemon("job-scheduler", JobScheduler(ctx, shape, shape_for));
+  daemon("training-job", TrainingJob(ctx));
+  daemon("checkpoint-coordinator", CheckpointCoordinator(ctx));
+  daemon("alarm-clock", AlarmClock(ctx));
+  daemon("slowdowns", SlowdownInjector(ctx));
+  daemon("maintenance-calendar", MaintenanceCalendar(ctx));
   for (size_t i = 0; i < s.causes.size(); ++i)
-    sg4::Actor::create("failures-" + s.causes[i].name, platform.control,
-                       FailureInjector(ctx, static_cast<int>(i)))->daemonize();
+    daemon("failures-" + s.causes[i].name, FailureInjector(ctx, static_cast<int>(i)));
+  if (test_fault() == "open_phase")
+    daemon("test-fault", [&trace, &ctx] {
+      sg4::this_actor::sleep_until(ctx.horizon / 2);
+      trace.open(models::Phase::Waiting, ctx.now());  // while the job's phase is open
+    });
 
   // The only non-daemon actor: when it returns at the end of the window, SimGrid stops every daemon
   // and the run ends, whatever the other actors are waiting for.
@@ -160,13 +208,23 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed, co
       }
     })->daemonize();
   }
-  engine->run();
-  trace.finish(ctx.horizon);
-  result.log = trace.take();
+  try {
+    engine->run();
+    if (violation)
+      throw *violation;
+    trace.finish(ctx.horizon);
+    result.log = trace.take();
+    break_invariant_for_test(result.log);
+    result.report = models::account(result.log, result.step.step_time.si(), s.step.workload.global_batch_tokens);
+  } catch (models::InvariantViolation& e) {
+    e.scenario = s.name;
+    e.seed = seed;
+    e.has_seed = true;
+    throw;
+  }
   result.counters = counters;
   result.nodes_retired = pool.retired_total();
   result.lemons_retired = pool.retired_lemons();
-  result.report = models::account(result.log, result.step.step_time.si(), s.step.workload.global_batch_tokens);
   result.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return result;
 }

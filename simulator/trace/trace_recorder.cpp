@@ -1,15 +1,20 @@
 #include "trace_recorder.hpp"
 
-#include <cassert>
+#include "models/invariant.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 
 namespace fleetsim::sim {
 
 void TraceRecorder::open(models::Phase phase, double t)
 {
-  assert(!open_ && "a phase is already open");
+  models::check_invariant(!open_, "one phase at a time", [&] {
+    return "opening " + std::string(models::phase_name(phase)) + " at " + std::to_string(t) + " s while " +
+           std::string(models::phase_name(open_->phase)) + " is open";
+  });
   models::PhaseSegment seg;
   seg.phase = phase;
   seg.t_begin = t;
@@ -22,7 +27,8 @@ void TraceRecorder::open(models::Phase phase, double t)
 
 void TraceRecorder::close(double t, bool interrupted, long steps)
 {
-  assert(open_ && "no phase is open");
+  models::check_invariant(open_.has_value(), "one phase at a time",
+                          [&] { return "closing a phase at " + std::to_string(t) + " s, but none is open"; });
   models::PhaseSegment seg = *open_;
   seg.t_end = t;
   seg.interrupted = interrupted;

@@ -104,6 +104,18 @@ std::string cell(const std::optional<std::string>& v) { return v ? (v->empty() ?
 
 }  // namespace
 
+int report_internal_error(const models::InvariantViolation& e)
+{
+  std::cerr << "fleetsim: internal error: invariant '" << e.invariant() << "' violated";
+  if (!e.scenario.empty())
+    std::cerr << " in scenario " << e.scenario;
+  if (e.has_seed)
+    std::cerr << ", seed " << e.seed;
+  std::cerr << ": " << e.what() << "\nfleetsim: this is a bug in fleetsim, not in the scenario; no output was written. "
+               "Please report it with the scenario file and the seed.\n";
+  return kExitInternal;
+}
+
 int cmd_validate(const Options& opts)
 {
   scenario::Scenario s;

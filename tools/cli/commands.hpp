@@ -1,6 +1,8 @@
 #pragma once
-// The fleetsim command line: parsing and the sub-commands. Exit codes: 0 success, 1 internal or
-// I/O failure, 2 bad input (unknown option, bad scenario).
+// The fleetsim command line: parsing and the sub-commands. Exit codes: 0 success, 1 I/O or other
+// failure, 2 bad input (unknown option, bad scenario), 3 internal error (a broken invariant: a bug).
+
+#include "models/invariant.hpp"
 
 #include <string>
 #include <vector>
@@ -10,6 +12,11 @@ namespace fleetsim::cli {
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
 constexpr int kExitBadInput = 2;
+constexpr int kExitInternal = 3;
+
+/// Prints a broken invariant as an internal error (the invariant, what was seen, scenario and seed)
+/// and returns kExitInternal.
+int report_internal_error(const models::InvariantViolation& e);
 
 struct Options {
   std::string command;            // run, validate, step, describe, collective, compare, sweep, report, help

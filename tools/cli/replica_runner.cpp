@@ -1,5 +1,7 @@
 #include "replica_runner.hpp"
 
+#include "commands.hpp"
+
 #include "simulator/run/simulation.hpp"
 #include "simulator/trace/output_writers.hpp"
 
@@ -155,6 +157,8 @@ void prepare_replica_heap()
         code = 1;
       }
     }
+  } catch (const models::InvariantViolation& e) {
+    code = report_internal_error(e);
   } catch (const std::exception& e) {
     std::cerr << "fleetsim: internal error: " << e.what() << "\n";
     code = 1;
