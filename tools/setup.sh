@@ -7,7 +7,7 @@ set -euo pipefail
 FLEETSIM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 FLEETSIM_BUILD="${FLEETSIM_BUILD:-$FLEETSIM_ROOT/build}"
 FLEETSIM_PACKAGES=(g++ cmake make pkg-config libsimgrid-dev libboost-dev libyaml-cpp-dev
-                   nlohmann-json3-dev libgtest-dev
+                   nlohmann-json3-dev libgtest-dev libspdlog-dev libcli11-dev
                    libboost-mpi-dev libopenmpi-dev openmpi-bin  # distributed sweeps (mpirun)
                    libpng-dev chromium)  # the report's render test: headless screenshots, PNG decoding
 

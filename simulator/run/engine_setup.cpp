@@ -1,5 +1,7 @@
 #include "engine_setup.hpp"
 
+#include "simulator/logging/logging.hpp"
+
 #include <xbt/log.h>
 
 #include <cassert>
@@ -13,6 +15,9 @@ std::unique_ptr<simgrid::s4u::Engine> make_engine()
   created = true;
   // SimGrid logs nothing unless something is wrong; fleetsim reports through its own outputs.
   xbt_log_control_set("root.thresh:critical");
+  // ... unless asked for: --simgrid-log SETTING, or --log-level trace (simulator/logging/logging.hpp).
+  for (const std::string& setting : log::simgrid_settings())
+    xbt_log_control_set(setting.c_str());
   static char arg0[] = "fleetsim";
   static char model[] = "--cfg=network/model:CM02";
   static char xtraffic[] = "--cfg=network/crosstraffic:0";

@@ -78,7 +78,7 @@ void expect_rejected(const TempDir& tmp, const std::string& yaml, const std::str
   const std::string out_dir = tmp / "out";
   for (const std::string cmd : {"validate", "run"}) {
     SCOPED_TRACE(cmd);
-    const Result r = fleetsim(tmp, {cmd, path, "--out", out_dir});
+    const Result r = cmd == "run" ? fleetsim(tmp, {cmd, path, "--out", out_dir}) : fleetsim(tmp, {cmd, path});
     EXPECT_EQ(r.exit_code, 2) << r.err;
     const auto lines = lines_of(r.err);
     ASSERT_EQ(lines.size(), 1u) << r.err;
@@ -134,7 +134,7 @@ TEST(CliBadScenario, ExitsTwoWithCannotOpenWhenFileIsMissing)
   TempDir tmp;
   const std::string path = tmp / "missing.yaml";
   for (const std::string cmd : {"validate", "run"}) {
-    const Result r = fleetsim(tmp, {cmd, path, "--out", tmp / "out"});
+    const Result r = cmd == "run" ? fleetsim(tmp, {cmd, path, "--out", tmp / "out"}) : fleetsim(tmp, {cmd, path});
     EXPECT_EQ(r.exit_code, 2) << cmd;
     EXPECT_EQ(r.err, path + ": error: cannot open scenario file\n") << cmd;
     EXPECT_FALSE(fs::exists(tmp / "out")) << cmd;
@@ -195,6 +195,69 @@ TEST(CliOptions, PrintsUsageAndExitsZeroWhenAskedForHelp)
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_EQ(r.out.rfind("usage: fleetsim", 0), 0u) << r.out;
   }
+}
+
+TEST(CliOptions, HelpCommandAndDashDashHelpPrintTheSameGeneratedOptionList)
+{
+  TempDir tmp;
+  const Result via_help = fleetsim(tmp, {"help", "run"});
+  const Result via_flag = fleetsim(tmp, {"run", "--help"});
+  EXPECT_EQ(via_help.exit_code, 0);
+  EXPECT_EQ(via_flag.exit_code, 0);
+  EXPECT_EQ(via_help.out, via_flag.out);
+  EXPECT_NE(via_help.out.find("usage: fleetsim run [SCENARIO] [options]"), std::string::npos) << via_help.out;
+  for (const char* option : {"--seed", "--out", "--set", "--dump-resolved", "--quiet", "--log-level", "--log-file"})
+    EXPECT_NE(via_help.out.find(option), std::string::npos) << option;
+  EXPECT_EQ(via_help.out.find("--replicas"), std::string::npos) << "a sweep option in run's help";
+  const Result unknown = fleetsim(tmp, {"help", "sweeep"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("unknown command 'sweeep' (did you mean 'sweep'?)"), std::string::npos) << unknown.err;
+}
+
+TEST(CliOptions, EveryCommandTakesTheLoggingOptionsSpelledTheSameWay)
+{
+  TempDir tmp;
+  for (const char* command : {"run", "validate", "step", "collective", "compare", "sweep", "report", "describe"}) {
+    SCOPED_TRACE(command);
+    const Result r = fleetsim(tmp, {command, "--help"});
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_NE(r.out.find("usage: fleetsim " + std::string(command)), std::string::npos) << r.out;
+    for (const char* option : {"--log-level", "--log-file", "--simgrid-log", "--help"})
+      EXPECT_NE(r.out.find(option), std::string::npos) << option;
+    const Result bad_level = fleetsim(tmp, {command, "--log-level", "loud"});
+    EXPECT_EQ(bad_level.exit_code, 2);
+    EXPECT_NE(bad_level.err.find("option --log-level: loud not in {off,error,warn,info,debug,trace}"), std::string::npos)
+        << bad_level.err;
+  }
+}
+
+TEST(CliOptions, ExitsTwoNamingTheOptionWhenItsValueIsMissing)
+{
+  TempDir tmp;
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"run", "--out"}, {"sweep", "x.yaml", "-j"},
+                                               {"compare", "--vary"}, {"run", "--log-file"}}) {
+    const Result r = fleetsim(tmp, args);
+    EXPECT_EQ(r.exit_code, 2) << args[1];
+    EXPECT_EQ(r.err.rfind("fleetsim: error: option ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find("needs a value"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("(see 'fleetsim " + args[0] + " --help')"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+}
+
+TEST(CliOptions, ExitsTwoWithAHintWhenAnOptionIsMisspelledOrBelongsToAnotherCommand)
+{
+  TempDir tmp;
+  const Result misspelt = fleetsim(tmp, {"run", kLlama3, "--sed", "3", "--out", tmp / "out"});
+  EXPECT_EQ(misspelt.exit_code, 2);
+  EXPECT_NE(misspelt.err.find("unknown option '--sed' (did you mean '--seed'?)"), std::string::npos) << misspelt.err;
+  const Result elsewhere = fleetsim(tmp, {"run", kLlama3, "--replicas", "3", "--out", tmp / "out"});
+  EXPECT_EQ(elsewhere.exit_code, 2);
+  EXPECT_NE(elsewhere.err.find("unknown option '--replicas'"), std::string::npos) << elsewhere.err;
+  const Result extra = fleetsim(tmp, {"run", kLlama3, kLlama3});
+  EXPECT_EQ(extra.exit_code, 2);
+  EXPECT_NE(extra.err.find("unexpected argument"), std::string::npos) << extra.err;
+  EXPECT_FALSE(fs::exists(tmp / "out"));
 }
 
 TEST(CliDescribe, ListsKeysWithTheirDefaults)

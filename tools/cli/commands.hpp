@@ -19,7 +19,8 @@ constexpr int kExitInternal = 3;
 int report_internal_error(const models::InvariantViolation& e);
 
 struct Options {
-  std::string command;            // run, validate, step, describe, collective, compare, sweep, report, help
+  std::string command;            // a command of the table in options.cpp
+  std::string help_topic;         // help COMMAND, COMMAND --help
   std::string scenario;           // path; empty = the default scenario
   std::vector<std::string> sets;  // --set key=value
   std::vector<std::string> varies;  // compare: --vary key=v1,v2,...
@@ -34,6 +35,10 @@ struct Options {
   bool dump_resolved = false;
   bool markdown = false;          // describe --markdown
   bool quiet = false;
+  // every command: simulator/logging/logging.hpp
+  std::string log_level;          // --log-level (default off; info with --log-file)
+  std::string log_file;           // --log-file FILE
+  std::vector<std::string> simgrid_log;  // --simgrid-log SETTING
   // collective
   std::string op = "allreduce";
   std::string algo = "ring";
@@ -46,6 +51,8 @@ struct Options {
 
 /// Parses argv; on error prints a message to stderr and returns false.
 bool parse_options(int argc, char** argv, Options& opts);
+/// Runs the parsed command (help included); returns its exit code.
+int run_command(const Options& opts);
 
 int cmd_run(const Options& opts);
 int cmd_validate(const Options& opts);

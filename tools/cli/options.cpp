@@ -1,189 +1,409 @@
+// The command line, declared once on CLI11: the command table below is the only list of commands,
+// and each command declares its options through the shared helpers, so an option is spelled the
+// same way everywhere. `fleetsim help`, `fleetsim help COMMAND` and `COMMAND --help` are generated.
 #include "commands.hpp"
 
-#include <charconv>
+#include "simulator/logging/logging.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <iostream>
+#include <sstream>
 #include <string_view>
 
 namespace fleetsim::cli {
 namespace {
 
-bool is_command(std::string_view s)
+struct Command {
+  const char* name;
+  const char* synopsis;  // arguments after the command name, for the command list
+  const char* summary;   // the command list's description (the --help text's first paragraph too)
+  std::function<void(CLI::App&, Options&)> declare;
+  std::function<int(const Options&)> run;
+};
+
+// ---- the options, declared once each ---------------------------------------------------------------
+
+void scenario_arg(CLI::App& app, Options& o, const char* what = "scenario file (default: the Llama 3 405B replay)")
 {
-  return s == "run" || s == "validate" || s == "step" || s == "describe" || s == "collective" || s == "compare" || s == "sweep" ||
-         s == "report" || s == "help";
+  app.add_option("SCENARIO", o.scenario, what)->type_name("");
 }
 
-bool bad(const std::string& msg)
+void set_option(CLI::App& app, Options& o)
 {
-  std::cerr << "fleetsim: error: " << msg << "\n(see 'fleetsim help')\n";
+  app.add_option("--set", o.sets,
+                 "override any scenario key by its dotted path, e.g. --set checkpoint.interval=10min "
+                 "--set failures.causes.nic.count=14 (repeatable)")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+}
+
+// Digits only: CLI11 would otherwise read "-3" into an unsigned seed by wrapping it around.
+const CLI::Validator kNonNegativeInteger(
+    [](std::string& text) {
+      const bool digits = !text.empty() && text.size() <= 19 &&
+                          std::all_of(text.begin(), text.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+      return digits ? std::string() : "expects a non-negative integer, got '" + text + "'";
+    },
+    "");
+
+void seed_option(CLI::App& app, Options& o)
+{
+  app.add_option("--seed", o.seed, "root random seed (overrides run.seed)")
+      ->type_name("N")
+      ->check(kNonNegativeInteger)
+      ->each([&o](const std::string&) { o.has_seed = true; });
+}
+
+void out_option(CLI::App& app, Options& o, const char* what)
+{
+  app.add_option("--out", o.out, what)->type_name("DIR");
+}
+
+void jobs_option(CLI::App& app, Options& o)
+{
+  app.add_option("-j,--jobs", o.jobs, "replicas run at once, each its own process")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1024));
+}
+
+void quiet_flag(CLI::App& app, Options& o, const char* what)
+{
+  app.add_flag("-q,--quiet", o.quiet, what);
+}
+
+void dump_flag(CLI::App& app, Options& o)
+{
+  app.add_flag("--dump-resolved", o.dump_resolved, "print the fully defaulted scenario as YAML and exit");
+}
+
+// Every command: where its log goes (simulator/run/logging.hpp).
+void logging_options(CLI::App& app, Options& o)
+{
+  app.add_option("--log-level", o.log_level,
+                 "log events as they happen, stamped with simulated time, on stderr: "
+                 "off|error|warn|info|debug|trace (debug: every failure, checkpoint and recovery phase)")
+      ->type_name("LEVEL")
+      ->check(CLI::IsMember({"off", "error", "warn", "info", "debug", "trace"}));
+  app.add_option("--log-file", o.log_file, "write the log to FILE instead of stderr (at --log-level, default info)")
+      ->type_name("FILE");
+  app.add_option("--simgrid-log", o.simgrid_log,
+                 "pass a SimGrid logging setting through, e.g. --simgrid-log root.thres:info (repeatable; "
+                 "SimGrid's own categories; at --log-level trace SimGrid logs at info)")
+      ->type_name("SETTING")
+      ->allow_extra_args(false);
+}
+
+// ---- the commands ----------------------------------------------------------------------------------
+
+const std::vector<Command>& commands()
+{
+  static const std::vector<Command> table = {
+      {"run", "[SCENARIO]", "replay a training run; writes summary.json, timeline.csv, events.csv",
+       [](CLI::App& a, Options& o) {
+         scenario_arg(a, o);
+         seed_option(a, o);
+         out_option(a, o, "output directory (default: out/<scenario name>)");
+         set_option(a, o);
+         dump_flag(a, o);
+         quiet_flag(a, o, "print nothing on success; no progress line (shown on a terminal only, for runs over 0.5 s)");
+       },
+       cmd_run},
+      {"validate", "SCENARIO", "check a scenario and exit (0 = valid, 2 = errors, each as file:line:col)",
+       [](CLI::App& a, Options& o) {
+         scenario_arg(a, o);
+         set_option(a, o);
+         dump_flag(a, o);
+       },
+       cmd_validate},
+      {"step", "[SCENARIO]",
+       "one training iteration simulated on the scenario's fabric (or the analytic fleet law with --set "
+       "run.step_model=analytic): the fleet-law breakdown, MFU and binding C3 term; with --out DIR, DIR/step.json "
+       "and DIR/step_trace.json (Chrome trace events: open in Perfetto)",
+       [](CLI::App& a, Options& o) {
+         scenario_arg(a, o);
+         out_option(a, o, "write step.json and step_trace.json there");
+         set_option(a, o);
+         dump_flag(a, o);
+         quiet_flag(a, o, "print nothing on success");
+       },
+       cmd_step},
+      {"collective", "[SCENARIO] --op OP --algo ALGO --ranks N --size BYTES",
+       "time one collective on the scenario's simulated fabric (NVLink nodes, racks, pods), beside its alpha-beta "
+       "prediction and the bytes it puts on each link class",
+       [](CLI::App& a, Options& o) {
+         scenario_arg(a, o);
+         a.add_option("--op", o.op, "allreduce reducescatter allgather broadcast alltoall sendrecv")
+             ->type_name("OP")
+             ->capture_default_str();
+         a.add_option("--algo", o.algo, "ring tree doubletree hierarchical direct")->type_name("ALGO")->capture_default_str();
+         a.add_option("--ranks", o.ranks, "ranks (default: the scenario's data-parallel degree)")->type_name("N");
+         a.add_option("--size", o.size, "bytes per rank, with a unit")->type_name("BYTES")->capture_default_str();
+         a.add_option("--groups", o.groups, "G copies at once, member i of group g on GPU i*G+g (data-parallel groups)")
+             ->type_name("G")
+             ->capture_default_str();
+         a.add_option("--chunks", o.chunks, "pipeline chunks of trees and chains (0: the algorithm's default)")
+             ->type_name("C")
+             ->capture_default_str();
+         a.add_option("--mode", o.mode, "full: every flow; reduced: one group's flows, others by symmetry")
+             ->type_name("full|reduced")
+             ->capture_default_str();
+         set_option(a, o);
+       },
+       cmd_collective},
+      {"compare", "[SCENARIO] --vary KEY=V1,V2,... [--vary ...] [--seeds K]",
+       "run the scenario at every combination of the values (same seeds at every point) and print them side by "
+       "side: ETTR, goodput, interruptions and where the time went; writes DIR/compare.csv and each run's files "
+       "under DIR/<point>/, e.g. --vary recovery.policy=restart,hot_spare,elastic,in_memory",
+       [](CLI::App& a, Options& o) {
+         scenario_arg(a, o);
+         a.add_option("--vary", o.varies, "a key and its values (repeatable: every combination)")
+             ->type_name("KEY=V1,V2,...")
+             ->allow_extra_args(false);
+         a.add_option("--seeds", o.seeds, "seeds first..first+K-1 at every point")->type_name("K")->check(CLI::Range(1, 100000));
+         seed_option(a, o);
+         out_option(a, o, "output directory (default: out/compare-<scenario name>)");
+         jobs_option(a, o);
+         set_option(a, o);
+         quiet_flag(a, o, "print no table");
+       },
+       cmd_compare},
+      {"sweep", "SWEEP.yaml [--out DIR] [-j N] [--replicas R] [--shard i/n] | --merge DIR",
+       "Monte Carlo sweep: every point of the sweep file's grid, `replicas` seeds each (or R), the same seeds at "
+       "every point, N processes at once; DIR/results.csv (mean, sd, 95% CI, p5, p95 per metric and point), "
+       "DIR/replicas.csv, and each run's files under DIR/runs/; a rerun finishes the missing replicas only. Under "
+       "mpirun -np K the ranks share the replicas and rank 0 writes the results; --shard i/n runs every n-th "
+       "replica (job arrays), then --merge DIR writes DIR's results once every shard is done",
+       [](CLI::App& a, Options& o) {
+         scenario_arg(a, o, "the sweep file (docs/sweeps.md)");
+         out_option(a, o, "output directory (default: out/sweep-<file>)");
+         jobs_option(a, o);
+         a.add_option("--replicas", o.replicas, "seeds per point, instead of the sweep file's")
+             ->type_name("R")
+             ->check(CLI::Range(1, 1000000));
+         a.add_option("--shard", o.shard, "run replicas t with t mod n = i (a job-array task)")->type_name("i/n");
+         a.add_option("--merge", o.merge, "write DIR's results once every shard is done")->type_name("DIR");
+         seed_option(a, o);
+         set_option(a, o);
+         quiet_flag(a, o, "print no table and no progress line");
+       },
+       cmd_sweep},
+      {"report", "DIR [--out FILE]",
+       "one self-contained HTML page (inline SVG charts, no network access) from the output directory of 'run' "
+       "(goodput over time, state timeline, interruptions by cause against the reference rates, time breakdown) or "
+       "of 'sweep' (each metric against the swept parameter, with 95% CI bands)",
+       [](CLI::App& a, Options& o) {
+         scenario_arg(a, o, "the --out DIR of 'fleetsim run' or 'fleetsim sweep'");
+         a.add_option("--out", o.out, "the HTML file (default: DIR/report.html)")->type_name("FILE");
+         quiet_flag(a, o, "print nothing on success");
+       },
+       cmd_report},
+      {"describe", "[--markdown]", "print every scenario parameter: unit, default, range, description",
+       [](CLI::App& a, Options& o) { a.add_flag("--markdown", o.markdown, "as a Markdown table"); }, cmd_describe},
+      {"help", "[COMMAND]", "this text, or the options of COMMAND",
+       [](CLI::App& a, Options& o) { a.add_option("COMMAND", o.help_topic, "a command")->type_name(""); }, nullptr},
+  };
+  return table;
+}
+
+const Command* find_command(std::string_view name)
+{
+  for (const auto& c : commands())
+    if (name == c.name)
+      return &c;
+  return nullptr;
+}
+
+// Levenshtein distance, for did-you-mean hints.
+size_t distance(std::string_view a, std::string_view b)
+{
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string closest(std::string_view word, const std::vector<std::string>& candidates)
+{
+  std::string best;
+  size_t best_d = 3;  // at most two edits away
+  for (const auto& c : candidates)
+    if (const size_t d = distance(word, c); d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  return best;
+}
+
+// The usage line of every help text: "usage: fleetsim COMMAND ARGS [options]".
+class Formatter : public CLI::Formatter {
+public:
+  explicit Formatter(std::string synopsis) : synopsis_(std::move(synopsis)) {}
+  std::string make_usage(const CLI::App* app, std::string) const override
+  {
+    return "usage: " + app->get_name() + " " + synopsis_ + " [options]\n";
+  }
+
+private:
+  std::string synopsis_;
+};
+
+std::unique_ptr<CLI::App> make_app(const Command& c, Options& o)
+{
+  auto app = std::make_unique<CLI::App>(c.summary, std::string("fleetsim ") + c.name);
+  app->formatter(std::make_shared<Formatter>(c.synopsis));
+  app->get_formatter()->column_width(30);
+  app->set_help_flag("-h,--help", "this text");
+  app->allow_extras();  // unknown options are reported below, with a did-you-mean hint
+  c.declare(*app, o);
+  if (std::string_view(c.name) != "help")
+    logging_options(*app, o);
+  app->footer(std::string_view(c.name) == "help" ? ""
+              : "SCENARIO defaults to scenarios/llama3_405b_16k.yaml. Exit codes: 0 ok, 1 failure, 2 bad input, "
+                "3 internal error.");
+  return app;
+}
+
+std::vector<std::string> option_names(const CLI::App& app)
+{
+  std::vector<std::string> names;
+  for (const CLI::Option* opt : app.get_options())
+    for (const auto& n : opt->get_lnames())
+      names.push_back("--" + n);
+  return names;
+}
+
+bool bad(const std::string& msg, const std::string& command)
+{
+  std::cerr << "fleetsim: error: " << msg << "\n(see 'fleetsim " << (command.empty() ? "help" : command + " --help")
+            << "')\n";
   return false;
+}
+
+// The option a CLI11 error is about: the first word of its message when it is one ("--seed: ...").
+std::string clear_message(const CLI::ParseError& e)
+{
+  const std::string what = e.what();
+  const std::string name = e.get_name();
+  const auto colon = what.find(':');
+  const std::string option = colon != std::string::npos && what.rfind("-", 0) == 0 ? what.substr(0, colon) : "";
+  if (name == "ArgumentMismatch" && !option.empty())
+    return "option " + option + " needs a value";
+  if ((name == "ValidationError" || name == "ConversionError") && !option.empty())
+    return "option " + option + ": " + what.substr(colon + 2);
+  return what;
 }
 
 }  // namespace
 
 void print_usage()
 {
-  std::cout <<
-      R"(usage: fleetsim <command> [SCENARIO] [options]
+  std::cout << "usage: fleetsim <command> [SCENARIO] [options]\n\n"
+               "Replays ML training runs on a simulated fleet: failures, checkpoints, recoveries, stragglers; "
+               "goodput traces.\n\ncommands:\n";
+  for (const auto& c : commands()) {
+    std::string head = std::string("  ") + c.name + " " + c.synopsis;
+    std::cout << head << "\n";
+    // The summary, wrapped at 100 columns, indented.
+    std::istringstream words(c.summary);
+    std::string line = "      ";
+    for (std::string w; words >> w;) {
+      if (line.size() + w.size() + 1 > 100) {
+        std::cout << line << "\n";
+        line = "      ";
+      }
+      line += (line.size() > 6 ? " " : "") + w;
+    }
+    std::cout << line << "\n";
+  }
+  std::cout << "\n'fleetsim help COMMAND' or 'fleetsim COMMAND --help' lists a command's options. Every command takes\n"
+               "--log-level off|error|warn|info|debug|trace, --log-file FILE and --simgrid-log SETTING.\n"
+               "SCENARIO defaults to scenarios/llama3_405b_16k.yaml (the Llama 3 405B replay).\n"
+               "Exit codes: 0 ok, 1 failure, 2 bad input, 3 internal error (a bug: please report it).\n";
+}
 
-commands:
-  run [SCENARIO]       replay a training run; writes summary.json, timeline.csv, events.csv
-  validate SCENARIO    check a scenario and exit (0 = valid, 2 = errors)
-  step [SCENARIO]      one training iteration simulated on the scenario's fabric (or the analytic
-                       fleet law with --set run.step_model=analytic): the fleet-law breakdown,
-                       MFU and binding C3 term; with --out DIR, DIR/step.json and
-                       DIR/step_trace.json (Chrome trace events: open in Perfetto)
-  collective [SCENARIO] --op OP --algo ALGO --ranks N --size BYTES [--groups G] [--chunks C]
-                       [--mode full|reduced]
-                       time one collective on the scenario's simulated fabric (NVLink nodes,
-                       racks, pods), beside its alpha-beta prediction and the bytes it puts on
-                       each link class; --groups runs G copies at once, member i of group g on
-                       GPU i*G+g (data-parallel groups); --chunks pipelines trees and chains
-                       OP: allreduce reducescatter allgather broadcast alltoall sendrecv
-                       ALGO: ring tree doubletree hierarchical direct
-  compare [SCENARIO] --vary KEY=V1,V2,... [--vary ...] [--seeds K]
-                       run the scenario at every combination of the values (same seeds at every
-                       point) and print them side by side: ETTR, goodput, interruptions and where
-                       the time went; writes DIR/compare.csv and each run's files under DIR/<point>/
-                       e.g. --vary recovery.policy=restart,hot_spare,elastic,in_memory
-  sweep SWEEP.yaml [--out DIR] [-j N] [--replicas R] [--shard i/n]
-                       Monte Carlo sweep: every point of the sweep file's grid, `replicas` seeds
-                       each (or R), the same seeds at every point, N processes at once; DIR/results.csv
-                       (mean, sd, 95% CI, p5, p95 per metric and point), DIR/replicas.csv, and each
-                       run's files under DIR/runs/; a rerun finishes the missing replicas only.
-                       Under mpirun -np K the ranks share the replicas and rank 0 writes the
-                       results; --shard i/n runs every n-th replica (job arrays), then
-  sweep --merge DIR    writes DIR's results once every shard is done
-  report DIR [--out FILE]
-                       one self-contained HTML page (inline SVG charts, no network access) from
-                       the output directory of 'run' (goodput over time, state timeline,
-                       interruptions by cause against the reference rates, time breakdown) or of
-                       'sweep' (each metric against the swept parameter, with 95% CI bands);
-                       writes DIR/report.html unless --out FILE
-  describe             print every scenario parameter: unit, default, range, description
-  help                 this text
-
-SCENARIO defaults to scenarios/llama3_405b_16k.yaml (the Llama 3 405B replay).
-
-options:
-  --seed N             root random seed (overrides run.seed)
-  --out DIR            output directory of 'run' (default: out/<scenario name>), 'compare'
-                       (default: out/compare-<scenario name>) or 'sweep' (default: out/sweep-<file>);
-                       for 'report', the HTML file (default: DIR/report.html)
-  -j, --jobs N         'compare' and 'sweep': replicas run at once, each its own process
-  --set KEY=VALUE      override any scenario key by its dotted path, e.g.
-                       --set checkpoint.interval=10min --set failures.causes.nic.count=14
-  --dump-resolved      print the fully defaulted scenario as YAML and exit
-  --markdown           'describe' as a Markdown table
-  --quiet              'run' prints nothing on success; 'sweep' prints no table; no progress line
-                       (shown on a terminal only, for runs longer than half a second and sweeps)
-)";
+int print_command_help(const std::string& name)
+{
+  const Command* c = find_command(name);
+  if (c == nullptr) {
+    std::vector<std::string> names;
+    for (const auto& k : commands())
+      names.emplace_back(k.name);
+    const std::string hint = closest(name, names);
+    bad("unknown command '" + name + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"), "");
+    return kExitBadInput;
+  }
+  Options scratch;
+  std::cout << make_app(*c, scratch)->help();
+  return kExitOk;
 }
 
 bool parse_options(int argc, char** argv, Options& opts)
 {
-  int i = 1;
-  if (argc < 2) {
+  if (argc < 2 || std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h") {
     opts.command = "help";
     return true;
   }
-  std::string first = argv[1];
-  if (first == "--help" || first == "-h") {
-    opts.command = "help";
-    return true;
+  const std::string first = argv[1];
+  const Command* c = find_command(first);
+  if (c == nullptr) {
+    std::vector<std::string> names;
+    for (const auto& k : commands())
+      names.emplace_back(k.name);
+    const std::string hint = closest(first, names);
+    return bad("unknown command '" + first + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"), "");
   }
-  if (!is_command(first))
-    return bad("unknown command '" + first + "'");
   opts.command = first;
-  ++i;
-  auto value = [&](const std::string& flag) -> const char* {
-    if (i + 1 >= argc)
-      return nullptr;
-    (void)flag;
-    return argv[++i];
-  };
-  for (; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--seed") {
-      const char* v = value(a);
-      if (v == nullptr)
-        return bad("--seed needs a value");
-      std::string_view sv(v);
-      auto [p, ec] = std::from_chars(sv.data(), sv.data() + sv.size(), opts.seed);
-      if (ec != std::errc() || p != sv.data() + sv.size())
-        return bad("--seed expects a non-negative integer, got '" + std::string(sv) + "'");
-      opts.has_seed = true;
-    } else if (a == "--out") {
-      const char* v = value(a);
-      if (v == nullptr)
-        return bad("--out needs a directory");
-      opts.out = v;
-    } else if (a == "--merge" || a == "--shard") {
-      const char* v = value(a);
-      if (v == nullptr)
-        return bad(a == "--merge" ? "--merge needs the sweep's output directory" : "--shard needs i/n, e.g. 0/4");
-      (a == "--merge" ? opts.merge : opts.shard) = v;
-    } else if (a == "--vary") {
-      const char* v = value(a);
-      if (v == nullptr)
-        return bad("--vary needs KEY=V1,V2,...");
-      opts.varies.emplace_back(v);
-    } else if (a == "--seeds") {
-      const char* v = value(a);
-      std::string_view sv(v == nullptr ? "" : v);
-      auto [p, ec] = std::from_chars(sv.data(), sv.data() + sv.size(), opts.seeds);
-      if (v == nullptr || ec != std::errc() || p != sv.data() + sv.size() || opts.seeds < 1 || opts.seeds > 100000)
-        return bad("--seeds expects a positive integer, got '" + std::string(sv) + "'");
-    } else if (a == "--replicas") {
-      const char* v = value(a);
-      std::string_view sv(v == nullptr ? "" : v);
-      auto [p, ec] = std::from_chars(sv.data(), sv.data() + sv.size(), opts.replicas);
-      if (v == nullptr || ec != std::errc() || p != sv.data() + sv.size() || opts.replicas < 1 || opts.replicas > 1000000)
-        return bad("--replicas expects a positive number of seeds per point, got '" + std::string(sv) + "'");
-    } else if (a == "-j" || a == "--jobs") {
-      const char* v = value(a);
-      std::string_view sv(v == nullptr ? "" : v);
-      auto [p, ec] = std::from_chars(sv.data(), sv.data() + sv.size(), opts.jobs);
-      if (v == nullptr || ec != std::errc() || p != sv.data() + sv.size() || opts.jobs < 1 || opts.jobs > 1024)
-        return bad(a + " expects a number of processes, got '" + std::string(sv) + "'");
-    } else if (a == "--set") {
-      const char* v = value(a);
-      if (v == nullptr)
-        return bad("--set needs key=value");
-      opts.sets.emplace_back(v);
-    } else if (a.rfind("--set=", 0) == 0) {
-      opts.sets.push_back(a.substr(6));
-    } else if (a == "--op" || a == "--algo" || a == "--ranks" || a == "--size" || a == "--mode" ||
-               a == "--groups" || a == "--chunks") {
-      const char* v = value(a);
-      if (v == nullptr)
-        return bad(a + " needs a value");
-      std::string* field = a == "--op"     ? &opts.op
-                           : a == "--algo"  ? &opts.algo
-                           : a == "--ranks" ? &opts.ranks
-                           : a == "--size"  ? &opts.size
-                           : a == "--mode"  ? &opts.mode
-                           : a == "--chunks" ? &opts.chunks
-                                            : &opts.groups;
-      *field = v;
-    } else if (a == "--dump-resolved") {
-      opts.dump_resolved = true;
-    } else if (a == "--markdown") {
-      opts.markdown = true;
-    } else if (a == "--quiet" || a == "-q") {
-      opts.quiet = true;
-    } else if (a == "--help" || a == "-h") {
-      opts.command = "help";
-    } else if (!a.empty() && a[0] == '-') {
-      return bad("unknown option '" + a + "'");
-    } else if (opts.scenario.empty()) {
-      opts.scenario = a;
-    } else {
-      return bad("unexpected argument '" + a + "' (one scenario per run)");
+  auto app = make_app(*c, opts);
+  try {
+    app->parse(argc - 1, argv + 1);
+  } catch (const CLI::CallForHelp&) {
+    opts.help_topic = first;
+    opts.command = "help";
+    return true;
+  } catch (const CLI::ParseError& e) {
+    return bad(clear_message(e), first);
+  }
+  for (const std::string& extra : app->remaining()) {
+    if (extra.size() > 1 && extra[0] == '-') {
+      const std::string flag = extra.substr(0, extra.find('='));
+      const std::string hint = closest(flag, option_names(*app));
+      return bad("unknown option '" + flag + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"), first);
     }
+    return bad("unexpected argument '" + extra + "' (" + first + " takes " + c->synopsis + ")", first);
   }
   return true;
+}
+
+int run_command(const Options& opts)
+{
+  if (opts.command == "help") {
+    if (opts.help_topic.empty()) {
+      print_usage();
+      return kExitOk;
+    }
+    return print_command_help(opts.help_topic);
+  }
+  const Command* c = find_command(opts.command);
+  if (c == nullptr || !c->run)
+    return kExitBadInput;
+  if (std::string err = log::configure({opts.log_level, opts.log_file, opts.simgrid_log}); !err.empty()) {
+    std::cerr << "fleetsim: error: " << err << "\n";
+    return kExitBadInput;
+  }
+  return c->run(opts);
 }
 
 std::string default_scenario_path()
