@@ -1,5 +1,7 @@
 #include "checkpoint_coordinator.hpp"
 
+#include "simulator/logging/logging.hpp"
+
 #include <algorithm>
 
 namespace fleetsim::sim {
@@ -45,6 +47,8 @@ bool CheckpointCoordinator::serve(CoordinatorLink& link, const Message& request)
       return false;
   }
   const auto size = static_cast<sg_size_t>(request.bytes);
+  FLEETSIM_LOG(Checkpoint, trace, "storage {} of {:.4g} GB starts", request.type == MessageType::WriteRequest ? "write" : "read",
+               request.bytes / 1e9);
   link.active_id_ = request.id;
   link.active_io_ = request.type == MessageType::WriteRequest ? ctx_.storage->write_async(size)
                                                               : ctx_.storage->read_async(size);

@@ -1,6 +1,7 @@
 #include "failure_injector.hpp"
 
 #include "message.hpp"
+#include "simulator/logging/logging.hpp"
 #include "models/random_stream.hpp"
 #include "models/run_plan.hpp"
 
@@ -84,6 +85,7 @@ void FailureInjector::operator()() const
     const models::GpuRange down = models::blast_radius(cause.scope, index, whole_job ? sc.fleet : cluster);
     m.first_gpu = down.first;
     m.gpus_down = down.count;
+    FLEETSIM_LOG(Failures, debug, "{} fails: {}, {} GPUs down", cause.name, m.component, m.gpus_down);
     ctx_.scheduler->post(std::move(m));
   }
 }
@@ -150,6 +152,7 @@ void MaintenanceCalendar::operator()() const
     sg4::this_actor::sleep_until(t);
     Message m;
     m.type = MessageType::Planned;
+    FLEETSIM_LOG(Scheduler, debug, "planned maintenance is due");
     ctx_.scheduler->post(std::move(m));
   }
 }

@@ -42,10 +42,10 @@ void flush();
 
 }  // namespace fleetsim::log
 
-/// Logs through the component's logger if `level` is enabled; the arguments are evaluated only then.
-#define FLEETSIM_LOG(component, level, ...)                                                  \
-  do {                                                                                       \
-    auto& fleetsim_logger_ = ::fleetsim::log::get(::fleetsim::log::Component::component);   \
-    if (fleetsim_logger_.should_log(::spdlog::level::level)) [[unlikely]]                    \
-      fleetsim_logger_.log(::spdlog::level::level, __VA_ARGS__);                             \
+/// Logs through the component's logger if level `lvl` is enabled; the arguments are evaluated only then.
+#define FLEETSIM_LOG(component, lvl, ...)                                                  \
+  do {                                                                                     \
+    auto& fleetsim_logger_ = ::fleetsim::log::get(::fleetsim::log::Component::component); \
+    if (fleetsim_logger_.should_log(::spdlog::level::lvl)) [[unlikely]]                    \
+      fleetsim_logger_.log(::spdlog::level::lvl, __VA_ARGS__);                             \
   } while (0)

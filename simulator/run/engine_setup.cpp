@@ -26,7 +26,9 @@ std::unique_ptr<simgrid::s4u::Engine> make_engine()
   static char stack[] = "--cfg=contexts/stack-size:64";
   static char* argv[] = {arg0, model, xtraffic, stack, nullptr};
   int argc = 4;
-  return std::make_unique<simgrid::s4u::Engine>(&argc, argv);
+  auto engine = std::make_unique<simgrid::s4u::Engine>(&argc, argv);
+  log::set_clock(&simgrid::s4u::Engine::get_clock);  // log lines carry the simulated time from now on
+  return engine;
 }
 
 }  // namespace fleetsim::sim

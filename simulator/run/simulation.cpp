@@ -7,6 +7,7 @@
 #include "simulator/platform/platform_builder.hpp"
 #include "models/failure_model.hpp"
 #include "models/invariant.hpp"
+#include "simulator/logging/logging.hpp"
 #include "models/run_plan.hpp"
 #include "simulator/run/engine_setup.hpp"
 #include "simulator/run/step_source.hpp"
@@ -208,6 +209,8 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed, co
       }
     })->daemonize();
   }
+  FLEETSIM_LOG(Run, info, "{} seed {}: replaying {:.1f} days at {:.4f} s per step", s.name, seed, s.duration.si() / 86400,
+               full.step_time);
   try {
     engine->run();
     if (violation)
@@ -226,6 +229,8 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed, co
   result.nodes_retired = pool.retired_total();
   result.lemons_retired = pool.retired_lemons();
   result.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  FLEETSIM_LOG(Run, info, "window closed: ETTR {:.4f}, {} unexpected and {} planned interruptions, {} checkpoints",
+               result.report.ettr, result.report.unexpected, result.report.planned, result.report.checkpoints);
   return result;
 }
 

@@ -1,5 +1,7 @@
 #include "step_source.hpp"
 
+#include "simulator/logging/logging.hpp"
+
 #include "simulator/run/step_simulation.hpp"
 #include "simulator/trace/output_writers.hpp"
 
@@ -172,6 +174,7 @@ ResolvedStep resolve_step(const scenario::Scenario& s)
   };
   if (s.step_model != "simulated") {
     r.breakdown = models::AnalyticStepModel().step(s.step);
+    FLEETSIM_LOG(Fabric, info, "step {:.4f} s, from the analytic fleet law", r.breakdown.step_time.si());
     return finish();
   }
   const std::string key = step_cache_key(s);
@@ -186,6 +189,7 @@ ResolvedStep resolve_step(const scenario::Scenario& s)
         if (j.at("key").get<std::string>() == key) {
           resolved_from_json(j, r);
           r.from_cache = true;
+          FLEETSIM_LOG(Fabric, info, "step {:.4f} s, read from the cache ({}/{})", r.breakdown.step_time.si(), dir, name);
           return finish();
         }
       } catch (const std::exception&) {
@@ -193,7 +197,10 @@ ResolvedStep resolve_step(const scenario::Scenario& s)
       }
     }
   }
+  FLEETSIM_LOG(Fabric, info, "simulating one iteration on the {}-GPU fabric (not in the cache)", s.fleet.gpus);
+  log::flush();  // before the fork
   resolved_from_json(simulate_in_child(s), r);
+  FLEETSIM_LOG(Fabric, info, "step {:.4f} s, simulated", r.breakdown.step_time.si());
   if (!dir.empty() && prepare_output_dir(dir).empty()) {
     nlohmann::ordered_json entry{{"key", key}};
     entry.update(resolved_json(r.breakdown, r.checkpoint_write_s));

@@ -1,5 +1,7 @@
 #include "scenario_loader.hpp"
 
+#include "simulator/logging/logging.hpp"
+
 #include "parameter_table.hpp"
 #include "scenario_builder.hpp"
 
@@ -317,7 +319,12 @@ LoadResult load_scenario_file(const std::string& path, const std::vector<std::st
     result.diagnostics.error({path, 0, 0}, "cannot read scenario file");
     return result;
   }
-  return load_scenario_text(buffer.str(), path, overrides);
+  LoadResult result = load_scenario_text(buffer.str(), path, overrides);
+  if (result.scenario)
+    FLEETSIM_LOG(Scenario, info, "{}: {} GPUs, {} failure causes, {:.1f} days, recovery {}", path, result.scenario->fleet.gpus,
+                 result.scenario->causes.size(), result.scenario->duration.si() / 86400,
+                 result.scenario->recovery.policy_name);
+  return result;
 }
 
 std::string dump_resolved(const std::vector<ResolvedValue>& resolved)

@@ -1,6 +1,7 @@
 #include "trace_recorder.hpp"
 
 #include "models/invariant.hpp"
+#include "simulator/logging/logging.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -23,6 +24,12 @@ void TraceRecorder::open(models::Phase phase, double t)
   seg.straggler_factor = straggler_factor_;
   seg.active_gpus = active_gpus_;
   open_ = seg;
+  if (phase == models::Phase::Training)
+    FLEETSIM_LOG(Run, trace, "training at {:.4f} s per step on {} GPUs", step_time_, active_gpus_);
+  else if (phase == models::Phase::Checkpoint)
+    FLEETSIM_LOG(Checkpoint, debug, "checkpoint begins");
+  else
+    FLEETSIM_LOG(Scheduler, debug, "{} begins", models::phase_name(phase));
 }
 
 void TraceRecorder::close(double t, bool interrupted, long steps)
@@ -34,8 +41,37 @@ void TraceRecorder::close(double t, bool interrupted, long steps)
   seg.interrupted = interrupted;
   if (seg.phase == models::Phase::Training)
     seg.steps = steps >= 0 ? steps : steps_in(seg.t_begin, t);
+  if (seg.phase == models::Phase::Training)
+    FLEETSIM_LOG(Run, trace, "training {} after {:.3f} s, {} steps", interrupted ? "interrupted" : "ends", t - seg.t_begin,
+                 seg.steps);
+  else if (seg.phase == models::Phase::Checkpoint)
+    FLEETSIM_LOG(Checkpoint, debug, "checkpoint {} after {:.3f} s", interrupted ? "interrupted" : "written",
+                 t - seg.t_begin);
+  else
+    FLEETSIM_LOG(Scheduler, debug, "{} {} after {:.3f} s", models::phase_name(seg.phase),
+                 interrupted ? "interrupted" : "ends", t - seg.t_begin);
   log_.emplace_back(seg);
   open_.reset();
+}
+
+void TraceRecorder::interruption(models::Interruption rec)
+{
+  if (rec.planned)
+    FLEETSIM_LOG(Scheduler, debug, "{}: {} stops the job", rec.reconfiguration ? "reconfiguration" : "planned interruption",
+                 rec.cause);
+  else
+    FLEETSIM_LOG(Scheduler, debug, "interruption: {} on {} during {} ({} GPUs down){}", rec.cause, rec.component,
+                 models::phase_name(rec.during), rec.gpus_down, rec.from_memory ? "; restores from host memory" : "");
+  log_.emplace_back(std::move(rec));
+}
+
+void TraceRecorder::commit(models::CheckpointCommitted rec)
+{
+  if (rec.memory)
+    FLEETSIM_LOG(Checkpoint, debug, "host-memory snapshots hold step {}", rec.step);
+  else
+    FLEETSIM_LOG(Checkpoint, debug, "checkpoint committed: step {}, {:.4g} GB", rec.step, rec.bytes / 1e9);
+  log_.emplace_back(rec);
 }
 
 void TraceRecorder::finish(double horizon)

@@ -33,8 +33,8 @@ public:
   /// Closes the open phase at t. For training, `steps` is the number of steps completed, or -1
   /// to count the whole steps that fit in the segment.
   void close(double t, bool interrupted, long steps = -1);
-  void interruption(models::Interruption rec) { log_.emplace_back(std::move(rec)); }
-  void commit(models::CheckpointCommitted rec) { log_.emplace_back(rec); }
+  void interruption(models::Interruption rec);
+  void commit(models::CheckpointCommitted rec);
 
   /// Closes whatever is open at the end of the window (not an interruption).
   void finish(double horizon);
