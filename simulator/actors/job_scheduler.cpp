@@ -12,7 +12,6 @@
 namespace fleetsim::sim {
 
 using models::Phase;
-using scenario::RecoveryPolicy;
 
 void JobScheduler::operator()()
 {
@@ -28,8 +27,8 @@ void JobScheduler::operator()()
   start_job();
   while (true) {
     // Elastic: nodes that came back while the job was recovering make room for more replicas now.
-    if (ctx_.scenario->recovery.policy == RecoveryPolicy::Elastic && elastic_dp() > shape_.dp) {
-      if (auto f = regrow(inbox, elastic_dp()))
+    if (const auto grow = ctx_.policy->grow_width(view())) {
+      if (auto f = regrow(inbox, *grow))
         recover(inbox, *f);
       continue;
     }
@@ -102,12 +101,13 @@ void JobScheduler::start_job(bool from_storage)
   ctx_.job->post(std::move(m));
 }
 
-bool JobScheduler::memory_restore() const
+bool JobScheduler::memory_restore() const { return ctx_.policy->restores_from_memory(view()); }
+
+models::RecoveryView JobScheduler::view() const
 {
-  const auto& rec = ctx_.scenario->recovery;
-  return rec.policy == RecoveryPolicy::InMemory &&
-         models::memory_copies_survive(lost_slots_, ctx_.pool->job_slots(), rec.memory_copies,
-                                       ctx_.pool->nodes_per_rack());
+  const auto& l = ctx_.scenario->step.layout;
+  return {*ctx_.pool, ctx_.scenario->recovery, static_cast<long>(l.tp) * l.cp * l.pp, ctx_.scenario->fleet.gpus_per_node,
+          l.dp, shape_.dp, lost_slots_};
 }
 
 long JobScheduler::slots_for(int dp) const
@@ -115,13 +115,6 @@ long JobScheduler::slots_for(int dp) const
   const auto& l = ctx_.scenario->step.layout;
   return models::nodes_for_replicas(dp, static_cast<long>(l.tp) * l.cp * l.pp, ctx_.scenario->fleet.gpus_per_node,
                                     ctx_.pool->job_slots());
-}
-
-int JobScheduler::elastic_dp() const
-{
-  const auto& l = ctx_.scenario->step.layout;
-  return models::elastic_width(ctx_.pool->active() + ctx_.pool->idle(), static_cast<long>(l.tp) * l.cp * l.pp,
-                               ctx_.scenario->fleet.gpus_per_node, l.dp, ctx_.pool->job_slots());
 }
 
 void JobScheduler::set_shape(int dp)
@@ -359,8 +352,7 @@ void JobScheduler::recover(Inbox& inbox, Message failure)
     if (!next)
       next = timed_phase(inbox, Phase::Warmup, rec.warmup.si());
     if (!next) {
-      if (rec.policy == RecoveryPolicy::InMemory)
-        ++(memory_restore() ? ctx_.counters->memory_restores : ctx_.counters->storage_restores);
+      ++(memory_restore() ? ctx_.counters->memory_restores : ctx_.counters->storage_restores);
       start_job();
       return;
     }
@@ -371,13 +363,7 @@ void JobScheduler::recover(Inbox& inbox, Message failure)
 std::optional<Message> JobScheduler::acquire_nodes(Inbox& inbox)
 {
   models::NodePool& pool = *ctx_.pool;
-  const auto& rec = ctx_.scenario->recovery;
-  const bool elastic = rec.policy == RecoveryPolicy::Elastic;
-  auto ready = [&] {
-    if (elastic)
-      return elastic_dp() >= rec.elastic_min_dp;
-    return pool.empty_slots() <= pool.idle();
-  };
+  auto ready = [&] { return ctx_.policy->restart_width(view()).has_value(); };
   if (!ready()) {
     // Not enough healthy nodes: wait for the repair pipeline. A failure that strikes the job's
     // surviving nodes meanwhile is an interruption like any during recovery (it may destroy the
@@ -395,8 +381,8 @@ std::optional<Message> JobScheduler::acquire_nodes(Inbox& inbox)
     ctx_.trace->close(ctx_.now(), false);
   }
   const long before = pool.active();
-  if (elastic) {
-    const int dp = elastic_dp();
+  if (ctx_.policy->resizes()) {
+    const int dp = *ctx_.policy->restart_width(view());
     if (dp < shape_.dp)
       ++ctx_.counters->shrinks;
     pool.fill(slots_for(dp));
@@ -475,7 +461,7 @@ std::optional<Message> JobScheduler::regrow(Inbox& inbox, int dp)
 {
   return planned_restart(inbox, "elastic_regrow", "job", [this, dp](Inbox&) -> std::optional<Message> {
     // The width now: a failure of idle nodes during the checkpointed stop may have taken some.
-    const int width = std::min(dp, elastic_dp());
+    const int width = std::min(dp, ctx_.policy->width_now(view()));
     ++ctx_.counters->regrows;
     ctx_.pool->fill(slots_for(width));
     set_shape(width);
@@ -534,10 +520,6 @@ std::optional<Message> JobScheduler::planned_restart(Inbox& inbox, const std::st
   return next;
 }
 
-double JobScheduler::restart_time() const
-{
-  const auto& rec = ctx_.scenario->recovery;
-  return rec.policy == RecoveryPolicy::HotSpare ? rec.spare_swap.si() : rec.restart.si();
-}
+double JobScheduler::restart_time() const { return ctx_.policy->restart_seconds(ctx_.scenario->recovery); }
 
 }  // namespace fleetsim::sim

@@ -82,8 +82,8 @@ private:
   void record_failure(const Message& failure, models::Phase during) const;
   /// True when a recovery now can restore from host memory (in_memory and every shard has a copy).
   [[nodiscard]] bool memory_restore() const;
-  /// Replicas the healthy nodes hold (elastic), at most the layout's dp.
-  [[nodiscard]] int elastic_dp() const;
+  /// The fleet as the recovery policy sees it.
+  [[nodiscard]] models::RecoveryView view() const;
   [[nodiscard]] long slots_for(int dp) const;
   void set_shape(int dp);
   /// The job's nodes changed: active GPUs for the trace, and the step time.

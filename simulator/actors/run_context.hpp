@@ -3,6 +3,7 @@
 // mailboxes. Owned by the Simulation; actors hold a const reference.
 
 #include "models/node_pool.hpp"
+#include "models/recovery_policy.hpp"
 #include "simulator/scenario/scenario.hpp"
 #include "simulator/trace/trace_recorder.hpp"
 
@@ -29,20 +30,7 @@ struct JobShape {
   long steps_per_snapshot = 0;   // in_memory: whole steps between host-memory snapshots (0: none)
 };
 
-/// What the recovery policy did, for summary.json.
-struct PolicyCounters {
-  long swaps = 0;             // failed nodes replaced from the idle pool (spares or repaired nodes)
-  long spares_exhausted = 0;  // recoveries that had to wait for the repair pipeline
-  long spare_failures = 0;    // failures that struck only nodes outside the job
-  long shrinks = 0;           // elastic: restarts on fewer replicas than before
-  long regrows = 0;           // elastic: planned restarts on more replicas
-  int min_dp = 0;             // elastic: fewest replicas trained on
-  long memory_restores = 0;   // in_memory: recoveries from host memory
-  long storage_restores = 0;  // in_memory: recoveries that fell back to storage
-  long repairs = 0;           // nodes sent to the repair pipeline
-  long episodes = 0;          // slowdown episodes started
-  long drains = 0;            // slow nodes drained and replaced
-};
+using models::PolicyCounters;  // models/recovery_policy.hpp
 
 struct RunContext {
   const scenario::Scenario* scenario = nullptr;
@@ -58,6 +46,7 @@ struct RunContext {
   Inbox* job = nullptr;
   Inbox* alarms = nullptr;       // AlarmClock: delivers a message to the scheduler after its delay
   CoordinatorLink* coordinator = nullptr;
+  models::RecoveryPolicy* policy = nullptr;  // the scenario's recovery.policy (models/recovery/)
 
   [[nodiscard]] static double now() { return sg4::Engine::get_clock(); }
 };

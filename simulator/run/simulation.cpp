@@ -25,7 +25,8 @@
 
 namespace fleetsim::sim {
 
-JobShape job_shape(const scenario::Scenario& s, const models::StepBreakdown& step, int dp)
+JobShape job_shape(const scenario::Scenario& s, const models::StepBreakdown& step, int dp,
+                   const models::RecoveryPolicy& policy)
 {
   const models::ParallelLayout& l = s.step.layout;
   JobShape j;
@@ -55,8 +56,8 @@ JobShape job_shape(const scenario::Scenario& s, const models::StepBreakdown& ste
   j.straggler_factor = models::expected_step_factor(s.stragglers, j.gpus / s.fleet.gpus_per_node, compute_fraction);
   j.step_time = uniform * j.straggler_factor;
   j.steps_per_checkpoint = models::steps_per_checkpoint(s.checkpoint.interval, units::Seconds(j.step_time));
-  if (s.recovery.policy == scenario::RecoveryPolicy::InMemory) {
-    const double every = s.recovery.memory_snapshot_interval.si();
+  if (const auto snapshots = policy.snapshot_interval(s.recovery)) {
+    const double every = *snapshots;
     j.steps_per_snapshot = every > 0 ? models::steps_per_checkpoint(units::Seconds(every), units::Seconds(j.step_time)) : 1;
   }
   return j;
@@ -112,7 +113,11 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed, co
   result.step_seconds = step.seconds;
   result.checkpoint_write_s =
       models::checkpoint_write_time(s.checkpoint_bytes(), s.storage.write_bandwidth, s.checkpoint.write_overhead).si();
-  const JobShape full = job_shape(s, result.step, s.step.layout.dp);
+  const models::RecoveryPolicyEntry* policy_entry = models::find_recovery_policy(s.recovery.policy_name);
+  models::check_invariant(policy_entry != nullptr, "the recovery policy is registered",
+                          [&] { return "no recovery policy '" + s.recovery.policy_name + "'"; });
+  const std::unique_ptr<models::RecoveryPolicy> policy = policy_entry->make();
+  const JobShape full = job_shape(s, result.step, s.step.layout.dp, *policy);
   // Synchronous steps wait for the slowest node: the replay runs at the expected step time.
   result.straggler_factor = full.straggler_factor;
 
@@ -159,13 +164,14 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed, co
   ctx.job = &job_inbox;
   ctx.alarms = &alarm_inbox;
   ctx.coordinator = &coordinator_link;
+  ctx.policy = policy.get();
 
   // Shapes at other widths (elastic) are computed once each, on first use.
   std::map<int, JobShape> shapes{{full.dp, full}};
-  auto shape_for = [&shapes, &s, &result](int dp) {
+  auto shape_for = [&shapes, &s, &result, &policy](int dp) {
     auto it = shapes.find(dp);
     if (it == shapes.end())
-      it = shapes.emplace(dp, job_shape(s, result.step, dp)).first;
+      it = shapes.emplace(dp, job_shape(s, result.step, dp, *policy)).first;
     return it->second;
   };
   // An actor that finds a broken invariant cannot throw past SimGrid (it aborts the process): it
@@ -226,6 +232,7 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed, co
     throw;
   }
   result.counters = counters;
+  result.policy_reported = policy->reported(counters);
   result.nodes_retired = pool.retired_total();
   result.lemons_retired = pool.retired_lemons();
   result.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();

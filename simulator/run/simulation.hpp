@@ -24,6 +24,7 @@ struct RunResult {
   double checkpoint_write_s = 0;  // uncontended write time of one checkpoint (delta)
   double wall_time_s = 0;         // the replay's own run time (after the step time is known)
   PolicyCounters counters;        // what the recovery policy did
+  std::vector<std::pair<std::string, long>> policy_reported;  // the counters the policy reports
   long nodes_retired = 0;         // lemon retirement
   long lemons_retired = 0;        // of those, lemons
   long lemon_nodes = 0;           // lemons drawn at the start
@@ -34,7 +35,8 @@ struct RunResult {
 /// The job on `dp` data-parallel replicas, given the full layout's step `step`: step time (the
 /// analytic model's ratio scales `step` for dp below the layout's), stragglers, tokens per step and
 /// the checkpoint and snapshot cadences in steps.
-[[nodiscard]] JobShape job_shape(const scenario::Scenario& s, const models::StepBreakdown& step, int dp);
+[[nodiscard]] JobShape job_shape(const scenario::Scenario& s, const models::StepBreakdown& step, int dp,
+                                 const models::RecoveryPolicy& policy);
 
 /// Runs one replica: resolves the step time (step_source.hpp), then replays the window. Must be
 /// called at most once per process.

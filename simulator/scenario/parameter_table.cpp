@@ -1,5 +1,7 @@
 #include "parameter_table.hpp"
 
+#include "models/recovery_policy.hpp"
+
 #include <cstdio>
 
 namespace fleetsim::scenario {
@@ -38,6 +40,13 @@ ParamSpec flag(std::string key, std::string def, std::string desc)
 {
   return ParamSpec{std::move(key), Kind::Bool, Dimension::Time, std::move(def), std::move(desc),
                    std::nullopt, false, std::nullopt, {}};
+}
+
+ParamSpec registered_choice(std::string key, std::string def, std::string desc, std::vector<std::string> (*from)())
+{
+  ParamSpec p{std::move(key), Kind::Enum, units::Dimension::Time, std::move(def), std::move(desc), std::nullopt, false, std::nullopt, {}};
+  p.choices_from = from;
+  return p;
 }
 
 ParamSpec choice(std::string key, std::string def, std::string desc, std::vector<std::string> choices)
@@ -132,7 +141,7 @@ std::vector<ParamSpec> build_table()
       quantity("recovery.restart", T, "10min", "rescheduling, process start, communicator init and rendezvous", 0.0, false),
       quantity("recovery.warmup", T, "0s", "time after reload before steps run at full speed (counted as lost)", 0.0, false),
       quantity("recovery.watchdog_timeout", T, "10min", "collective timeout that detects hangs (PyTorch's NCCL default is 10 min)"),
-      choice("recovery.policy", "restart", "what happens after a failure: restart = resubmit the whole job from the last checkpoint; hot_spare = keep the allocation, swap warm spare nodes in (recovery.spare_swap); elastic = continue on fewer data-parallel replicas and grow back when nodes return; in_memory = restore from checkpoint copies in peers' host memory (Gemini-style), remote storage only when every copy of a shard is lost", {"restart", "hot_spare", "elastic", "in_memory"}),
+      registered_choice("recovery.policy", "restart", "what happens after a failure: restart = resubmit the whole job from the last checkpoint; hot_spare = keep the allocation, swap warm spare nodes in (recovery.spare_swap); elastic = continue on fewer data-parallel replicas and grow back when nodes return; in_memory = restore from checkpoint copies in peers' host memory (Gemini-style), remote storage only when every copy of a shard is lost (models/recovery_policy.hpp: the registry)", models::recovery_policy_names),
       quantity("recovery.spare_swap", T, "2min", "hot_spare: restart in the job's own allocation with warm spares swapped in (replaces recovery.restart)", 0.0, false),
       choice("recovery.elastic_batch", "global", "elastic: keep the global batch (more micro-batches per replica) or the per-replica batch (smaller global batch)", {"global", "per_replica"}),
       integer("recovery.elastic_min_dp", "1", "elastic: fewest data-parallel replicas to train on; below it the job waits for nodes", 1, 1e8),
@@ -270,6 +279,11 @@ bool is_section(std::string_view prefix)
   return false;
 }
 
+std::vector<std::string> choices_of(const ParamSpec& spec)
+{
+  return spec.choices_from != nullptr ? spec.choices_from() : spec.choices;
+}
+
 std::string kind_description(const ParamSpec& spec)
 {
   switch (spec.kind) {
@@ -279,7 +293,7 @@ std::string kind_description(const ParamSpec& spec)
     case Kind::String: return "string";
     case Kind::Enum: {
       std::string s = "one of:";
-      for (const auto& c : spec.choices)
+      for (const auto& c : choices_of(spec))
         s += " " + c;
       return s;
     }

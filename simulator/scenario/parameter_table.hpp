@@ -27,7 +27,13 @@ struct ParamSpec {
   bool min_exclusive = false;
   std::optional<double> max;  // inclusive
   std::vector<std::string> choices;  // Kind::Enum only
+  /// Kind::Enum whose values come from a registry (recovery.policy): asked when needed, so that
+  /// values registered at start-up (a test's policy, a plugin's) are valid too.
+  std::vector<std::string> (*choices_from)() = nullptr;
 };
+
+/// The valid values of an Enum parameter.
+[[nodiscard]] std::vector<std::string> choices_of(const ParamSpec& spec);
 
 /// All parameters, in documentation order.
 [[nodiscard]] const std::vector<ParamSpec>& parameter_table();

@@ -4,6 +4,7 @@
 
 #include "models/failure_model.hpp"
 #include "models/node_pool.hpp"
+#include "models/recovery_policy.hpp"
 #include "models/step_model.hpp"
 #include "models/stragglers.hpp"
 #include "models/units.hpp"
@@ -44,22 +45,7 @@ struct CheckpointSpec {
   units::Seconds write_overhead{0}; // fixed part of each checkpoint
 };
 
-enum class RecoveryPolicy { Restart, HotSpare, Elastic, InMemory };
-
-struct RecoverySpec {
-  units::Seconds detection{0};
-  units::Seconds watchdog_timeout{0};  // detection of hangs
-  units::Seconds restart{0};
-  units::Seconds warmup{0};
-  RecoveryPolicy policy = RecoveryPolicy::Restart;
-  std::string policy_name = "restart";
-  units::Seconds spare_swap{0};           // hot_spare: replaces restart
-  bool elastic_keep_global_batch = true;  // elastic: global batch kept (else per-replica batch kept)
-  int elastic_min_dp = 1;
-  units::Seconds memory_snapshot_interval{0};  // in_memory: 0 = every step
-  units::Seconds memory_reload{0};
-  int memory_copies = 2;
-};
+using models::RecoverySpec;  // models/recovery_policy.hpp: the policies read it
 
 /// Spare nodes and the repair pipeline.
 struct CapacitySpec {

@@ -103,7 +103,7 @@ public:
       return {};
     const ParamSpec* spec = find_param(key);
     if (spec != nullptr && spec->kind == Kind::Enum) {
-      for (const auto& c : spec->choices)
+      for (const auto& c : choices_of(*spec))
         if (c == v->text)
           return v->text;
       error(key, "'" + key + "' must be " + kind_description(*spec) + ", got '" + v->text + "'");
@@ -270,11 +270,6 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
   s.recovery.watchdog_timeout = units::Seconds(r.number("recovery.watchdog_timeout"));
   s.recovery.warmup = units::Seconds(r.number("recovery.warmup"));
   s.recovery.policy_name = r.text("recovery.policy");
-  {
-    using P = RecoveryPolicy;
-    const std::string& p = s.recovery.policy_name;
-    s.recovery.policy = p == "hot_spare" ? P::HotSpare : p == "elastic" ? P::Elastic : p == "in_memory" ? P::InMemory : P::Restart;
-  }
   s.recovery.spare_swap = units::Seconds(r.number("recovery.spare_swap"));
   s.recovery.elastic_keep_global_batch = r.text("recovery.elastic_batch") == "global";
   s.recovery.elastic_min_dp = static_cast<int>(r.integer("recovery.elastic_min_dp"));
@@ -349,7 +344,7 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
     r.error_at_first_given({"recovery.elastic_min_dp", "parallelism.dp"},
                            "recovery.elastic_min_dp (" + std::to_string(s.recovery.elastic_min_dp) +
                                ") cannot exceed parallelism.dp (" + std::to_string(s.step.layout.dp) + ")");
-  if (s.recovery.policy == RecoveryPolicy::Elastic && s.step.layout.ep > 1)
+  if (s.recovery.policy_name == "elastic" && s.step.layout.ep > 1)
     r.error_at_first_given({"recovery.policy", "parallelism.ep"},
                            "recovery.policy elastic drops whole data-parallel replicas, which expert parallelism "
                            "(parallelism.ep > 1) shards experts over; use another policy");

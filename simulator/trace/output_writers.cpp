@@ -160,15 +160,8 @@ ordered_json recovery_json(const scenario::Scenario& s, const RunResult& r)
       {"spares_exhausted", c.spares_exhausted},
       {"spare_failures", c.spare_failures},
   };
-  if (s.recovery.policy == scenario::RecoveryPolicy::Elastic) {
-    j["shrinks"] = c.shrinks;
-    j["regrows"] = c.regrows;
-    j["min_dp"] = c.min_dp;
-  }
-  if (s.recovery.policy == scenario::RecoveryPolicy::InMemory) {
-    j["memory_restores"] = c.memory_restores;
-    j["storage_restores"] = c.storage_restores;
-  }
+  for (const auto& [name, value] : r.policy_reported)
+    j[name] = value;
   if (s.stragglers.dynamic()) {
     j["slowdown_episodes"] = c.episodes;
     j["drains"] = c.drains;
@@ -356,7 +349,7 @@ void print_run_table(std::ostream& out, const scenario::Scenario& s, const RunRe
   std::snprintf(line, sizeof line, "  interruptions: %ld unexpected, %ld planned; %ld checkpoints\n",
                 r.report.unexpected, r.report.planned, r.report.checkpoints);
   out << line;
-  if (s.recovery.policy != scenario::RecoveryPolicy::Restart || s.capacity.tracks_nodes()) {
+  if (s.recovery.policy_name != "restart" || s.capacity.tracks_nodes()) {
     std::snprintf(line, sizeof line, "  recovery: %s, %ld spare nodes; %ld swaps, %ld waits for repairs\n",
                   s.recovery.policy_name.c_str(), s.capacity.spare_nodes, r.counters.swaps, r.counters.spares_exhausted);
     out << line;
