@@ -21,6 +21,7 @@
 
 #include "trace_records.hpp"
 
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -43,6 +44,24 @@ struct TimeBreakdown {
     return productive + checkpoint + detection + restart + reload + warmup + lost_work + planned + waiting;
   }
 };
+
+/// The terms of the time breakdown, in the order summary.json, the run table and the sweep's
+/// columns list them: the one declaration of their names.
+struct BreakdownTerm {
+  const char* name;
+  double TimeBreakdown::*seconds;
+};
+inline constexpr std::array<BreakdownTerm, 9> kBreakdownTerms = {{
+    {"productive", &TimeBreakdown::productive},
+    {"checkpoint", &TimeBreakdown::checkpoint},
+    {"detection", &TimeBreakdown::detection},
+    {"restart", &TimeBreakdown::restart},
+    {"reload", &TimeBreakdown::reload},
+    {"warmup", &TimeBreakdown::warmup},
+    {"lost_work", &TimeBreakdown::lost_work},
+    {"planned", &TimeBreakdown::planned},
+    {"waiting", &TimeBreakdown::waiting},
+}};
 
 /// One row of the goodput trace: one phase segment, with the model's net progress at its end.
 struct TimelineRow {

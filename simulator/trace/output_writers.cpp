@@ -3,6 +3,7 @@
 
 #include "models/checkpoint_interval.hpp"
 #include "models/failure_model.hpp"
+#include "simulator/metrics/metric_registry.hpp"
 
 #include <unistd.h>
 
@@ -210,11 +211,10 @@ ordered_json summary_json(const scenario::Scenario& s, const RunResult& r)
   j["step_time_s"] = r.step.step_time.si();
   j["mfu"] = r.step.mfu;
   j["interruptions"] = interruptions_json(s, r);
-  j["time_breakdown_s"] = ordered_json{
-      {"productive", b.productive}, {"checkpoint", b.checkpoint}, {"detection", b.detection},
-      {"restart", b.restart},       {"reload", b.reload},         {"warmup", b.warmup},
-      {"lost_work", b.lost_work},   {"planned", b.planned},       {"waiting", b.waiting},
-  };
+  ordered_json breakdown = ordered_json::object();
+  for (const auto& term : models::kBreakdownTerms)
+    breakdown[term.name] = b.*term.seconds;
+  j["time_breakdown_s"] = std::move(breakdown);
   j["lost_time_by_cause_s"] = lost_by_cause_json(s, r);
   j["recovery"] = recovery_json(s, r);
   j["checkpoints"] = checkpoint_json(s, r);
@@ -244,6 +244,9 @@ ordered_json summary_json(const scenario::Scenario& s, const RunResult& r)
                           {"balance", s.heterogeneous.balanced ? "micro_batches" : "none"},
                           {"mean_step_time_s", mean_training_step_time(r)}};
   }
+  // Metrics registered from outside the simulator (simulator/metrics/metric_registry.hpp).
+  if (ordered_json extra = metrics::registered_values({r.report, r.log, r.step, r.counters, r.seed}); !extra.empty())
+    j["metrics"] = std::move(extra);
   // Last, on its own line: the only value that is not a function of scenario and seed.
   j["wall_time_s"] = r.wall_time_s;
   return j;
@@ -358,12 +361,9 @@ void print_run_table(std::ostream& out, const scenario::Scenario& s, const RunRe
                 r.report.goodput_ratio, r.report.tokens);
   out << line;
   out << "  time breakdown        hours   share\n";
-  const std::pair<const char*, double> rows[] = {
-      {"productive", b.productive}, {"checkpoint", b.checkpoint}, {"detection", b.detection},
-      {"restart", b.restart},       {"reload", b.reload},         {"warmup", b.warmup},
-      {"lost_work", b.lost_work},   {"planned", b.planned},       {"waiting", b.waiting},
-  };
-  for (const auto& [name, v] : rows) {
+  for (const auto& term : models::kBreakdownTerms) {
+    const char* name = term.name;
+    const double v = b.*term.seconds;
     if (name == std::string_view("waiting") && v == 0)
       continue;
     std::snprintf(line, sizeof line, "    %-16s %9.2f  %5.1f%%\n", name, v / units::kHour, 100 * v / T);

@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "replica_runner.hpp"
 
+#include "simulator/metrics/metric_registry.hpp"
 #include "simulator/run/simulation.hpp"
 #include "simulator/scenario/scenario_loader.hpp"
 #include "simulator/trace/output_writers.hpp"
@@ -26,45 +27,18 @@ struct Row {
   void add(const std::string& k, double v, int n) { mean[k] += v / n; }
 };
 
-double get(const nlohmann::json& j, std::initializer_list<const char*> path)
+// compare.csv's columns (simulator/metrics/metric_registry.hpp): compare's built-ins, then every
+// registered metric.
+const std::vector<const metrics::Metric*>& columns()
 {
-  const nlohmann::json* at = &j;
-  for (const char* k : path) {
-    if (!at->contains(k))
-      return 0;
-    at = &(*at)[k];
-  }
-  return at->is_number() ? at->get<double>() : 0;
-}
-
-void accumulate(Row& row, const nlohmann::json& sum, const scenario::Scenario& s, int n)
-{
-  const double h = 3600;
-  row.add("ettr", get(sum, {"ettr"}), n);
-  row.add("goodput_ratio", get(sum, {"goodput_ratio"}), n);
-  row.add("tokens", get(sum, {"tokens_trained"}), n);
-  row.add("unexpected", get(sum, {"interruptions", "unexpected"}), n);
-  for (const char* phase : {"detection", "restart", "reload", "warmup", "waiting", "lost_work", "checkpoint", "planned"})
-    row.add(std::string(phase) + "_h", get(sum, {"time_breakdown_s", phase}) / h, n);
-  double failures = 0;
-  for (const auto& c : s.causes)
-    failures += get(sum, {"lost_time_by_cause_s", c.name.c_str()});
-  row.add("lost_to_failures_h", failures / h, n);
-  for (const char* k : {"stragglers", "elastic_shrink", "elastic_regrow"})
-    row.add(std::string("lost_to_") + k + "_h", get(sum, {"lost_time_by_cause_s", k}) / h, n);
-  for (const char* k : {"swaps", "spares_exhausted", "shrinks", "regrows", "memory_restores", "storage_restores",
-                        "nodes_retired"})
-    row.add(k, get(sum, {"recovery", k}), n);
-}
-
-const std::vector<std::string>& columns()
-{
-  static const std::vector<std::string> c = {
-      "ettr", "goodput_ratio", "tokens", "unexpected", "detection_h", "restart_h", "reload_h", "warmup_h",
-      "waiting_h", "lost_work_h", "checkpoint_h", "planned_h", "lost_to_failures_h", "lost_to_stragglers_h",
-      "lost_to_elastic_shrink_h", "lost_to_elastic_regrow_h", "swaps", "spares_exhausted", "shrinks", "regrows",
-      "memory_restores", "storage_restores", "nodes_retired"};
+  static const std::vector<const metrics::Metric*> c = metrics::default_metrics(metrics::compare_defaults());
   return c;
+}
+
+void accumulate(Row& row, const nlohmann::json& sum, int n)
+{
+  for (const metrics::Metric* m : columns())
+    row.add(m->name, m->read(sum), n);
 }
 
 }  // namespace
@@ -131,23 +105,23 @@ int cmd_compare(const Options& opts)
       return kExitFailure;
     }
     const size_t i = t / static_cast<size_t>(seeds);
-    accumulate(rows[i], sum, scenarios[i], seeds);
+    accumulate(rows[i], sum, seeds);
   }
 
   auto body = [&](std::ostream& o) {
     for (const auto& a : axes)
       o << a.key << ',';
     o << "seeds";
-    for (const auto& c : columns())
-      o << ',' << c;
+    for (const metrics::Metric* c : columns())
+      o << ',' << c->name;
     o << '\n';
     for (size_t i = 0; i < points.size(); ++i) {
       for (const auto& set : points[i].sets)
         o << set.substr(set.find('=') + 1) << ',';
       o << seeds;
-      for (const auto& c : columns()) {
+      for (const metrics::Metric* c : columns()) {
         char buf[64];
-        std::snprintf(buf, sizeof buf, ",%.10g", rows[i].mean[c]);
+        std::snprintf(buf, sizeof buf, ",%.10g", rows[i].mean[c->name]);
         o << buf;
       }
       o << '\n';
@@ -165,7 +139,7 @@ int cmd_compare(const Options& opts)
     for (size_t i = 0; i < points.size(); ++i) {
       auto& m = rows[i].mean;
       std::printf("  %-44s %7.4f %7.4f %6.1f | %14.1f %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f\n", points[i].label.c_str(),
-                  m["ettr"], m["goodput_ratio"], m["unexpected"], m["detection_h"], m["restart_h"], m["reload_h"],
+                  m["ettr"], m["goodput_ratio"], m["unexpected_interruptions"], m["detection_h"], m["restart_h"], m["reload_h"],
                   m["warmup_h"], m["waiting_h"], m["lost_work_h"], m["checkpoint_h"]);
     }
     std::printf("  outputs in %s/ (compare.csv, and each run's own files under <point>/)\n", out.c_str());

@@ -136,9 +136,9 @@ int cmd_sweep(const Options& opts)
     // point has a target).
     const bool target = std::any_of(scenarios.begin(), scenarios.end(), [](const auto& sc) { return sc.token_target > 0; });
     if (sweep->metrics.empty()) {
-      for (const auto& m : all_metrics())
-        if (target || m.path.front() != "token_target")
-          plan.metrics.push_back(&m);
+      for (const Metric* m : metrics::default_metrics(metrics::sweep_defaults()))
+        if (target || (m->name != "time_to_target_h" && m->name != "target_reached"))
+          plan.metrics.push_back(m);
     } else {
       for (const auto& name : sweep->metrics)
         if (std::find(plan.metrics.begin(), plan.metrics.end(), find_metric(name)) == plan.metrics.end())

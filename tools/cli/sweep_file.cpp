@@ -12,58 +12,6 @@ namespace fleetsim::cli {
 
 namespace fs = std::filesystem;
 
-// Every metric a sweep can aggregate, in the order of the result columns.
-const std::vector<Metric>& all_metrics()
-{
-  static const std::vector<Metric> m = [] {
-    std::vector<Metric> v = {{"ettr", {"ettr"}, 1},
-                             {"goodput_ratio", {"goodput_ratio"}, 1},
-                             {"tokens_trained", {"tokens_trained"}, 1},
-                             {"time_to_target_h", {"token_target", "time_to_target_s"}, 1.0 / 3600},
-                             {"target_reached", {"token_target", "reached"}, 1},
-                             {"unexpected_interruptions", {"interruptions", "unexpected"}, 1}};
-    for (const char* phase : {"productive", "checkpoint", "detection", "restart", "reload", "warmup", "lost_work",
-                              "planned", "waiting"})
-      v.push_back({std::string(phase) + "_h", {"time_breakdown_s", phase}, 1.0 / 3600});
-    return v;
-  }();
-  return m;
-}
-
-const Metric* find_metric(const std::string& name)
-{
-  for (const auto& m : all_metrics())
-    if (m.name == name)
-      return &m;
-  return nullptr;
-}
-
-namespace {
-
-std::string metric_names()
-{
-  std::string names;
-  for (const auto& m : all_metrics())
-    names += (names.empty() ? "" : ", ") + m.name;
-  return names;
-}
-
-}  // namespace
-
-// The metric's value in a summary.json; NaN when the run has none (a token target not reached).
-double metric_value(const nlohmann::json& j, const Metric& m)
-{
-  const nlohmann::json* at = &j;
-  for (const auto& k : m.path) {
-    if (!at->is_object() || !at->contains(k))
-      return std::nan("");
-    at = &(*at)[k];
-  }
-  if (at->is_boolean())
-    return at->get<bool>() ? 1 : 0;
-  return at->is_number() ? at->get<double>() * m.scale : std::nan("");
-}
-
 namespace {
 
 // A located error, as the scenario loader prints them.
@@ -177,12 +125,12 @@ std::optional<SweepFile> read_sweep(const std::string& path)
       s.traces = scalar_text(v) != "summary";
     } else if (key == "metrics") {
       if (!v.IsSequence() || v.size() == 0) {
-        errors.push_back(located(path, v, "metrics: a list of metric names (" + metric_names() + ")"));
+        errors.push_back(located(path, v, "metrics: a list of metric names (" + metrics::metric_names() + ")"));
         continue;
       }
       for (const auto& x : v) {
         if (!x.IsScalar() || find_metric(x.Scalar()) == nullptr)
-          errors.push_back(located(path, x, "metrics: unknown metric '" + scalar_text(x) + "' (known: " + metric_names() + ")"));
+          errors.push_back(located(path, x, "metrics: unknown metric '" + scalar_text(x) + "' (known: " + metrics::metric_names() + ")"));
         else
           s.metrics.push_back(x.Scalar());
       }

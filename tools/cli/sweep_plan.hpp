@@ -19,6 +19,8 @@
 
 #include "replica_runner.hpp"
 
+#include "simulator/metrics/metric_registry.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -41,19 +43,11 @@ struct SweepFile {
 /// Parses the sweep file; prints every problem (file:line:col) and returns nullopt when there is one.
 std::optional<SweepFile> read_sweep(const std::string& path);
 
-// A metric of summary.json: its column name and its path (seconds are reported in hours).
-struct Metric {
-  std::string name;
-  std::vector<std::string> path;
-  double scale = 1;
-};
-
-/// Every metric a sweep can aggregate, in the default order of the result columns.
-const std::vector<Metric>& all_metrics();
-/// The metric of that name, or nullptr.
-const Metric* find_metric(const std::string& name);
+// The metrics (simulator/metrics/metric_registry.hpp): declared once, read from each replica's summary.json.
+using metrics::Metric;
+using metrics::find_metric;
 /// The metric's value in a run's summary.json; NaN when the run has none (a token target missed).
-double metric_value(const nlohmann::json& summary, const Metric& m);
+inline double metric_value(const nlohmann::json& summary, const Metric& m) { return m.read(summary); }
 
 // Everything the results need, whether the replicas ran here, on MPI ranks or in shards: the grid,
 // the seeds and where each replica's files are. Written to DIR/sweep.json when the sweep claims DIR,
