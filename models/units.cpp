@@ -163,11 +163,11 @@ ParseResult parse_quantity(std::string_view text, Dimension dim)
                    ")"};
 }
 
-std::string format_quantity(double si_value, Dimension dim)
+std::string format_quantity(double si, Dimension dim)
 {
   auto units = print_units_of(dim);
   const Unit* chosen = &units.back();
-  double magnitude = std::fabs(si_value);
+  double magnitude = std::fabs(si);
   if (magnitude == 0.0) {
     // Zero reads best in the base unit.
     for (const Unit& u : units)
@@ -182,7 +182,7 @@ std::string format_quantity(double si_value, Dimension dim)
     }
   }
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", si_value / chosen->factor);
+  std::snprintf(buf, sizeof buf, "%.6g", si / chosen->factor);
   return std::string(buf) + std::string(chosen->suffix);
 }
 

@@ -34,7 +34,7 @@ struct ParseResult {
 
 /// Formats an SI value with a readable unit of the dimension ("2TB/s", "30min", "1.5GiB").
 /// The result parses back to the same value up to 6 significant digits.
-[[nodiscard]] std::string format_quantity(double si_value, Dimension dim);
+[[nodiscard]] std::string format_quantity(double si, Dimension dim);
 
 /// "time", "size", "bandwidth", "flop rate", "power".
 [[nodiscard]] std::string_view dimension_name(Dimension dim);

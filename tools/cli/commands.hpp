@@ -53,6 +53,8 @@ struct Options {
 bool parse_options(int argc, char** argv, Options& opts);
 /// Runs the parsed command (help included); returns its exit code.
 int run_command(const Options& opts);
+/// The whole command line: parse, run, report errors; returns the exit code (tools/cli/cli_main.cpp).
+int main(int argc, char** argv);
 
 int cmd_run(const Options& opts);
 int cmd_validate(const Options& opts);

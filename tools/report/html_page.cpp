@@ -28,6 +28,7 @@ th{text-align:right;background:#f3f3f3}
 td{text-align:right;font-variant-numeric:tabular-nums}
 th:first-child,td:first-child{text-align:left}
 table.params td.p{text-align:left}
+table.metrics td:last-child,table.metrics th:last-child{text-align:left}
 svg text{font-family:"DejaVu Sans",Verdana,sans-serif}
 svg .tick{font-size:11px;fill:#444}
 svg .lbl{font-size:11px;fill:#222}

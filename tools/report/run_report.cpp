@@ -1,5 +1,7 @@
 #include "run_report.hpp"
 
+#include "simulator/metrics/metric_registry.hpp"
+
 #include "html_page.hpp"
 #include "report_inputs.hpp"
 #include "svg_chart.hpp"
@@ -399,6 +401,23 @@ StateColumns state_columns(const std::vector<StateSegment>& segments, double t_e
   return sc;
 }
 
+// Every metric of the registry (simulator/metrics/metric_registry.hpp) that this run has, as
+// compare.csv and a sweep's results.csv would show it.
+std::string metrics_section(const RunData& d)
+{
+  const nlohmann::json summary = nlohmann::json::parse(d.summary.dump());
+  std::vector<std::vector<Cell>> rows;
+  for (const metrics::Metric& m : metrics::all_metrics()) {
+    const double v = m.read(summary);
+    if (std::isnan(v))
+      continue;
+    rows.push_back({m.name, format_number(v, 6), m.unit, m.description});
+  }
+  return "<h2>Metrics</h2>\n<p class=\"note\">The values compare.csv and a sweep's results.csv take from this run's "
+         "summary.json, one row per metric that it has.</p>\n" +
+         table({"metric", "value", "unit", "what it is"}, rows, "metrics");
+}
+
 std::string run_report_html(const std::string& dir)
 {
   const RunData d = load(dir);
@@ -417,6 +436,7 @@ std::string run_report_html(const std::string& dir)
   body += interruptions_section(d);
   body += "<h2>Where the time went</h2>\n";
   body += breakdown_section(d);
+  body += metrics_section(d);
   const std::string scenario =
       d.summary.contains("scenario") && d.summary["scenario"].is_string() ? d.summary["scenario"].get<std::string>() : "run";
   return html_page("fleetsim report: " + scenario, body);

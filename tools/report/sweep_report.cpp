@@ -1,5 +1,7 @@
 #include "sweep_report.hpp"
 
+#include "simulator/metrics/metric_registry.hpp"
+
 #include "html_page.hpp"
 #include "report_inputs.hpp"
 #include "svg_chart.hpp"
@@ -256,7 +258,11 @@ std::string metric_chart(const SweepData& d, const Metric& m, const XPlacement& 
     p.polyline(mean, c, 2);
     p.circles(mean, c, 3);
   }
-  return "<div><h3>" + html_escape(m.name) + "</h3>" + p.svg(m.name + " by " + x_title) + "</div>\n";
+  const metrics::Metric* def = metrics::find_metric(m.name);
+  const std::string what = def == nullptr ? std::string()
+                                          : "<p class=\"note\">" + html_escape(def->description) +
+                                                (def->unit.empty() ? "" : " (" + html_escape(def->unit) + ")") + "</p>";
+  return "<div><h3>" + html_escape(m.name) + "</h3>" + what + p.svg(m.name + " by " + x_title) + "</div>\n";
 }
 
 std::vector<const Metric*> table_metrics(const SweepData& d)
