@@ -1,14 +1,27 @@
-# Fails when a file in models/ or simulator/scenario/ includes a SimGrid header.
-file(GLOB_RECURSE files ${ROOT}/models/*.hpp ${ROOT}/models/*.cpp
-     ${ROOT}/simulator/scenario/*.hpp ${ROOT}/simulator/scenario/*.cpp)
+# Fails when a file includes what sits above it:
+#  - models/, simulator/scenario/, simulator/logging/, simulator/metrics/ include no SimGrid header;
+#  - simulator/trace/ (records, atomic files) includes nothing of run/, actors/ or output/;
+#  - simulator/run/ includes nothing of output/ (the sinks sit above the run).
 set(bad "")
-foreach(f ${files})
-  file(STRINGS ${f} hits REGEX "#include *[<\"](simgrid|xbt)")
-  if(hits)
-    list(APPEND bad ${f})
-  endif()
-endforeach()
+function(forbid dirs regex what)
+  set(files "")
+  foreach(d ${dirs})
+    file(GLOB_RECURSE found ${ROOT}/${d}/*.hpp ${ROOT}/${d}/*.cpp)
+    list(APPEND files ${found})
+  endforeach()
+  set(found_bad "${bad}")
+  foreach(f ${files})
+    file(STRINGS ${f} hits REGEX "${regex}")
+    if(hits)
+      set(found_bad "${found_bad}\n  ${f}: ${what}")
+    endif()
+  endforeach()
+  set(bad "${found_bad}" PARENT_SCOPE)
+endfunction()
+forbid("models;simulator/scenario;simulator/logging;simulator/metrics" "#include *[<\"](simgrid|xbt)" "includes SimGrid")
+forbid("simulator/trace" "#include *\"simulator/(run|actors|output)/" "trace/ includes a layer above it")
+forbid("simulator/run" "#include *\"simulator/output/" "run/ includes output/ (the sinks)")
 if(bad)
-  message(FATAL_ERROR "layering broken, SimGrid included in: ${bad}")
+  message(FATAL_ERROR "layering broken:${bad}")
 endif()
-message(STATUS "layering ok: ${CMAKE_ARGC} checked")
+message(STATUS "layering ok")

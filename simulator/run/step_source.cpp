@@ -3,7 +3,8 @@
 #include "simulator/logging/logging.hpp"
 
 #include "simulator/run/step_simulation.hpp"
-#include "simulator/trace/output_writers.hpp"
+#include "simulator/trace/atomic_file.hpp"
+#include "simulator/trace/step_json.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -130,39 +131,9 @@ std::string step_cache_dir()
   return "";
 }
 
-nlohmann::ordered_json breakdown_to_json(const models::StepBreakdown& b)
-{
-  nlohmann::ordered_json j = step_json(b);
-  j["tokens_per_step"] = b.tokens_per_step;
-  return j;
-}
+nlohmann::ordered_json breakdown_to_json(const models::StepBreakdown& b) { return step_json(b, true); }
 
-models::StepBreakdown breakdown_from_json(const nlohmann::json& j)
-{
-  models::StepBreakdown b;
-  auto sec = [&](const char* key) { return units::Seconds(j.at(key).get<double>()); };
-  b.model = j.at("model").get<std::string>();
-  b.step_time = sec("step_time_s");
-  b.compute = sec("compute_s");
-  b.comm = sec("comm_s");
-  b.comm_exposed = sec("comm_exposed_s");
-  b.tp_comm = sec("tp_comm_s");
-  b.pp_comm = sec("pp_comm_s");
-  b.dp_comm = sec("dp_comm_s");
-  b.cp_comm = sec("cp_comm_s");
-  b.ep_comm = sec("ep_comm_s");
-  b.sync = sec("sync_s");
-  b.bubble = sec("bubble_s");
-  b.barrier = sec("barrier_s");
-  b.overlap = sec("overlap_s");
-  b.micro_batches = j.at("micro_batches").get<int>();
-  b.flops_per_token = j.at("flops_per_token").get<double>();
-  b.tokens_per_step = j.at("tokens_per_step").get<double>();
-  b.compute_fraction = j.at("compute_fraction").get<double>();
-  b.mfu = j.at("mfu").get<double>();
-  b.binding_term = j.at("binding_term").get<std::string>();
-  return b;
-}
+models::StepBreakdown breakdown_from_json(const nlohmann::json& j) { return step_from_json(j); }
 
 ResolvedStep resolve_step(const scenario::Scenario& s)
 {

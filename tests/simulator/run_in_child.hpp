@@ -5,7 +5,7 @@
 
 #include "simulator/run/simulation.hpp"
 #include "simulator/scenario/scenario_loader.hpp"
-#include "simulator/trace/output_writers.hpp"
+#include "simulator/output/run_outputs.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -4,8 +4,8 @@
 #include "simulator/scenario/parameter_table.hpp"
 #include "simulator/scenario/scenario_loader.hpp"
 #include "simulator/run/step_simulation.hpp"
-#include "simulator/trace/output_writers.hpp"
-#include "simulator/trace/step_outputs.hpp"
+#include "simulator/output/run_outputs.hpp"
+#include "simulator/output/step_outputs.hpp"
 
 #include <unistd.h>
 

@@ -7,7 +7,7 @@
 #include "simulator/metrics/metric_registry.hpp"
 #include "simulator/run/simulation.hpp"
 #include "simulator/scenario/scenario_loader.hpp"
-#include "simulator/trace/output_writers.hpp"
+#include "simulator/output/run_outputs.hpp"
 
 #include <nlohmann/json.hpp>
 

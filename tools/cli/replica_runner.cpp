@@ -3,7 +3,7 @@
 #include "commands.hpp"
 
 #include "simulator/run/simulation.hpp"
-#include "simulator/trace/output_writers.hpp"
+#include "simulator/output/run_outputs.hpp"
 
 #include <malloc.h>
 #include <sys/mman.h>

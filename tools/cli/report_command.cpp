@@ -6,7 +6,7 @@
 #include "report/report_inputs.hpp"
 #include "report/run_report.hpp"
 #include "report/sweep_report.hpp"
-#include "simulator/trace/output_writers.hpp"
+#include "simulator/output/run_outputs.hpp"
 
 #include <filesystem>
 #include <iostream>

@@ -7,7 +7,7 @@
 #include "sweep_plan.hpp"
 
 #include "simulator/scenario/scenario_loader.hpp"
-#include "simulator/trace/output_writers.hpp"
+#include "simulator/output/run_outputs.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -3,7 +3,7 @@
 #include "commands.hpp"
 
 #include "models/statistics.hpp"
-#include "simulator/trace/output_writers.hpp"
+#include "simulator/output/run_outputs.hpp"
 
 #include <algorithm>
 #include <cmath>

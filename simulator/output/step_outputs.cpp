@@ -1,6 +1,6 @@
 #include "step_outputs.hpp"
 
-#include "simulator/trace/output_writers.hpp"
+#include "run_outputs.hpp"
 
 #include <array>
 

@@ -1,5 +1,8 @@
-#include "output_writers.hpp"
-#include "fixed_text.hpp"
+#include "run_outputs.hpp"
+
+#include "simulator/trace/atomic_file.hpp"
+#include "simulator/trace/fixed_text.hpp"
+#include "simulator/trace/step_json.hpp"
 
 #include "models/checkpoint_interval.hpp"
 #include "models/failure_model.hpp"
@@ -63,31 +66,6 @@ private:
 };
 
 }  // namespace
-
-ordered_json step_json(const models::StepBreakdown& b)
-{
-  return ordered_json{
-      {"model", b.model},
-      {"step_time_s", b.step_time.si()},
-      {"compute_s", b.compute.si()},
-      {"comm_s", b.comm.si()},
-      {"comm_exposed_s", b.comm_exposed.si()},
-      {"tp_comm_s", b.tp_comm.si()},
-      {"pp_comm_s", b.pp_comm.si()},
-      {"dp_comm_s", b.dp_comm.si()},
-      {"cp_comm_s", b.cp_comm.si()},
-      {"ep_comm_s", b.ep_comm.si()},
-      {"sync_s", b.sync.si()},
-      {"bubble_s", b.bubble.si()},
-      {"barrier_s", b.barrier.si()},
-      {"overlap_s", b.overlap.si()},
-      {"micro_batches", b.micro_batches},
-      {"flops_per_token", b.flops_per_token},
-      {"compute_fraction", b.compute_fraction},
-      {"mfu", b.mfu},
-      {"binding_term", b.binding_term},
-  };
-}
 
 namespace {
 
@@ -284,38 +262,6 @@ void write_events_csv(std::ostream& out, const RunResult& r)
       csv.text(",").fixed(lost).text(",lost_work,").integer(in->gpus_down).end_row();
     }
   }
-}
-
-std::string prepare_output_dir(const std::string& dir)
-{
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  return ec ? "cannot create output directory '" + dir + "': " + ec.message() : "";
-}
-
-std::string write_file_atomically(const std::string& dir, const std::string& name,
-                                  const std::function<void(std::ostream&)>& body)
-{
-  namespace fs = std::filesystem;
-  const fs::path final_path = fs::path(dir) / name;
-  // One temporary name per process: several processes (shards, MPI ranks) may write the same file
-  // (runs.manifest, sweep.json) at once, each renaming its own complete copy into place.
-  const fs::path tmp = fs::path(dir) / ("." + name + ".tmp-" + std::to_string(getpid()));
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    if (!f)
-      return "cannot write '" + tmp.string() + "'";
-    body(f);
-    if (!f.good()) {
-      f.close();
-      std::error_code ignored;
-      fs::remove(tmp, ignored);
-      return "error while writing '" + tmp.string() + "'";
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, final_path, ec);
-  return ec ? "cannot rename '" + tmp.string() + "': " + ec.message() : "";
 }
 
 std::string write_outputs(const std::string& dir, const scenario::Scenario& s, const RunResult& r, bool traces)

@@ -7,6 +7,7 @@
 // half-written file under its final name.
 
 #include "simulator/run/simulation.hpp"
+#include "simulator/trace/atomic_file.hpp"
 #include "simulator/scenario/scenario.hpp"
 
 #include <nlohmann/json.hpp>
@@ -17,8 +18,6 @@
 
 namespace fleetsim::sim {
 
-/// The step-time breakdown as JSON (the "step" object of summary.json, and step.json's core).
-[[nodiscard]] nlohmann::ordered_json step_json(const models::StepBreakdown& b);
 [[nodiscard]] nlohmann::ordered_json summary_json(const scenario::Scenario& s, const RunResult& r);
 void write_timeline_csv(std::ostream& out, const RunResult& r);
 void write_events_csv(std::ostream& out, const RunResult& r);
@@ -28,11 +27,6 @@ void write_events_csv(std::ostream& out, const RunResult& r);
                                         const RunResult& r,
                                         bool traces = true);
 
-/// Creates `dir` if needed. Returns "" or an error message.
-[[nodiscard]] std::string prepare_output_dir(const std::string& dir);
-/// Writes dir/name through a temporary file renamed into place. Returns "" or an error message.
-[[nodiscard]] std::string write_file_atomically(const std::string& dir, const std::string& name,
-                                                const std::function<void(std::ostream&)>& body);
 
 /// The short table printed on the terminal after a run.
 void print_run_table(std::ostream& out, const scenario::Scenario& s, const RunResult& r);
