@@ -5,14 +5,15 @@
 // its request: the Io is cancelled and no completion is reported.
 
 #include "message.hpp"
-#include "run_context.hpp"
+
+#include <vector>
 
 namespace fleetsim::sim {
 
 /// The coordinator's side shared with requesters: its request queue and the transfer in flight.
 class CoordinatorLink {
 public:
-  Inbox requests;  // WriteRequest / ReadRequest, each with a reply_to inbox
+  Inbox<msg::IoRequest> requests;
   double storage_back = 0;  // a storage outage lasts until then: transfers wait for it
   /// Abandons request `id`, queued or in flight. A request that already completed is unaffected.
   void abort(long id);
@@ -26,13 +27,14 @@ private:
 
 class CheckpointCoordinator {
 public:
-  explicit CheckpointCoordinator(const RunContext& ctx) : ctx_(ctx) {}
+  CheckpointCoordinator(sg4::Disk* storage, CoordinatorLink& link) : storage_(storage), link_(link) {}
   void operator()() const;
 
 private:
   /// Runs one transfer; returns true when it completed, false when it was aborted.
-  bool serve(CoordinatorLink& link, const Message& request) const;
-  const RunContext& ctx_;
+  bool serve(const msg::IoRequest& request) const;
+  sg4::Disk* storage_;
+  CoordinatorLink& link_;
 };
 
 }  // namespace fleetsim::sim

@@ -1,6 +1,5 @@
 #include "failure_injector.hpp"
 
-#include "message.hpp"
 #include "simulator/logging/logging.hpp"
 #include "models/random_stream.hpp"
 #include "models/run_plan.hpp"
@@ -14,26 +13,25 @@ namespace fleetsim::sim {
 
 void FailureInjector::operator()() const
 {
-  const scenario::Scenario& sc = *ctx_.scenario;
+  const scenario::Scenario& sc = w_.scenario;
   const models::FailureCause& cause = sc.causes.at(static_cast<size_t>(cause_));
-  const models::NodePool& pool = *ctx_.pool;
+  const models::NodePool& pool = w_.pool;
   const int gpn = sc.fleet.gpus_per_node;
   // Hardware causes strike the whole cluster, spares included; a job-scope cause only the job.
   models::FleetShape cluster = sc.fleet;
   cluster.gpus += sc.capacity.spare_nodes * gpn;
   const bool whole_job = cause.scope == models::Scope::Job || cause.scope == models::Scope::Storage;
   const double rate = models::fleet_rate_per_second(cause, whole_job ? sc.fleet : cluster);
-  models::RandomStream arrivals(ctx_.seed, "failures/" + cause.name + "/arrivals");
-  models::RandomStream which(ctx_.seed, "failures/" + cause.name + "/components");
+  models::RandomStream arrivals(w_.seed, "failures/" + cause.name + "/arrivals");
+  models::RandomStream which(w_.seed, "failures/" + cause.name + "/components");
   const auto size = static_cast<std::uint64_t>(pool.size());
   double t = 0;
   while (true) {
     t += arrivals.exponential(rate);
-    if (!(t < ctx_.horizon))
+    if (!(t < w_.horizon))
       return;
     sg4::this_actor::sleep_until(t);
-    Message m;
-    m.type = MessageType::Failure;
+    msg::Failure m;
     m.cause = cause_;
     long index = 0;  // component of the cause's scope
     switch (cause.scope) {
@@ -81,79 +79,77 @@ void FailureInjector::operator()() const
         break;
       }
     }
-    m.component = models::component_label(cause.scope, index);
+    m.component = index;
     const models::GpuRange down = models::blast_radius(cause.scope, index, whole_job ? sc.fleet : cluster);
     m.first_gpu = down.first;
     m.gpus_down = down.count;
-    FLEETSIM_LOG(Failures, debug, "{} fails: {}, {} GPUs down", cause.name, m.component, m.gpus_down);
-    ctx_.scheduler->post(std::move(m));
+    FLEETSIM_LOG(Failures, debug, "{} fails: {}, {} GPUs down", cause.name, models::component_label(cause.scope, index),
+                 m.gpus_down);
+    w_.scheduler.post(std::move(m));
   }
 }
 
 void AlarmClock::operator()() const
 {
   // Pending alarms, earliest first; ties in the order they were set.
-  using Alarm = std::tuple<double, long, Message>;
+  using Alarm = std::tuple<double, long, SchedulerMessage>;
   auto later = [](const Alarm& a, const Alarm& b) {
     return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) > std::get<0>(b) : std::get<1>(a) > std::get<1>(b);
   };
   std::priority_queue<Alarm, std::vector<Alarm>, decltype(later)> pending(later);
   long order = 0;
   while (true) {
-    auto m = ctx_.alarms->wait(pending.empty() ? -1 : std::get<0>(pending.top()));
+    auto m = requests_.wait(pending.empty() ? -1 : std::get<0>(pending.top()));
     if (m) {
-      const double due = ctx_.now() + m->duration;
-      pending.emplace(due, order++, std::move(*m));
+      const double due = now() + m->after;
+      pending.emplace(due, order++, std::move(m->message));
       continue;
     }
-    Message due = std::get<2>(pending.top());
+    SchedulerMessage due = std::get<2>(pending.top());
     pending.pop();
-    ctx_.scheduler->post(std::move(due));
+    scheduler_.post(std::move(due));
   }
 }
 
 void SlowdownInjector::operator()() const
 {
-  const models::StragglerSpec& st = ctx_.scenario->stragglers;
+  const models::StragglerSpec& st = w_.scenario.stragglers;
   if (!(st.episode_interval > 0) || !(st.episode_speed < 1))
     return;
-  const long nodes = ctx_.pool->size();
+  const long nodes = w_.pool.size();
   const double rate = static_cast<double>(nodes) / st.episode_interval;
-  models::RandomStream arrivals(ctx_.seed, "stragglers/episodes/arrivals");
-  models::RandomStream which(ctx_.seed, "stragglers/episodes/nodes");
-  models::RandomStream lasting(ctx_.seed, "stragglers/episodes/durations");
+  models::RandomStream arrivals(w_.seed, "stragglers/episodes/arrivals");
+  models::RandomStream which(w_.seed, "stragglers/episodes/nodes");
+  models::RandomStream lasting(w_.seed, "stragglers/episodes/durations");
   double t = 0;
   for (long id = 1;; ++id) {
     t += arrivals.exponential(rate);
-    if (!(t < ctx_.horizon))
+    if (!(t < w_.horizon))
       return;
     sg4::this_actor::sleep_until(t);
-    Message m;
-    m.type = MessageType::SlowStart;
-    m.id = id;
+    msg::SlowStart m;
+    m.episode = id;
     m.node = static_cast<long>(which.below(static_cast<std::uint64_t>(nodes)));
     m.duration = st.episode_exponential ? lasting.exponential(1.0 / st.episode_duration) : st.episode_duration;
-    ctx_.scheduler->post(std::move(m));
+    w_.scheduler.post(m);
   }
 }
 
 void MaintenanceCalendar::operator()() const
 {
-  const auto& planned = ctx_.scenario->planned;
+  const auto& planned = w_.scenario.planned;
   if (planned.count <= 0)
     return;
   const double rate = models::rate_per_second(planned.count, planned.window);
-  models::RandomStream gaps(ctx_.seed, "planned/arrivals");
+  models::RandomStream gaps(w_.seed, "planned/arrivals");
   double t = 0;
   for (long k = 0;; ++k) {
     t = planned.poisson ? t + gaps.exponential(rate) : models::uniform_arrival_time(k, rate);
-    if (!(t < ctx_.horizon))
+    if (!(t < w_.horizon))
       return;
     sg4::this_actor::sleep_until(t);
-    Message m;
-    m.type = MessageType::Planned;
     FLEETSIM_LOG(Scheduler, debug, "planned maintenance is due");
-    ctx_.scheduler->post(std::move(m));
+    w_.scheduler.post(msg::Planned{});
   }
 }
 

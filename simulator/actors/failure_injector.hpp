@@ -10,11 +10,11 @@ namespace fleetsim::sim {
 
 class FailureInjector {
 public:
-  FailureInjector(const RunContext& ctx, int cause_index) : ctx_(ctx), cause_(cause_index) {}
+  FailureInjector(const EventSourceWiring& w, int cause_index) : w_(w), cause_(cause_index) {}
   void operator()() const;
 
 private:
-  const RunContext& ctx_;
+  EventSourceWiring w_;
   int cause_;
 };
 
@@ -22,32 +22,33 @@ private:
 /// drain checks and diurnal ticks. Messages due at the same instant arrive in the order they were set.
 class AlarmClock {
 public:
-  explicit AlarmClock(const RunContext& ctx) : ctx_(ctx) {}
+  AlarmClock(Inbox<AlarmRequest>& requests, Inbox<SchedulerMessage>& scheduler) : requests_(requests), scheduler_(scheduler) {}
   void operator()() const;
 
 private:
-  const RunContext& ctx_;
+  Inbox<AlarmRequest>& requests_;
+  Inbox<SchedulerMessage>& scheduler_;
 };
 
 /// Slowdown episodes: a Poisson process over the cluster's nodes (stragglers.episode_interval per
 /// node), each with a drawn duration, announced to the scheduler.
 class SlowdownInjector {
 public:
-  explicit SlowdownInjector(const RunContext& ctx) : ctx_(ctx) {}
+  explicit SlowdownInjector(const EventSourceWiring& w) : w_(w) {}
   void operator()() const;
 
 private:
-  const RunContext& ctx_;
+  EventSourceWiring w_;
 };
 
 /// Planned interruptions (maintenance), evenly spaced or Poisson, announced to the scheduler.
 class MaintenanceCalendar {
 public:
-  explicit MaintenanceCalendar(const RunContext& ctx) : ctx_(ctx) {}
+  explicit MaintenanceCalendar(const EventSourceWiring& w) : w_(w) {}
   void operator()() const;
 
 private:
-  const RunContext& ctx_;
+  EventSourceWiring w_;
 };
 
 }  // namespace fleetsim::sim

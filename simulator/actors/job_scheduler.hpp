@@ -9,78 +9,61 @@
 // cause). A failure during a recovery phase that strikes the job restarts recovery from detection.
 // A planned interruption that falls while the job is down waits until the job is training again.
 //
-// Stragglers (models/stragglers.hpp) set the step time from the fleet's state: the slowest node in
-// the job (persistent, or in a slowdown episode), the diurnal clock, and per-step transients on top.
-// The job is told when it changes. With stragglers.drain_below, a node slow for drain_after is
-// drained: a checkpointed stop, the node to repair, and a restart with a replacement.
+// What differs between recovery policies (restart, hot_spare, elastic, in_memory, or one registered
+// from outside) is asked of the policy (models/recovery_policy.hpp): how many replicas to restart on,
+// how long the restart phase lasts, whether to restore from host memory, when to grow back.
 //
-// Policies (recovery.policy):
-//   restart   - resubmit the job: `restart`, then reload from storage; failed nodes are replaced
-//               from idle nodes, and with none left the job waits for the repair pipeline;
-//   hot_spare - keep the allocation and swap warm spares in: `spare_swap` instead of `restart`;
-//   elastic   - restart at once on as many whole data-parallel replicas as the healthy nodes hold
-//               (at least elastic_min_dp), and grow back with a planned restart (checkpoint, restart,
-//               reload, warm-up) when repaired nodes make room for more replicas;
-//   in_memory - restore from host-memory snapshots held by the node and its peers (memory_reload),
-//               losing only the training since the last snapshot; from storage when a failure left
-//               some shard with no surviving copy.
+// The scheduler's work is in four units:
+//   job_scheduler.cpp      the main loop: starting and stopping the job, failures, the pool, repairs
+//   recovery_sequence.cpp  recovery and planned restarts, phase by phase, as the policy decides
+//   maintenance.cpp        planned interruptions (deferred while the job is down)
+//   straggler_control.cpp  the fleet's speed state and the step time it implies; drain checks
 
 #include "message.hpp"
 #include "run_context.hpp"
+#include "straggler_control.hpp"
 
 #include "models/random_stream.hpp"
 
 #include <functional>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace fleetsim::sim {
 
 class JobScheduler {
 public:
   /// `shape_for(dp)`: the job's shape on dp data-parallel replicas; `shape` is where the current one
-  /// lives (RunContext::shape points at it).
-  JobScheduler(const RunContext& ctx, JobShape& shape, std::function<JobShape(int)> shape_for)
-      : ctx_(ctx), shape_(shape), shape_for_(std::move(shape_for)), repair_times_(ctx.seed, "repair/times")
+  /// lives (the job reads it).
+  JobScheduler(const SchedulerWiring& w, JobShape& shape, std::function<JobShape(int)> shape_for)
+      : w_(w), shape_(shape), shape_for_(std::move(shape_for)), repair_times_(w.seed, "repair/times"),
+        stragglers_(w.scenario, w.pool, w.counters, w.alarms)
   {
   }
   void operator()();
 
 private:
+  using Failure = std::optional<msg::Failure>;
+
+  // ---- job_scheduler.cpp ----
+  void on_failure(const msg::Failure& f);
+  void on_drain_check(const msg::DrainCheck& c);
   /// Stops the running job; returns true if it stopped cleanly (planned, after its checkpoint).
   /// A failure that strikes the job meanwhile is returned through `failure`.
-  bool stop_job(Inbox& inbox, MessageType how, bool checkpoint_first, std::optional<Message>& failure);
-  /// Recovers from `failure` and any failure during recovery; returns once the job runs again.
-  void recover(Inbox& inbox, Message failure);
-  /// Runs the planned interruption; returns a failure that struck during it, if any.
-  std::optional<Message> planned(Inbox& inbox);
-  /// Elastic: stops at a checkpoint and restarts on more replicas; returns a failure, if any.
-  std::optional<Message> regrow(Inbox& inbox, int dp);
-  /// Mitigation: stops at a checkpoint, sends the slow node (and every other job node slow for at
-  /// least drain_after) to repair, and restarts without them: one restart for all.
-  std::optional<Message> drain(Inbox& inbox, long node);
-  /// A checkpointed stop, `reshape`, then restart, reload and warm-up, charged to `cause`.
-  std::optional<Message> planned_restart(Inbox& inbox, const std::string& cause, const std::string& component,
-                                         const std::function<std::optional<Message>(Inbox&)>& reshape);
-  [[nodiscard]] double restart_time() const;
-  /// Straggler state: episodes, their ends, diurnal ticks, repaired nodes.
-  void state_message(const Message& m);
-  [[nodiscard]] bool drain_due(const Message& m) const;
-  /// Recomputes the step time from the fleet's state; tells a training job when it changes.
-  void refresh_speed();
-  void alarm(MessageType type, long node, long id, double after) const;
-  /// Spends `phase` for `duration`; returns the failure that cut it short, if any.
-  std::optional<Message> timed_phase(Inbox& inbox, models::Phase phase, double duration);
-  std::optional<Message> reload_phase(Inbox& inbox);
-  /// Gets the nodes the job needs (waiting for repairs if it must) and sets the job's shape; returns a
-  /// failure that struck the job's nodes while it waited.
-  std::optional<Message> acquire_nodes(Inbox& inbox);
+  bool stop_job(bool planned, bool checkpoint_first, Failure& failure);
   /// Applies a failure to the pool (its nodes go to repair); true if it strikes the job.
-  bool strikes_job(const Message& failure);
+  bool strikes_job(const msg::Failure& failure);
   /// Handles a message that does not end the current wait: repairs, deferred planned events, and
   /// failures that miss the job. Returns the failure if it strikes the job.
-  std::optional<Message> background(const Message& m);
+  Failure background(const SchedulerMessage& m);
+  /// Repairs and the fleet's speed state; a message of any other kind changes nothing.
+  void state_message(const SchedulerMessage& m);
   void send_to_repair(long node, double mean);
-  void record_failure(const Message& failure, models::Phase during) const;
-  /// True when a recovery now can restore from host memory (in_memory and every shard has a copy).
+  void record_failure(const msg::Failure& failure, models::Phase during) const;
+  /// Recomputes the step time from the fleet's state; tells a training job when it changes.
+  void refresh_speed();
+  /// True when a recovery now can restore from host memory (the policy says so).
   [[nodiscard]] bool memory_restore() const;
   /// The fleet as the recovery policy sees it.
   [[nodiscard]] models::RecoveryView view() const;
@@ -93,7 +76,30 @@ private:
   /// What the job is doing now (the open phase of the trace).
   [[nodiscard]] models::Phase job_phase() const;
 
-  const RunContext& ctx_;
+  // ---- recovery_sequence.cpp ----
+  /// Recovers from `failure` and any failure during recovery; returns once the job runs again.
+  void recover(msg::Failure failure);
+  /// Gets the nodes the job needs (waiting for repairs if it must) and sets the job's shape; returns a
+  /// failure that struck the job's nodes while it waited.
+  Failure acquire_nodes();
+  /// Spends `phase` for `duration`; returns the failure that cut it short, if any.
+  Failure timed_phase(models::Phase phase, double duration);
+  Failure reload_phase();
+  /// A checkpointed stop, `reshape`, then restart, reload and warm-up, charged to `cause`.
+  Failure planned_restart(const std::string& cause, const std::string& component, const std::function<Failure()>& reshape);
+  /// Elastic: stops at a checkpoint and restarts on more replicas; returns a failure, if any.
+  Failure regrow(int dp);
+  /// Mitigation: stops at a checkpoint, sends the slow node (and every other job node slow for at
+  /// least drain_after) to repair, and restarts without them: one restart for all.
+  Failure drain(long node);
+
+  // ---- maintenance.cpp ----
+  /// A planned interruption is due: stop the job cleanly, run it, start again.
+  void on_planned();
+  /// Runs the planned interruption; returns a failure that struck during it, if any.
+  Failure planned();
+
+  SchedulerWiring w_;
   JobShape& shape_;
   std::function<JobShape(int)> shape_for_;
   long epoch_ = 0;
@@ -102,6 +108,7 @@ private:
   long next_request_ = 1'000'000'000;  // ids distinct from the job's write requests
   std::vector<long> lost_slots_;       // slots struck since the job last started (in_memory)
   models::RandomStream repair_times_;
+  StragglerControl stragglers_;
 };
 
 }  // namespace fleetsim::sim

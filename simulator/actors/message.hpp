@@ -1,60 +1,106 @@
 #pragma once
-// Control messages between the run-level actors, and the Inbox every actor waits on.
+// Control messages between the run-level actors, one type each, and the Inbox every actor waits on.
+// An actor's inbox holds a std::variant of the messages it can receive, and the actor visits it:
+// a message is exactly the fields its kind needs, and a message an actor cannot receive does not
+// compile.
 //
 // Control messages take no simulated time, so they are not network transfers: an Inbox is a
-// queue guarded by a SimGrid condition variable. (Zero-byte detached mailbox transfers were the
-// first design; SimGrid 3.32 keeps every detached transfer in one list that it scans linearly, so a
-// 54-day run with ~20,000 messages spent a third of its time there.) Posting never blocks; waiting
-// takes an optional absolute deadline in simulated time.
+// queue with a SimGrid semaphore. (Zero-byte detached mailbox transfers were the first design;
+// SimGrid 3.32 keeps every detached transfer in one list that it scans linearly, so a 54-day run
+// with ~20,000 messages spent a third of its time there.) Posting never blocks; waiting takes an
+// optional absolute deadline in simulated time.
 
 #include <simgrid/s4u.hpp>
 
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
+#include <variant>
 
 namespace fleetsim::sim {
 
 namespace sg4 = simgrid::s4u;
 
-class Inbox;
+namespace msg {
 
-enum class MessageType {
-  Failure,       // injector -> scheduler: a component failed
-  Planned,       // calendar -> scheduler: a planned interruption is due
-  Start,         // scheduler -> job: run from the last checkpoint
-  Interrupt,     // scheduler -> job: the job died (failure)
-  PlanStop,      // scheduler -> job: stop cleanly for planned maintenance
-  Stopped,       // job -> scheduler: the job has stopped
-  WriteRequest,  // job -> coordinator: write a checkpoint
-  ReadRequest,   // scheduler -> coordinator: reload the last checkpoint
-  IoDone,        // coordinator -> requester: the write or read completed
-  Repaired,      // alarm -> scheduler: `node` is back from repair
-  SlowStart,     // straggler injector -> scheduler: `node` starts slowdown episode `id` for `duration`
-  SlowEnd,       // alarm -> scheduler: episode `id` of `node` ends
-  DrainCheck,    // alarm -> scheduler: has `node` been slow (episode `id`, 0 = persistent) long enough?
-  Tick,          // alarm -> scheduler: the diurnal clock moved
-  Retime,        // scheduler -> job: the step time changed (read it from the shape)
-};
-
-struct Message {
-  MessageType type = MessageType::Failure;
-  long id = 0;          // epoch of the job, or request id
-  int cause = -1;       // failure cause index
-  std::string component;
-  long first_gpu = 0;   // Failure: the GPUs the component takes down
+// ---- to the scheduler ----
+/// Injector: a component failed, taking down GPUs [first_gpu, first_gpu + gpus_down) and nodes
+/// [first_node, first_node + nodes) (no nodes for a job- or storage-scope cause).
+struct Failure {
+  int cause = -1;  // index into the scenario's causes
+  long component = 0;  // index of the failed component of the cause's scope (models::component_label)
+  long first_gpu = 0;
   long gpus_down = 0;
-  long first_node = 0;  // Failure: the nodes it takes down (none for a job-scope cause)
+  long first_node = 0;
   long nodes = 0;
-  long node = 0;        // Repaired, SlowStart, SlowEnd, DrainCheck
-  double duration = 0;  // SlowStart; a message posted to the alarm clock: delay before delivery
-  double bytes = 0;
-  Inbox* reply_to = nullptr;
-  bool clean = false;   // Stopped: ended at a checkpoint (planned) rather than by a failure;
-                        // PlanStop: write a checkpoint before stopping
-  bool memory = false;  // Interrupt, Start: restore from host-memory snapshots, not from storage
+};
+struct Planned {};                  // calendar: a planned interruption is due
+struct Stopped {                    // job: incarnation `epoch` has stopped
+  long epoch = 0;
+  bool clean = false;               // at a checkpoint (planned), not by a failure
+};
+struct Repaired {                   // alarm: `node` is back from repair
+  long node = 0;
+};
+struct SlowStart {                  // slowdown injector: `node` starts episode `episode` for `duration`
+  long node = 0;
+  long episode = 0;
+  double duration = 0;
+};
+struct SlowEnd {                    // alarm: episode `episode` of `node` ends
+  long node = 0;
+  long episode = 0;
+};
+struct DrainCheck {                 // alarm: has `node` been slow (episode, 0 = persistent) long enough?
+  long node = 0;
+  long episode = 0;
+};
+struct Tick {};                     // alarm: the diurnal clock moved
+
+// ---- to the job ----
+struct Start {                      // run incarnation `epoch` from the last checkpoint
+  long epoch = 0;
+  bool memory = false;              // from host-memory snapshots, not from storage
+};
+struct Interrupt {                  // the job died (failure)
+  long epoch = 0;
+  bool memory = false;              // the scheduler restores from host memory: commit the snapshots
+};
+struct PlanStop {                   // stop cleanly at the next step boundary
+  long epoch = 0;
+  bool checkpoint_first = false;    // write a checkpoint before stopping
+};
+struct Retime {                     // the step time changed (read it from the shape)
+  long epoch = 0;
 };
 
+// ---- storage ----
+struct IoDone {                     // coordinator -> requester: request `id` completed
+  long id = 0;
+};
+/// To the checkpoint coordinator: write (a checkpoint) or read (a reload) `bytes`; `done` delivers
+/// the IoDone to the requester's inbox.
+struct IoRequest {
+  long id = 0;
+  bool write = true;
+  double bytes = 0;
+  std::function<void(IoDone)> done;
+};
+
+}  // namespace msg
+
+using SchedulerMessage = std::variant<msg::Failure, msg::Planned, msg::Stopped, msg::IoDone, msg::Repaired,
+                                      msg::SlowStart, msg::SlowEnd, msg::DrainCheck, msg::Tick>;
+using JobMessage = std::variant<msg::Start, msg::Interrupt, msg::PlanStop, msg::Retime, msg::IoDone>;
+/// To the alarm clock: deliver `message` to the scheduler `after` seconds from now.
+struct AlarmRequest {
+  double after = 0;
+  SchedulerMessage message;
+};
+
+/// The inbox of an actor that receives messages of type M.
+template <class M>
 class Inbox {
 public:
   Inbox() : wake_(sg4::Semaphore::create(0)) {}
@@ -62,20 +108,57 @@ public:
   Inbox& operator=(const Inbox&) = delete;
 
   /// Delivers a message now; wakes the owner if it waits.
-  void post(Message m);
+  void post(M m)
+  {
+    // Actors run one at a time, so the queue needs no lock: the semaphore only wakes the owner, and
+    // only when it waits (one simcall, where a mutex and a condition variable took four or five).
+    queue_.push_back(std::move(m));
+    if (waiting_) {
+      waiting_ = false;
+      wake_->release();
+    }
+  }
 
   /// The next message (kept ones first), or nullopt once `deadline` (absolute simulated time)
   /// has passed; a negative deadline waits forever.
-  std::optional<Message> wait(double deadline);
+  std::optional<M> wait(double deadline)
+  {
+    std::deque<M>* from = !kept_.empty() ? &kept_ : &queue_;
+    if (from->empty()) {
+      while (queue_.empty()) {
+        // A wake-up left over from a post that raced a timeout only costs one more turn of the loop.
+        const double now = sg4::Engine::get_clock();
+        if (deadline >= 0 && deadline <= now)
+          return std::nullopt;
+        waiting_ = true;
+        const bool timed_out = deadline < 0 ? (wake_->acquire(), false) : wake_->acquire_timeout(deadline - now);
+        waiting_ = false;
+        if (timed_out && queue_.empty())
+          return std::nullopt;
+      }
+      from = &queue_;
+    }
+    M m = std::move(from->front());
+    from->pop_front();
+    return m;
+  }
 
   /// Keeps a message to be returned by a later wait(), before anything posted since.
-  void keep(Message m) { kept_.push_back(std::move(m)); }
+  void keep(M m) { kept_.push_back(std::move(m)); }
 
 private:
   sg4::SemaphorePtr wake_;  // released by post() when the owner waits
   bool waiting_ = false;
-  std::deque<Message> queue_;
-  std::deque<Message> kept_;
+  std::deque<M> queue_;
+  std::deque<M> kept_;
 };
+
+/// std::visit with one lambda per alternative.
+template <class... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
 
 }  // namespace fleetsim::sim

@@ -1,6 +1,9 @@
 #pragma once
-// What every run-level actor shares: the scenario, the trace, the derived durations and the
-// mailboxes. Owned by the Simulation; actors hold a const reference.
+// What each run-level actor is given: not one shared context, but the few services it uses, one
+// struct per kind of actor (its "wiring"), built by the Simulation (simulator/run/simulation.cpp),
+// which owns everything they point to.
+
+#include "message.hpp"
 
 #include "models/node_pool.hpp"
 #include "models/recovery_policy.hpp"
@@ -14,8 +17,8 @@
 namespace fleetsim::sim {
 
 namespace sg4 = simgrid::s4u;
-class Inbox;
 class CoordinatorLink;
+using models::PolicyCounters;  // models/recovery_policy.hpp
 
 /// The job at a given data-parallel width (the full layout, or fewer replicas after an elastic shrink).
 struct JobShape {
@@ -30,25 +33,43 @@ struct JobShape {
   long steps_per_snapshot = 0;   // in_memory: whole steps between host-memory snapshots (0: none)
 };
 
-using models::PolicyCounters;  // models/recovery_policy.hpp
+/// The simulated clock.
+[[nodiscard]] inline double now() { return sg4::Engine::get_clock(); }
 
-struct RunContext {
-  const scenario::Scenario* scenario = nullptr;
-  TraceRecorder* trace = nullptr;
-  const JobShape* shape = nullptr;  // the job's current shape (the scheduler changes it)
-  models::NodePool* pool = nullptr;
-  PolicyCounters* counters = nullptr;
-  double checkpoint_bytes = 0;  // whole-job checkpoint size
-  double horizon = 0;           // end of the simulated window (s)
-  std::uint64_t seed = 0;
-  sg4::Disk* storage = nullptr; // the checkpoint store (bandwidth is a SimGrid resource)
-  Inbox* scheduler = nullptr;
-  Inbox* job = nullptr;
-  Inbox* alarms = nullptr;       // AlarmClock: delivers a message to the scheduler after its delay
-  CoordinatorLink* coordinator = nullptr;
-  models::RecoveryPolicy* policy = nullptr;  // the scenario's recovery.policy (models/recovery/)
+/// Failure injectors, the slowdown injector and the maintenance calendar: what they draw from and
+/// whom they tell.
+struct EventSourceWiring {
+  const scenario::Scenario& scenario;
+  const models::NodePool& pool;  // read only: thinning, sizes
+  std::uint64_t seed;
+  double horizon;                // end of the simulated window (s)
+  Inbox<SchedulerMessage>& scheduler;
+};
 
-  [[nodiscard]] static double now() { return sg4::Engine::get_clock(); }
+/// The training job.
+struct JobWiring {
+  TraceRecorder& trace;
+  const JobShape& shape;         // the job's current shape (the scheduler changes it)
+  double write_overhead;         // the fixed part of a checkpoint (s)
+  double checkpoint_bytes;       // whole-job checkpoint size
+  Inbox<JobMessage>& inbox;
+  Inbox<SchedulerMessage>& scheduler;
+  CoordinatorLink& storage;
+};
+
+/// The job scheduler: the fleet's state, the policy, the trace, and every other actor's inbox.
+struct SchedulerWiring {
+  const scenario::Scenario& scenario;
+  TraceRecorder& trace;
+  models::NodePool& pool;
+  PolicyCounters& counters;
+  models::RecoveryPolicy& policy;  // the scenario's recovery.policy (models/recovery/)
+  double checkpoint_bytes;
+  std::uint64_t seed;
+  Inbox<SchedulerMessage>& inbox;
+  Inbox<JobMessage>& job;
+  Inbox<AlarmRequest>& alarms;     // AlarmClock: delivers a message to the scheduler after its delay
+  CoordinatorLink& storage;
 };
 
 }  // namespace fleetsim::sim

@@ -7,35 +7,34 @@
 // cost nothing (assumed hidden behind training, as Gemini reports); they only matter when a failure
 // lets the job restore from them, and then the interrupted stretch commits up to its last snapshot.
 
-#include "message.hpp"
 #include "run_context.hpp"
 
 namespace fleetsim::sim {
 
 class TrainingJob {
 public:
-  explicit TrainingJob(const RunContext& ctx) : ctx_(ctx) {}
+  explicit TrainingJob(const JobWiring& w) : w_(w) {}
   void operator()();
 
 private:
   enum class Outcome { Continue, Interrupted, PlannedStop };
 
-  void run_incarnation(Inbox& inbox, long epoch, bool from_memory);
-  Outcome train(Inbox& inbox, long epoch, long steps);
-  Outcome finish_step_then_stop(Inbox& inbox, long epoch, bool checkpoint_first);
+  void run_incarnation(long epoch, bool from_memory);
+  Outcome train(long epoch, long steps);
+  Outcome finish_step_then_stop(long epoch, bool checkpoint_first);
   /// Interrupted `done` whole steps into the stretch: when the scheduler restores from host memory,
   /// the snapshots taken in the stretch are committed.
-  void interrupted(const Message& m, long done);
+  void interrupted(const msg::Interrupt& m, long done);
   /// Adds the training since the segment began to the stretch's progress.
   void advance();
   /// Closes the training segment with the stretch at `steps_done` whole steps.
   void close_segment(bool interrupted, long steps_done);
   /// Interrupted during a checkpoint: the whole stretch is in the last host-memory snapshot.
-  void snapshot_complete_stretch(const Message& m);
-  Outcome checkpoint(Inbox& inbox, long epoch);
+  void snapshot_complete_stretch(const msg::Interrupt& m);
+  Outcome checkpoint(long epoch);
   void stopped(long epoch, bool clean) const;
 
-  const RunContext& ctx_;
+  JobWiring w_;
   long committed_step_ = 0;  // step of the last committed checkpoint (storage)
   long memory_step_ = 0;     // step of the last host-memory snapshot known to survive
   long stretch_step_ = 0;    // step at which the current stretch began (a committed point)

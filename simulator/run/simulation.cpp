@@ -146,25 +146,18 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed, co
     pool.draw_slow_nodes(models::persistent_stragglers(s.stragglers, pool.size()), s.stragglers.persistent_speed, seed);
   JobShape shape;
   PolicyCounters counters;
-  RunContext ctx;
-  ctx.scenario = &s;
-  ctx.trace = &trace;
-  ctx.shape = &shape;
-  ctx.pool = &pool;
-  ctx.counters = &counters;
-  ctx.checkpoint_bytes = s.checkpoint_bytes().si();
-  ctx.horizon = s.duration.si();
-  ctx.seed = seed;
-  ctx.storage = platform.checkpoint_store;
-  Inbox scheduler_inbox;
-  Inbox job_inbox;
-  Inbox alarm_inbox;
+  const double horizon = s.duration.si();
+  const double checkpoint_bytes = s.checkpoint_bytes().si();
+  Inbox<SchedulerMessage> scheduler_inbox;
+  Inbox<JobMessage> job_inbox;
+  Inbox<AlarmRequest> alarm_inbox;
   CoordinatorLink coordinator_link;
-  ctx.scheduler = &scheduler_inbox;
-  ctx.job = &job_inbox;
-  ctx.alarms = &alarm_inbox;
-  ctx.coordinator = &coordinator_link;
-  ctx.policy = policy.get();
+  // Each actor gets the few services it uses (run_context.hpp).
+  const EventSourceWiring sources{s, pool, seed, horizon, scheduler_inbox};
+  const JobWiring job{trace, shape, s.checkpoint.write_overhead.si(), checkpoint_bytes, job_inbox, scheduler_inbox,
+                      coordinator_link};
+  const SchedulerWiring scheduler{s,    trace,    pool,      counters,    *policy,        checkpoint_bytes,
+                                  seed, scheduler_inbox, job_inbox, alarm_inbox, coordinator_link};
 
   // Shapes at other widths (elastic) are computed once each, on first use.
   std::map<int, JobShape> shapes{{full.dp, full}};
@@ -188,23 +181,22 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed, co
       }
     })->daemonize();
   };
-  daemon("job-scheduler", JobScheduler(ctx, shape, shape_for));
-  daemon("training-job", TrainingJob(ctx));
-  daemon("checkpoint-coordinator", CheckpointCoordinator(ctx));
-  daemon("alarm-clock", AlarmClock(ctx));
-  daemon("slowdowns", SlowdownInjector(ctx));
-  daemon("maintenance-calendar", MaintenanceCalendar(ctx));
+  daemon("job-scheduler", JobScheduler(scheduler, shape, shape_for));
+  daemon("training-job", TrainingJob(job));
+  daemon("checkpoint-coordinator", CheckpointCoordinator(platform.checkpoint_store, coordinator_link));
+  daemon("alarm-clock", AlarmClock(alarm_inbox, scheduler_inbox));
+  daemon("slowdowns", SlowdownInjector(sources));
+  daemon("maintenance-calendar", MaintenanceCalendar(sources));
   for (size_t i = 0; i < s.causes.size(); ++i)
-    daemon("failures-" + s.causes[i].name, FailureInjector(ctx, static_cast<int>(i)));
+    daemon("failures-" + s.causes[i].name, FailureInjector(sources, static_cast<int>(i)));
   if (test_fault() == "open_phase")
-    daemon("test-fault", [&trace, &ctx] {
-      sg4::this_actor::sleep_until(ctx.horizon / 2);
-      trace.open(models::Phase::Waiting, ctx.now());  // while the job's phase is open
+    daemon("test-fault", [&trace, horizon] {
+      sg4::this_actor::sleep_until(horizon / 2);
+      trace.open(models::Phase::Waiting, now());  // while the job's phase is open
     });
 
   // The only non-daemon actor: when it returns at the end of the window, SimGrid stops every daemon
   // and the run ends, whatever the other actors are waiting for.
-  const double horizon = ctx.horizon;
   sg4::Actor::create("horizon", platform.control, [horizon] { sg4::this_actor::sleep_until(horizon); });
   if (progress) {
     // A watcher that only sleeps and reports: it talks to no actor, so the run is the same with it.
@@ -221,7 +213,7 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed, co
     engine->run();
     if (violation)
       throw *violation;
-    trace.finish(ctx.horizon);
+    trace.finish(horizon);
     result.log = trace.take();
     break_invariant_for_test(result.log);
     result.report = models::account(result.log, result.step.step_time.si(), s.step.workload.global_batch_tokens);

@@ -1,0 +1,40 @@
+// The scheduler's planned interruptions: stop the job cleanly (after a checkpoint when
+// planned.checkpoint_before), run the maintenance, start again. One that falls while the job is
+// recovering is deferred until it trains again (background() counts it).
+#include "job_scheduler.hpp"
+
+namespace fleetsim::sim {
+
+using models::Phase;
+
+void JobScheduler::on_planned()
+{
+  Failure failure;
+  stop_job(true, w_.scenario.planned.checkpoint_before, failure);
+  if (failure) {
+    // A failure hit while the job was getting ready for maintenance (or at the very instant
+    // it stopped cleanly): recover first, then run the maintenance.
+    record_failure(*failure, failure_during_);
+    ++deferred_planned_;
+    recover(*failure);
+    return;
+  }
+  if (auto f = planned())
+    recover(*f);
+  else
+    start_job(true);
+}
+
+JobScheduler::Failure JobScheduler::planned()
+{
+  models::Interruption rec;
+  rec.t = now();
+  rec.planned = true;
+  rec.cause = "planned";
+  rec.component = "job";
+  rec.during = Phase::Training;
+  w_.trace.interruption(std::move(rec));
+  return timed_phase(Phase::Planned, w_.scenario.planned.duration.si());
+}
+
+}  // namespace fleetsim::sim

@@ -1,0 +1,176 @@
+// The scheduler's recovery sequence and planned restarts, phase by phase; what differs between
+// policies is the policy's (models/recovery_policy.hpp).
+#include "job_scheduler.hpp"
+
+#include "checkpoint_coordinator.hpp"
+
+#include "models/run_plan.hpp"
+
+#include <algorithm>
+
+namespace fleetsim::sim {
+
+using models::Phase;
+
+void JobScheduler::recover(msg::Failure failure)
+{
+  const auto& rec = w_.scenario.recovery;
+  const double restart = w_.policy.restart_seconds(rec);
+  while (true) {
+    const auto& cause = w_.scenario.causes.at(static_cast<size_t>(failure.cause));
+    Failure next = timed_phase(Phase::Detection, models::detection_delay(cause, rec.detection, rec.watchdog_timeout).si());
+    if (!next)
+      next = acquire_nodes();
+    if (!next)
+      next = timed_phase(Phase::Restart, restart);
+    if (!next)
+      next = reload_phase();
+    if (!next)
+      next = timed_phase(Phase::Warmup, rec.warmup.si());
+    if (!next) {
+      ++(memory_restore() ? w_.counters.memory_restores : w_.counters.storage_restores);
+      start_job();
+      return;
+    }
+    failure = std::move(*next);
+  }
+}
+
+JobScheduler::Failure JobScheduler::acquire_nodes()
+{
+  models::NodePool& pool = w_.pool;
+  auto ready = [&] { return w_.policy.restart_width(view()).has_value(); };
+  if (!ready()) {
+    // Not enough healthy nodes: wait for the repair pipeline. A failure that strikes the job's
+    // surviving nodes meanwhile is an interruption like any during recovery (it may destroy the
+    // last host-memory copies): recovery starts again.
+    ++w_.counters.spares_exhausted;
+    w_.trace.open(Phase::Waiting, now());
+    while (!ready()) {
+      auto m = w_.inbox.wait(-1);
+      if (auto f = background(*m)) {
+        w_.trace.close(now(), true);
+        record_failure(*f, Phase::Waiting);
+        return f;
+      }
+    }
+    w_.trace.close(now(), false);
+  }
+  const long before = pool.active();
+  if (w_.policy.resizes()) {
+    const int dp = *w_.policy.restart_width(view());
+    if (dp < shape_.dp)
+      ++w_.counters.shrinks;
+    pool.fill(slots_for(dp));
+    set_shape(dp);
+  } else {
+    pool.fill(pool.job_slots());
+  }
+  fleet_changed();
+  w_.counters.swaps += std::max(0L, pool.active() - before);
+  return std::nullopt;
+}
+
+JobScheduler::Failure JobScheduler::timed_phase(Phase phase, double duration)
+{
+  w_.trace.open(phase, now());
+  const double until = now() + duration;
+  while (true) {
+    auto m = w_.inbox.wait(until);
+    if (!m) {
+      w_.trace.close(now(), false);
+      return std::nullopt;
+    }
+    if (auto f = background(*m)) {
+      w_.trace.close(now(), true);
+      record_failure(*f, phase);
+      return f;
+    }
+  }
+}
+
+JobScheduler::Failure JobScheduler::reload_phase()
+{
+  if (memory_restore())
+    return timed_phase(Phase::Reload, w_.scenario.recovery.memory_reload.si());
+  if (const double back = w_.storage.storage_back; now() < back) {
+    // The checkpoints are out of reach until the storage service is back.
+    if (auto f = timed_phase(Phase::Waiting, back - now()))
+      return f;
+  }
+  const long id = next_request_++;
+  Inbox<SchedulerMessage>& inbox = w_.inbox;
+  w_.storage.requests.post({id, false, w_.checkpoint_bytes, [&inbox](msg::IoDone done) { inbox.post(done); }});
+  w_.trace.open(Phase::Reload, now());
+  while (true) {
+    auto m = w_.inbox.wait(-1);
+    if (const auto* done = std::get_if<msg::IoDone>(&*m); done != nullptr && done->id == id) {
+      w_.trace.close(now(), false);
+      return std::nullopt;
+    }
+    if (auto f = background(*m)) {
+      w_.storage.abort(id);
+      w_.trace.close(now(), true);
+      record_failure(*f, Phase::Reload);
+      return f;
+    }
+  }
+}
+
+JobScheduler::Failure JobScheduler::regrow(int dp)
+{
+  return planned_restart("elastic_regrow", "job", [this, dp]() -> Failure {
+    // The width now: a failure of idle nodes during the checkpointed stop may have taken some.
+    const int width = std::min(dp, w_.policy.width_now(view()));
+    ++w_.counters.regrows;
+    w_.pool.fill(slots_for(width));
+    set_shape(width);
+    fleet_changed();
+    return std::nullopt;
+  });
+}
+
+JobScheduler::Failure JobScheduler::drain(long node)
+{
+  return planned_restart("straggler_drain", models::component_label(models::Scope::Node, node), [this, node]() {
+    for (long n : stragglers_.nodes_to_drain(node)) {
+      ++w_.counters.drains;
+      (void)w_.pool.fail(n, 1, now(), false);
+      w_.pool.heal_on_return(n);
+      send_to_repair(n, stragglers_.drain_repair());
+    }
+    return acquire_nodes();
+  });
+}
+
+JobScheduler::Failure JobScheduler::planned_restart(const std::string& cause, const std::string& component,
+                                                    const std::function<Failure()>& reshape)
+{
+  Failure failure;
+  stop_job(true, true, failure);
+  if (failure) {
+    record_failure(*failure, failure_during_);
+    return failure;
+  }
+  models::Interruption rec;
+  rec.t = now();
+  rec.planned = true;
+  rec.reconfiguration = true;
+  rec.cause = cause;
+  rec.component = component;
+  rec.during = Phase::Training;
+  w_.trace.interruption(std::move(rec));
+  const auto& r = w_.scenario.recovery;
+  Failure next = reshape();
+  if (!next)
+    next = timed_phase(Phase::Restart, w_.policy.restart_seconds(r));
+  if (!next)
+    next = reload_phase();
+  if (!next)
+    next = timed_phase(Phase::Warmup, r.warmup.si());
+  if (!next)
+    start_job(true);
+  return next;
+}
+
+}  // namespace fleetsim::sim
