@@ -7,62 +7,6 @@
 
 namespace fleetsim::models {
 
-std::string_view scope_name(Scope s)
-{
-  switch (s) {
-    case Scope::Gpu: return "gpu";
-    case Scope::Node: return "node";
-    case Scope::Link: return "link";
-    case Scope::Rack: return "rack";
-    case Scope::Pod: return "pod";
-    case Scope::Storage: return "storage";
-    case Scope::Job: return "job";
-  }
-  return "?";
-}
-
-std::optional<Scope> scope_from_name(std::string_view name)
-{
-  for (Scope s : {Scope::Gpu, Scope::Node, Scope::Link, Scope::Rack, Scope::Pod, Scope::Storage, Scope::Job})
-    if (scope_name(s) == name)
-      return s;
-  return std::nullopt;
-}
-
-long component_count(Scope scope, const FleetShape& fleet)
-{
-  assert(fleet.gpus > 0 && fleet.gpus_per_node > 0 && fleet.gpus_per_rack > 0);
-  switch (scope) {
-    case Scope::Gpu: return fleet.gpus;
-    case Scope::Node:
-    case Scope::Link: return (fleet.gpus + fleet.gpus_per_node - 1) / fleet.gpus_per_node;
-    case Scope::Rack: return (fleet.gpus + fleet.gpus_per_rack - 1) / fleet.gpus_per_rack;
-    case Scope::Pod: {
-      const long pod = fleet.gpus_per_pod > 0 ? fleet.gpus_per_pod : fleet.gpus;
-      return (fleet.gpus + pod - 1) / pod;
-    }
-    case Scope::Storage:
-    case Scope::Job: return 1;
-  }
-  return 1;
-}
-
-GpuRange blast_radius(Scope scope, long index, const FleetShape& fleet)
-{
-  long size = 1;
-  switch (scope) {
-    case Scope::Gpu: size = 1; break;
-    case Scope::Node:
-    case Scope::Link: size = fleet.gpus_per_node; break;
-    case Scope::Rack: size = fleet.gpus_per_rack; break;
-    case Scope::Pod: size = fleet.gpus_per_pod > 0 ? fleet.gpus_per_pod : fleet.gpus; break;
-    case Scope::Storage:
-    case Scope::Job: return {0, fleet.gpus};
-  }
-  const long first = index * size;
-  return {first, std::max(0L, std::min(size, fleet.gpus - first))};
-}
-
 double fleet_rate_per_second(const FailureCause& cause, const FleetShape& fleet)
 {
   if (cause.component_mtbf) {

@@ -8,6 +8,7 @@
 //     number of such components in the fleet.
 // The scope says which failure domain a failure takes down; any failure stops a synchronous job.
 
+#include "failure_scope.hpp"
 #include "units.hpp"
 
 #include <optional>
@@ -17,31 +18,20 @@
 
 namespace fleetsim::models {
 
-enum class Scope { Gpu, Node, Link, Rack, Pod, Storage, Job };
-
-[[nodiscard]] std::string_view scope_name(Scope s);
-[[nodiscard]] std::optional<Scope> scope_from_name(std::string_view name);
-
-struct FleetShape {
-  long gpus = 1;
-  int gpus_per_node = 8;
-  int gpus_per_rack = 16;
-  long gpus_per_pod = 0;  // 0: the whole fleet is one pod
-};
-
 /// Number of components of a scope in the fleet (GPUs, nodes, node links, racks, pods rounded up; 1 job).
-[[nodiscard]] long component_count(Scope scope, const FleetShape& fleet);
+[[nodiscard]] inline long component_count(Scope scope, const FleetShape& fleet)
+{
+  return scope.model().component_count(fleet);
+}
 
 /// The GPUs a failure of component `index` of a scope takes down (its blast radius): the GPU, the
 /// node's GPUs (also for its link: a node cut off the fabric), every GPU behind the rack's
 /// top-of-rack switch, every GPU of a pod (its aggregation switches), or the whole job (a software
-/// failure, or a storage outage: the job's I/O fails and it cannot reload until storage is back). Ranks are
-/// numbered node by node, rack by rack, as the step fabric places them.
-struct GpuRange {
-  long first = 0;
-  long count = 0;
-};
-[[nodiscard]] GpuRange blast_radius(Scope scope, long index, const FleetShape& fleet);
+/// failure, or a storage outage: the job's I/O fails and it cannot reload until storage is back).
+[[nodiscard]] inline GpuRange blast_radius(Scope scope, long index, const FleetShape& fleet)
+{
+  return scope.model().blast_radius(index, fleet);
+}
 
 struct FailureCause {
   std::string name;

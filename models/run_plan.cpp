@@ -63,10 +63,9 @@ double elastic_global_batch(double global_batch_tokens, double tokens_per_micro_
 
 std::string component_label(Scope scope, long index)
 {
-  if (scope == Scope::Job)
-    return "job";
-  if (scope == Scope::Storage)
-    return "storage";
+  // A scope of one component (the job, the storage service) is named alone.
+  if (scope.model().effect() != ScopeEffect::Nodes)
+    return std::string(scope_name(scope));
   return std::string(scope_name(scope)) + ":" + std::to_string(index);
 }
 

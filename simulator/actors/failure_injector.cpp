@@ -20,65 +20,26 @@ void FailureInjector::operator()() const
   // Hardware causes strike the whole cluster, spares included; a job-scope cause only the job.
   models::FleetShape cluster = sc.fleet;
   cluster.gpus += sc.capacity.spare_nodes * gpn;
-  const bool whole_job = cause.scope == models::Scope::Job || cause.scope == models::Scope::Storage;
+  const models::FailureScopeModel& scope = cause.scope.model();
+  const bool whole_job = scope.effect() != models::ScopeEffect::Nodes;
   const double rate = models::fleet_rate_per_second(cause, whole_job ? sc.fleet : cluster);
   models::RandomStream arrivals(w_.seed, "failures/" + cause.name + "/arrivals");
   models::RandomStream which(w_.seed, "failures/" + cause.name + "/components");
-  const auto size = static_cast<std::uint64_t>(pool.size());
   double t = 0;
   while (true) {
     t += arrivals.exponential(rate);
     if (!(t < w_.horizon))
       return;
     sg4::this_actor::sleep_until(t);
+    // The scope draws the component (models/scopes/), thinned against the pool.
+    const std::optional<models::Strike> strike = scope.draw(which, pool, cluster);
+    if (!strike)
+      continue;
+    const long index = strike->index;
     msg::Failure m;
     m.cause = cause_;
-    long index = 0;  // component of the cause's scope
-    switch (cause.scope) {
-      case models::Scope::Job:
-      case models::Scope::Storage:
-        break;
-      case models::Scope::Rack:
-        index = static_cast<long>(which.below(static_cast<std::uint64_t>(pool.racks())));
-        m.first_node = index * pool.nodes_per_rack();
-        m.nodes = pool.nodes_per_rack();
-        break;
-      case models::Scope::Pod:
-        index = static_cast<long>(which.below(static_cast<std::uint64_t>(pool.pods())));
-        m.first_node = index * pool.nodes_per_pod();
-        m.nodes = pool.nodes_per_pod();
-        break;
-      case models::Scope::Link:
-        // A node's link: uniform over the nodes (lemon weights are the nodes' own hardware).
-        index = static_cast<long>(which.below(size));
-        if (!pool.up(index))
-          continue;
-        m.first_node = index;
-        m.nodes = 1;
-        break;
-      case models::Scope::Gpu:
-      case models::Scope::Node: {
-        // Thinning (models/node_pool.hpp): the candidate is discarded when its node is down, or
-        // beyond the current lemon weights.
-        std::optional<long> node;
-        if (pool.weighted()) {
-          node = pool.pick(which.uniform() * static_cast<double>(size));
-          index = cause.scope == models::Scope::Gpu && node ? *node * gpn + static_cast<long>(which.below(static_cast<std::uint64_t>(gpn)))
-                                                            : node.value_or(0);
-        } else if (cause.scope == models::Scope::Gpu) {
-          index = static_cast<long>(which.below(static_cast<std::uint64_t>(cluster.gpus)));
-          node = pool.up(index / gpn) ? std::optional<long>(index / gpn) : std::nullopt;
-        } else {
-          index = static_cast<long>(which.below(size));
-          node = pool.up(index) ? std::optional<long>(index) : std::nullopt;
-        }
-        if (!node)
-          continue;
-        m.first_node = *node;
-        m.nodes = 1;
-        break;
-      }
-    }
+    m.first_node = strike->first_node;
+    m.nodes = strike->nodes;
     m.component = index;
     const models::GpuRange down = models::blast_radius(cause.scope, index, whole_job ? sc.fleet : cluster);
     m.first_gpu = down.first;

@@ -148,16 +148,17 @@ void JobScheduler::state_message(const SchedulerMessage& m)
 bool JobScheduler::strikes_job(const msg::Failure& failure)
 {
   const auto& cause = w_.scenario.causes.at(static_cast<size_t>(failure.cause));
-  if (cause.scope == models::Scope::Job)
+  const models::FailureScopeModel& scope = cause.scope.model();
+  if (scope.effect() == models::ScopeEffect::WholeJob)
     return true;
-  if (cause.scope == models::Scope::Storage) {
+  if (scope.effect() == models::ScopeEffect::StorageOutage) {
     // The storage service is down for the cause's repair time: the job's I/O fails, and no
     // checkpoint can be read until it is back (host-memory snapshots do not need it).
     const double back = now() + cause.repair.value_or(w_.scenario.capacity.repair_time).si();
     w_.storage.storage_back = std::max(w_.storage.storage_back, back);
     return true;
   }
-  const bool own_fault = cause.scope == models::Scope::Gpu || cause.scope == models::Scope::Node;
+  const bool own_fault = scope.own_fault();
   const auto hit = w_.pool.fail(failure.first_node, failure.nodes, now(), own_fault);
   const auto& cap = w_.scenario.capacity;
   const double repair = cause.repair.value_or(cap.repair_time).si();

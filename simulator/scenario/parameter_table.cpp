@@ -1,5 +1,6 @@
 #include "parameter_table.hpp"
 
+#include "models/failure_scope.hpp"
 #include "models/recovery_policy.hpp"
 
 #include <cstdio>
@@ -169,7 +170,7 @@ std::vector<ParamSpec> build_table()
       quantity("failures.reference_window", T, "54d", "window over which failure counts were observed"),
       real("failures.causes.<name>.count", std::nullopt, "interruptions in the reference window at the reference fleet size", 0.0, false, std::nullopt),
       quantity("failures.causes.<name>.mtbf", T, std::nullopt, "mean time between failures of one component of the cause's scope (instead of count)"),
-      choice("failures.causes.<name>.scope", "gpu", "failure domain the cause takes down: a GPU (its node goes to repair), a node, a node's network link, a rack (its top-of-rack switch), a pod (network.pod_size GPUs; the whole job without pods), the storage service (the job fails and cannot reload from storage until the cause's repair time has passed), or the job (software)", {"gpu", "node", "link", "rack", "pod", "storage", "job"}),
+      registered_choice("failures.causes.<name>.scope", "gpu", "failure domain the cause takes down: a GPU (its node goes to repair), a node, a node's network link, a rack (its top-of-rack switch), a pod (network.pod_size GPUs; the whole job without pods), the storage service (the job fails and cannot reload from storage until the cause's repair time has passed), or the job (software) (models/failure_scope.hpp: the registry)", models::scope_names),
       choice("failures.causes.<name>.detected_by", "auto", "health_check: recovery.detection; watchdog: the job hangs until recovery.watchdog_timeout; auto: watchdog for link failures, health_check otherwise (a cause's own detection wins)", {"auto", "health_check", "watchdog"}),
       text("failures.causes.<name>.category", "", "root-cause category, for reports"),
       flag("failures.causes.<name>.scales_with_fleet", "true", "a count-based rate grows linearly with cluster.gpus"),

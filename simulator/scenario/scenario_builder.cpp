@@ -227,7 +227,7 @@ void read_causes(Reader& r, const std::vector<ResolvedValue>& resolved, Scenario
     if (r.has(base + "repair"))
       c.repair = units::Seconds(r.number(base + "repair"));
     const std::string detected_by = r.text(base + "detected_by");
-    c.hang = detected_by == "watchdog" || (detected_by == "auto" && c.scope == models::Scope::Link);
+    c.hang = detected_by == "watchdog" || (detected_by == "auto" && c.scope.model().hangs());
     std::vector<std::string> cause_keys;
     for (const char* k : {"mtbf", "count", "scope", "category", "scales_with_fleet", "detection", "repair", "detected_by"})
       cause_keys.push_back(base + k);

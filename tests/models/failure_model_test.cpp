@@ -1,9 +1,14 @@
 #include "models/failure_model.hpp"
+#include "models/node_pool.hpp"
+#include "models/random_stream.hpp"
+#include "models/run_plan.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <vector>
 
 namespace fleetsim::models {
@@ -208,3 +213,70 @@ TEST(BlastRadius, AFailureTakesDownEveryGpuOfItsDomain)
 
 }  // namespace
 }  // namespace fleetsim::models
+
+// ---- the scope registry ---------------------------------------------------------------------------
+
+namespace {
+
+// A scope defined here alone: half a rack (one of its two power feeds).
+class HalfRackScope final : public fleetsim::models::FailureScopeModel {
+public:
+  [[nodiscard]] long component_count(const fleetsim::models::FleetShape& f) const override
+  {
+    return 2 * ((f.gpus + f.gpus_per_rack - 1) / f.gpus_per_rack);
+  }
+  [[nodiscard]] fleetsim::models::GpuRange blast_radius(long index, const fleetsim::models::FleetShape& f) const override
+  {
+    return {index * f.gpus_per_rack / 2, f.gpus_per_rack / 2};
+  }
+  [[nodiscard]] std::optional<fleetsim::models::Strike> draw(fleetsim::models::RandomStream&,
+                                                             const fleetsim::models::NodePool&,
+                                                             const fleetsim::models::FleetShape&) const override
+  {
+    return fleetsim::models::Strike{3, 6, 2};
+  }
+};
+
+}  // namespace
+
+TEST(FailureScopes, BuiltInsKeepTheirNamesAndHandles)
+{
+  using fleetsim::models::Scope;
+  const std::vector<std::pair<Scope, const char*>> builtins = {{Scope::Gpu, "gpu"},   {Scope::Node, "node"},
+                                                               {Scope::Link, "link"}, {Scope::Rack, "rack"},
+                                                               {Scope::Pod, "pod"},   {Scope::Storage, "storage"},
+                                                               {Scope::Job, "job"}};
+  for (const auto& [scope, name] : builtins) {
+    EXPECT_EQ(fleetsim::models::scope_name(scope), name);
+    EXPECT_EQ(fleetsim::models::scope_from_name(name), scope) << name;
+  }
+  EXPECT_TRUE(Scope::Gpu.model().own_fault());
+  EXPECT_FALSE(Scope::Rack.model().own_fault());
+  EXPECT_TRUE(Scope::Link.model().hangs());
+  EXPECT_EQ(Scope::Job.model().effect(), fleetsim::models::ScopeEffect::WholeJob);
+  EXPECT_EQ(Scope::Storage.model().effect(), fleetsim::models::ScopeEffect::StorageOutage);
+  EXPECT_FALSE(fleetsim::models::scope_from_name("cosmic_ray").has_value());
+}
+
+TEST(FailureScopes, ARegisteredScopeIsUsedThroughTheSameFunctions)
+{
+  const auto scope = fleetsim::models::register_failure_scope("test_half_rack", std::make_unique<HalfRackScope>());
+  ASSERT_TRUE(scope.has_value());
+  EXPECT_FALSE(fleetsim::models::register_failure_scope("test_half_rack", std::make_unique<HalfRackScope>()))
+      << "a name is registered once";
+  EXPECT_EQ(fleetsim::models::scope_from_name("test_half_rack"), scope);
+  const auto names = fleetsim::models::scope_names();
+  EXPECT_EQ(names.back(), "test_half_rack");
+  fleetsim::models::FleetShape fleet;
+  fleet.gpus = 64;
+  fleet.gpus_per_rack = 16;
+  EXPECT_EQ(fleetsim::models::component_count(*scope, fleet), 8);
+  const auto down = fleetsim::models::blast_radius(*scope, 3, fleet);
+  EXPECT_EQ(down.first, 24);
+  EXPECT_EQ(down.count, 8);
+  EXPECT_EQ(fleetsim::models::component_label(*scope, 3), "test_half_rack:3");
+  fleetsim::models::FailureCause cause;
+  cause.scope = *scope;
+  cause.component_mtbf = fleetsim::units::Seconds(8 * 3600.0);
+  EXPECT_DOUBLE_EQ(fleetsim::models::fleet_rate_per_second(cause, fleet), 8 / (8 * 3600.0)) << "8 half racks";
+}
