@@ -94,107 +94,140 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed)
   return run_simulation(given, seed, resolve_step(given));  // before the Engine: a simulated step forks
 }
 
-RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed, const ResolvedStep& step,
-                         const ProgressFn& progress)
+namespace {
+
+// A simulated step also timed the checkpoint write over the fabric. If the fabric, not the storage
+// service, limits it, the storage runs at the rate the fabric delivers.
+scenario::Scenario with_fabric_write_rate(const scenario::Scenario& given, const ResolvedStep& step)
 {
-  // A simulated step also timed the checkpoint write over the fabric. If the fabric, not the
-  // storage service, limits it, the storage runs at the rate the fabric delivers.
   scenario::Scenario s = given;
   const double bytes = s.checkpoint_bytes().si();
   // (The fabric time includes one route latency, microseconds: only a real excess counts.)
   if (step.checkpoint_write_s > 0 && bytes > 0 &&
       step.checkpoint_write_s > bytes / s.storage.write_bandwidth.si() * (1 + 1e-3))
     s.storage.write_bandwidth = units::BytesPerSecond(bytes / step.checkpoint_write_s);
-  const auto wall0 = std::chrono::steady_clock::now();
-  RunResult result;
-  result.seed = seed;
-  result.step = step.breakdown;
-  result.step_from_cache = step.from_cache;
-  result.step_seconds = step.seconds;
-  result.checkpoint_write_s =
-      models::checkpoint_write_time(s.checkpoint_bytes(), s.storage.write_bandwidth, s.checkpoint.write_overhead).si();
-  const models::RecoveryPolicyEntry* policy_entry = models::find_recovery_policy(s.recovery.policy_name);
-  models::check_invariant(policy_entry != nullptr, "the recovery policy is registered",
-                          [&] { return "no recovery policy '" + s.recovery.policy_name + "'"; });
-  const std::unique_ptr<models::RecoveryPolicy> policy = policy_entry->make();
-  const JobShape full = job_shape(s, result.step, s.step.layout.dp, *policy);
-  // Synchronous steps wait for the slowest node: the replay runs at the expected step time.
-  result.straggler_factor = full.straggler_factor;
+  return s;
+}
 
-  auto engine = make_engine();
-  Platform platform = build_platform(s);
-  TraceRecorder trace(full.step_time);
-  {
-    // A training and a checkpoint segment per interval, a commit, and a dozen records around each
-    // expected interruption; the log grows past this if it must.
-    double expected = 0;
-    for (const auto& c : s.causes)
-      expected += models::expected_count(c, s.fleet, s.duration);
-    const double intervals = s.checkpoint.interval.si() > 0 ? s.duration.si() / s.checkpoint.interval.si() : 0;
-    trace.reserve(static_cast<size_t>(std::min(3 * intervals + 12 * expected + 256, 4.0e6)));
-  }
+// A training and a checkpoint segment per interval, a commit, and a dozen records around each
+// expected interruption; the log grows past this if it must.
+size_t expected_records(const scenario::Scenario& s)
+{
+  double expected = 0;
+  for (const auto& c : s.causes)
+    expected += models::expected_count(c, s.fleet, s.duration);
+  const double intervals = s.checkpoint.interval.si() > 0 ? s.duration.si() / s.checkpoint.interval.si() : 0;
+  return static_cast<size_t>(std::min(3 * intervals + 12 * expected + 256, 4.0e6));
+}
+
+std::unique_ptr<models::RecoveryPolicy> make_policy(const scenario::Scenario& s)
+{
+  const models::RecoveryPolicyEntry* entry = models::find_recovery_policy(s.recovery.policy_name);
+  models::check_invariant(entry != nullptr, "the recovery policy is registered",
+                          [&] { return "no recovery policy '" + s.recovery.policy_name + "'"; });
+  return entry->make();
+}
+
+// The cluster's nodes: the job's and the spares, lemons, an older generation, persistent stragglers.
+models::NodePool make_pool(const scenario::Scenario& s, std::uint64_t seed)
+{
   const int gpn = s.fleet.gpus_per_node;
   models::NodePool pool((s.fleet.gpus + gpn - 1) / gpn, s.capacity.spare_nodes, s.fleet.gpus_per_rack / gpn,
                         s.capacity.lemons, seed);
   pool.set_nodes_per_pod(s.fleet.gpus_per_pod / gpn);
-  result.lemon_nodes = pool.lemons();
   if (s.heterogeneous.any())
     pool.set_old_generation(std::lround(s.heterogeneous.fraction * static_cast<double>(pool.job_slots())),
                             s.heterogeneous.speed, s.heterogeneous.spread, seed);
   // Persistent stragglers are particular nodes, as many as the expected model counts in the job.
   if (s.stragglers.persistent_speed < 1)
     pool.draw_slow_nodes(models::persistent_stragglers(s.stragglers, pool.size()), s.stragglers.persistent_speed, seed);
-  JobShape shape;
-  PolicyCounters counters;
-  const double horizon = s.duration.si();
-  const double checkpoint_bytes = s.checkpoint_bytes().si();
-  Inbox<SchedulerMessage> scheduler_inbox;
-  Inbox<JobMessage> job_inbox;
-  Inbox<AlarmRequest> alarm_inbox;
-  CoordinatorLink coordinator_link;
-  // Each actor gets the few services it uses (run_context.hpp).
-  const EventSourceWiring sources{s, pool, seed, horizon, scheduler_inbox};
-  const JobWiring job{trace, shape, s.checkpoint.write_overhead.si(), checkpoint_bytes, job_inbox, scheduler_inbox,
-                      coordinator_link};
-  const SchedulerWiring scheduler{s,    trace,    pool,      counters,    *policy,        checkpoint_bytes,
-                                  seed, scheduler_inbox, job_inbox, alarm_inbox, coordinator_link};
+  return pool;
+}
 
+// One replay: the state the actors share (owned here, lent to each actor through its wiring), the
+// actors, and the Engine's run.
+class Replay {
+public:
+  Replay(const scenario::Scenario& s, std::uint64_t seed, const models::StepBreakdown& step, const JobShape& full,
+         models::RecoveryPolicy& policy)
+      : s_(s), seed_(seed), step_(step), policy_(policy), trace_(full.step_time), pool_(make_pool(s, seed)),
+        shapes_{{full.dp, full}}
+  {
+    trace_.reserve(expected_records(s));
+  }
+
+  [[nodiscard]] const models::NodePool& pool() const { return pool_; }
+  [[nodiscard]] const PolicyCounters& counters() const { return counters_; }
+
+  void start_actors(const Platform& platform, const ProgressFn& progress);
+  /// Runs the window; returns the trace (a broken invariant is rethrown here).
+  models::TraceLog run(sg4::Engine& engine);
+
+private:
   // Shapes at other widths (elastic) are computed once each, on first use.
-  std::map<int, JobShape> shapes{{full.dp, full}};
-  auto shape_for = [&shapes, &s, &result, &policy](int dp) {
-    auto it = shapes.find(dp);
-    if (it == shapes.end())
-      it = shapes.emplace(dp, job_shape(s, result.step, dp, *policy)).first;
+  JobShape shape_for(int dp)
+  {
+    auto it = shapes_.find(dp);
+    if (it == shapes_.end())
+      it = shapes_.emplace(dp, job_shape(s_, step_, dp, policy_)).first;
     return it->second;
-  };
+  }
+
   // An actor that finds a broken invariant cannot throw past SimGrid (it aborts the process): it
   // keeps the first violation, stops every actor, and the violation is rethrown once the run is over.
-  std::optional<models::InvariantViolation> violation;
-  auto daemon = [&](const std::string& name, auto body) {
-    sg4::Actor::create(name, platform.control, [&violation, body = std::move(body)]() mutable {
+  template <class Body>
+  void daemon(const Platform& platform, const std::string& name, Body body)
+  {
+    sg4::Actor::create(name, platform.control, [this, body = std::move(body)]() mutable {
       try {
         body();
       } catch (const models::InvariantViolation& e) {
-        if (!violation)
-          violation = e;
+        if (!violation_)
+          violation_ = e;
         sg4::Actor::kill_all();
       }
     })->daemonize();
-  };
-  daemon("job-scheduler", JobScheduler(scheduler, shape, shape_for));
-  daemon("training-job", TrainingJob(job));
-  daemon("checkpoint-coordinator", CheckpointCoordinator(platform.checkpoint_store, coordinator_link));
-  daemon("alarm-clock", AlarmClock(alarm_inbox, scheduler_inbox));
-  daemon("slowdowns", SlowdownInjector(sources));
-  daemon("maintenance-calendar", MaintenanceCalendar(sources));
-  for (size_t i = 0; i < s.causes.size(); ++i)
-    daemon("failures-" + s.causes[i].name, FailureInjector(sources, static_cast<int>(i)));
-  if (test_fault() == "open_phase")
-    daemon("test-fault", [&trace, horizon] {
-      sg4::this_actor::sleep_until(horizon / 2);
-      trace.open(models::Phase::Waiting, now());  // while the job's phase is open
-    });
+  }
 
+  const scenario::Scenario& s_;
+  std::uint64_t seed_;
+  const models::StepBreakdown& step_;
+  models::RecoveryPolicy& policy_;
+  TraceRecorder trace_;
+  models::NodePool pool_;
+  std::map<int, JobShape> shapes_;
+  JobShape shape_;
+  PolicyCounters counters_;
+  Inbox<SchedulerMessage> scheduler_inbox_;
+  Inbox<JobMessage> job_inbox_;
+  Inbox<AlarmRequest> alarm_inbox_;
+  CoordinatorLink coordinator_link_;
+  std::optional<models::InvariantViolation> violation_;
+};
+
+void Replay::start_actors(const Platform& platform, const ProgressFn& progress)
+{
+  const double horizon = s_.duration.si();
+  const double checkpoint_bytes = s_.checkpoint_bytes().si();
+  // Each actor gets the few services it uses (run_context.hpp).
+  const EventSourceWiring sources{s_, pool_, seed_, horizon, scheduler_inbox_};
+  const JobWiring job{trace_,           shape_,           s_.checkpoint.write_overhead.si(), checkpoint_bytes,
+                      job_inbox_,       scheduler_inbox_, coordinator_link_};
+  const SchedulerWiring scheduler{s_,    trace_,           pool_,      counters_,    policy_,          checkpoint_bytes,
+                                  seed_, scheduler_inbox_, job_inbox_, alarm_inbox_, coordinator_link_};
+  daemon(platform, "job-scheduler", JobScheduler(scheduler, shape_, [this](int dp) { return shape_for(dp); }));
+  daemon(platform, "training-job", TrainingJob(job));
+  daemon(platform, "checkpoint-coordinator", CheckpointCoordinator(platform.checkpoint_store, coordinator_link_));
+  daemon(platform, "alarm-clock", AlarmClock(alarm_inbox_, scheduler_inbox_));
+  daemon(platform, "slowdowns", SlowdownInjector(sources));
+  daemon(platform, "maintenance-calendar", MaintenanceCalendar(sources));
+  for (size_t i = 0; i < s_.causes.size(); ++i)
+    daemon(platform, "failures-" + s_.causes[i].name, FailureInjector(sources, static_cast<int>(i)));
+  if (test_fault() == "open_phase")
+    daemon(platform, "test-fault", [this, horizon] {
+      sg4::this_actor::sleep_until(horizon / 2);
+      trace_.open(models::Phase::Waiting, now());  // while the job's phase is open
+    });
   // The only non-daemon actor: when it returns at the end of the window, SimGrid stops every daemon
   // and the run ends, whatever the other actors are waiting for.
   sg4::Actor::create("horizon", platform.control, [horizon] { sg4::this_actor::sleep_until(horizon); });
@@ -207,14 +240,45 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed, co
       }
     })->daemonize();
   }
+}
+
+models::TraceLog Replay::run(sg4::Engine& engine)
+{
+  engine.run();
+  if (violation_)
+    throw *violation_;
+  trace_.finish(s_.duration.si());
+  return trace_.take();
+}
+
+}  // namespace
+
+RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed, const ResolvedStep& step,
+                         const ProgressFn& progress)
+{
+  const scenario::Scenario s = with_fabric_write_rate(given, step);
+  const auto wall0 = std::chrono::steady_clock::now();
+  RunResult result;
+  result.seed = seed;
+  result.step = step.breakdown;
+  result.step_from_cache = step.from_cache;
+  result.step_seconds = step.seconds;
+  result.checkpoint_write_s =
+      models::checkpoint_write_time(s.checkpoint_bytes(), s.storage.write_bandwidth, s.checkpoint.write_overhead).si();
+  const std::unique_ptr<models::RecoveryPolicy> policy = make_policy(s);
+  const JobShape full = job_shape(s, result.step, s.step.layout.dp, *policy);
+  // Synchronous steps wait for the slowest node: the replay runs at the expected step time.
+  result.straggler_factor = full.straggler_factor;
+
+  auto engine = make_engine();
+  const Platform platform = build_platform(s);
+  Replay replay(s, seed, result.step, full, *policy);
+  result.lemon_nodes = replay.pool().lemons();
+  replay.start_actors(platform, progress);
   FLEETSIM_LOG(Run, info, "{} seed {}: replaying {:.1f} days at {:.4f} s per step", s.name, seed, s.duration.si() / 86400,
                full.step_time);
   try {
-    engine->run();
-    if (violation)
-      throw *violation;
-    trace.finish(horizon);
-    result.log = trace.take();
+    result.log = replay.run(*engine);
     break_invariant_for_test(result.log);
     result.report = models::account(result.log, result.step.step_time.si(), s.step.workload.global_batch_tokens);
   } catch (models::InvariantViolation& e) {
@@ -223,10 +287,10 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed, co
     e.has_seed = true;
     throw;
   }
-  result.counters = counters;
-  result.policy_reported = policy->reported(counters);
-  result.nodes_retired = pool.retired_total();
-  result.lemons_retired = pool.retired_lemons();
+  result.counters = replay.counters();
+  result.policy_reported = policy->reported(result.counters);
+  result.nodes_retired = replay.pool().retired_total();
+  result.lemons_retired = replay.pool().retired_lemons();
   result.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   FLEETSIM_LOG(Run, info, "window closed: ETTR {:.4f}, {} unexpected and {} planned interruptions, {} checkpoints",
                result.report.ettr, result.report.unexpected, result.report.planned, result.report.checkpoints);

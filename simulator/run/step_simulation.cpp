@@ -163,6 +163,49 @@ double slow_node_speed(const scenario::Scenario& s)
   return 1;
 }
 
+namespace {
+
+// Last (a speed profile cannot be taken back): the slowest node the scenario has, in the middle
+// stage of pipeline 0. Every step waits for the slowest pipeline, so this is the step with one slow
+// node anywhere in the job.
+void play_with_slow_node(sg4::Engine& engine, const models::IterationPlan& plan, const PipelineTimes& times,
+                         const std::vector<sg4::Host*>& hosts, double slow, const models::StepInputs& in,
+                         SimulatedStep& r)
+{
+  r.slow_speed = slow;
+  r.slow_stage = in.layout.pp / 2;
+  char values[64];
+  // Profile dates are absolute simulated times: the change applies from now on.
+  std::snprintf(values, sizeof values, "%.17g %.17g\n", sg4::Engine::get_clock(), slow);
+  hosts[static_cast<size_t>(r.slow_stage)]->set_speed_profile(
+      simgrid::kernel::profile::ProfileBuilder::from_string("slow-node", values, -1));
+  Play slowed;
+  play(engine, plan, times, hosts, false, slowed);
+  const int ranks = static_cast<int>(in.layout.gpus());
+  r.step_time_with_slow_node_s = slowed.makespan + models::barrier_time(ranks, in.fabric.nic_latency).si();
+}
+
+// The fleet-law decomposition of the iteration as played, and with free DP and free network traffic.
+models::StepBreakdown decompose(const models::IterationPlan& plan, const PipelineTimes& times, const Play& as_is,
+                                const Play& free_dp, const Play& free_net, const models::StepInputs& in)
+{
+  const auto crit = static_cast<size_t>(as_is.critical_stage);
+  models::PlayedIteration played;
+  played.compute = as_is.shared.compute[crit];
+  played.blocking_per_pass[0] = times.tp_per_pass;
+  played.blocking_per_pass[1] = times.cp_per_pass;
+  played.blocking_per_pass[2] = times.ep_per_pass;
+  played.own_pp = as_is.shared.remote_sends[crit] * times.transfer;
+  played.own_dp = in.layout.virtual_stages * (times.dp_all_gather + times.dp_reduce_scatter);
+  played.makespan = as_is.makespan;
+  played.makespan_free_dp = free_dp.makespan;
+  played.makespan_free_net = free_net.makespan;
+  played.barrier = models::barrier_time(static_cast<int>(in.layout.gpus()), in.fabric.nic_latency).si();
+  return models::decompose_played_iteration(plan, played, in.accelerator.peak_flops);
+}
+
+}  // namespace
+
 SimulatedStep simulate_step(const scenario::Scenario& s, bool slow_node_play)
 {
   const auto wall0 = std::chrono::steady_clock::now();
@@ -223,35 +266,10 @@ SimulatedStep simulate_step(const scenario::Scenario& s, bool slow_node_play)
     r.step_time_during_checkpoint_s = during.makespan + models::barrier_time(ranks, in.fabric.nic_latency).si();
   }
 
-  // Last (a speed profile cannot be taken back): the slowest node the scenario has, in the middle
-  // stage of pipeline 0. Every step waits for the slowest pipeline, so this is the step with one
-  // slow node anywhere in the job.
-  if (const double slow = slow_node_play ? slow_node_speed(s) : 1.0; slow < 1) {
-    r.slow_speed = slow;
-    r.slow_stage = in.layout.pp / 2;
-    char values[64];
-    // Profile dates are absolute simulated times: the change applies from now on.
-    std::snprintf(values, sizeof values, "%.17g %.17g\n", sg4::Engine::get_clock(), slow);
-    hosts[static_cast<size_t>(r.slow_stage)]->set_speed_profile(
-        simgrid::kernel::profile::ProfileBuilder::from_string("slow-node", values, -1));
-    Play slowed;
-    play(*engine, plan, times, hosts, false, slowed);
-    r.step_time_with_slow_node_s = slowed.makespan + models::barrier_time(ranks, in.fabric.nic_latency).si();
-  }
+  if (const double slow = slow_node_play ? slow_node_speed(s) : 1.0; slow < 1)
+    play_with_slow_node(*engine, plan, times, hosts, slow, in, r);
 
-  const auto crit = static_cast<size_t>(as_is.critical_stage);
-  models::PlayedIteration played;
-  played.compute = as_is.shared.compute[crit];
-  played.blocking_per_pass[0] = times.tp_per_pass;
-  played.blocking_per_pass[1] = times.cp_per_pass;
-  played.blocking_per_pass[2] = times.ep_per_pass;
-  played.own_pp = as_is.shared.remote_sends[crit] * times.transfer;
-  played.own_dp = in.layout.virtual_stages * (times.dp_all_gather + times.dp_reduce_scatter);
-  played.makespan = as_is.makespan;
-  played.makespan_free_dp = free_dp.makespan;
-  played.makespan_free_net = free_net.makespan;
-  played.barrier = models::barrier_time(ranks, in.fabric.nic_latency).si();
-  r.breakdown = models::decompose_played_iteration(plan, played, in.accelerator.peak_flops);
+  r.breakdown = decompose(plan, times, as_is, free_dp, free_net, in);
   r.dp_exposed_s = as_is.makespan - free_dp.makespan;
   r.pp_exposed_s = free_dp.makespan - free_net.makespan;
   r.critical_stage = as_is.critical_stage;
