@@ -41,6 +41,94 @@ void accumulate(Row& row, const nlohmann::json& sum, int n)
     row.add(m->name, m->read(sum), n);
 }
 
+// The --vary axes; prints the error and returns nullopt on a malformed one.
+std::optional<std::vector<Axis>> parse_axes(const Options& opts)
+{
+  std::vector<Axis> axes;
+  for (const auto& v : opts.varies) {
+    const auto eq = v.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == v.size()) {
+      std::cerr << "fleetsim: error: --vary expects KEY=V1,V2,... (got '" << v << "')\n";
+      return std::nullopt;
+    }
+    axes.push_back({v.substr(0, eq), split(v.substr(eq + 1), ','), {}});
+  }
+  return axes;
+}
+
+// Every point loaded and checked before anything runs (bad input writes nothing); empty on an error.
+std::vector<scenario::Scenario> load_points(const std::string& path, const Options& opts, const std::vector<Point>& points)
+{
+  std::vector<scenario::Scenario> scenarios;
+  for (const auto& p : points) {
+    std::vector<std::string> sets = opts.sets;
+    sets.insert(sets.end(), p.sets.begin(), p.sets.end());
+    auto loaded = scenario::load_scenario_file(path, sets);
+    if (!loaded.diagnostics.empty()) {
+      std::cerr << "point " << p.label << ":\n" << loaded.diagnostics.to_string();
+      return {};
+    }
+    scenarios.push_back(std::move(*loaded.scenario));
+  }
+  return scenarios;
+}
+
+// Each point's mean over its seeds, from the runs' summaries; nullopt (after saying why) on an unreadable one.
+std::optional<std::vector<Row>> read_rows(const std::vector<ReplicaTask>& tasks, size_t points, int seeds)
+{
+  std::vector<Row> rows(points);
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    std::ifstream f(std::filesystem::path(tasks[t].dir) / "summary.json");
+    nlohmann::json sum;
+    try {
+      sum = nlohmann::json::parse(f);
+    } catch (const std::exception& e) {
+      std::cerr << "fleetsim: error: cannot read " << tasks[t].dir << "/summary.json: " << e.what() << "\n";
+      return std::nullopt;
+    }
+    accumulate(rows[t / static_cast<size_t>(seeds)], sum, seeds);
+  }
+  return rows;
+}
+
+void write_csv(std::ostream& o, const std::vector<Axis>& axes, const std::vector<Point>& points,
+               std::vector<Row>& rows, int seeds)
+{
+  for (const auto& a : axes)
+    o << a.key << ',';
+  o << "seeds";
+  for (const metrics::Metric* c : columns())
+    o << ',' << c->name;
+  o << '\n';
+  for (size_t i = 0; i < points.size(); ++i) {
+    for (const auto& set : points[i].sets)
+      o << set.substr(set.find('=') + 1) << ',';
+    o << seeds;
+    for (const metrics::Metric* c : columns()) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, ",%.10g", rows[i].mean[c->name]);
+      o << buf;
+    }
+    o << '\n';
+  }
+}
+
+void print_table(const std::string& name, const std::vector<Point>& points, std::vector<Row>& rows, int seeds,
+                 std::uint64_t first_seed, const std::string& out)
+{
+  std::printf("%s: %zu points x %d seed%s from seed %llu\n", name.c_str(), points.size(), seeds, seeds > 1 ? "s" : "",
+              static_cast<unsigned long long>(first_seed));
+  std::printf("  %-44s %7s %7s %6s | hours: %7s %7s %7s %7s %7s %7s %7s\n", "point", "ETTR", "goodput", "unexp", "detect",
+              "restart", "reload", "warmup", "waiting", "lost", "ckpt");
+  for (size_t i = 0; i < points.size(); ++i) {
+    auto& m = rows[i].mean;
+    std::printf("  %-44s %7.4f %7.4f %6.1f | %14.1f %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f\n", points[i].label.c_str(),
+                m["ettr"], m["goodput_ratio"], m["unexpected_interruptions"], m["detection_h"], m["restart_h"],
+                m["reload_h"], m["warmup_h"], m["waiting_h"], m["lost_work_h"], m["checkpoint_h"]);
+  }
+  std::printf("  outputs in %s/ (compare.csv, and each run's own files under <point>/)\n", out.c_str());
+}
+
 }  // namespace
 
 int cmd_compare(const Options& opts)
@@ -49,33 +137,17 @@ int cmd_compare(const Options& opts)
     std::cerr << "fleetsim: error: compare needs at least one --vary KEY=V1,V2,...\n";
     return kExitBadInput;
   }
-  std::vector<Axis> axes;
-  for (const auto& v : opts.varies) {
-    const auto eq = v.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == v.size()) {
-      std::cerr << "fleetsim: error: --vary expects KEY=V1,V2,... (got '" << v << "')\n";
-      return kExitBadInput;
-    }
-    axes.push_back({v.substr(0, eq), split(v.substr(eq + 1), ','), {}});
-  }
+  const auto axes = parse_axes(opts);
+  if (!axes)
+    return kExitBadInput;
   const std::string path = opts.scenario.empty() ? default_scenario_path() : opts.scenario;
-  // Every point is loaded and checked before anything runs: bad input writes nothing.
-  const std::vector<Point> points = grid(axes);
-  std::vector<scenario::Scenario> scenarios;
-  for (const auto& p : points) {
-    std::vector<std::string> sets = opts.sets;
-    sets.insert(sets.end(), p.sets.begin(), p.sets.end());
-    auto loaded = scenario::load_scenario_file(path, sets);
-    if (!loaded.diagnostics.empty()) {
-      std::cerr << "point " << p.label << ":\n" << loaded.diagnostics.to_string();
-      return kExitBadInput;
-    }
-    scenarios.push_back(std::move(*loaded.scenario));
-  }
+  const std::vector<Point> points = grid(*axes);
+  std::vector<scenario::Scenario> scenarios = load_points(path, opts, points);
+  if (scenarios.empty())
+    return kExitBadInput;
   const std::uint64_t first_seed = opts.has_seed ? opts.seed : scenarios.front().seed;
   const int seeds = std::max(1, opts.seeds);
   const std::string out = opts.out.empty() ? "out/compare-" + scenarios.front().name : opts.out;
-
   if (std::string err = claim_output_dir(out, manifest_text(path, opts.sets, opts.varies, first_seed, seeds));
       !err.empty()) {
     std::cerr << "fleetsim: error: " << err << "\n";
@@ -94,56 +166,16 @@ int cmd_compare(const Options& opts)
     std::cerr << "fleetsim: error: " << err << "\n";
     return kExitFailure;
   }
-  std::vector<Row> rows(points.size());
-  for (size_t t = 0; t < tasks.size(); ++t) {
-    std::ifstream f(std::filesystem::path(tasks[t].dir) / "summary.json");
-    nlohmann::json sum;
-    try {
-      sum = nlohmann::json::parse(f);
-    } catch (const std::exception& e) {
-      std::cerr << "fleetsim: error: cannot read " << tasks[t].dir << "/summary.json: " << e.what() << "\n";
-      return kExitFailure;
-    }
-    const size_t i = t / static_cast<size_t>(seeds);
-    accumulate(rows[i], sum, seeds);
-  }
-
-  auto body = [&](std::ostream& o) {
-    for (const auto& a : axes)
-      o << a.key << ',';
-    o << "seeds";
-    for (const metrics::Metric* c : columns())
-      o << ',' << c->name;
-    o << '\n';
-    for (size_t i = 0; i < points.size(); ++i) {
-      for (const auto& set : points[i].sets)
-        o << set.substr(set.find('=') + 1) << ',';
-      o << seeds;
-      for (const metrics::Metric* c : columns()) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, ",%.10g", rows[i].mean[c->name]);
-        o << buf;
-      }
-      o << '\n';
-    }
-  };
+  auto rows = read_rows(tasks, points.size(), seeds);
+  if (!rows)
+    return kExitFailure;
+  const auto body = [&](std::ostream& o) { write_csv(o, *axes, points, *rows, seeds); };
   if (std::string err = sim::write_file_atomically(out, "compare.csv", body); !err.empty()) {
     std::cerr << "fleetsim: error: " << err << "\n";
     return kExitFailure;
   }
-  if (!opts.quiet) {
-    std::printf("%s: %zu points x %d seed%s from seed %llu\n", scenarios.front().name.c_str(), points.size(), seeds,
-                seeds > 1 ? "s" : "", static_cast<unsigned long long>(first_seed));
-    std::printf("  %-44s %7s %7s %6s | hours: %7s %7s %7s %7s %7s %7s %7s\n", "point", "ETTR", "goodput", "unexp",
-                "detect", "restart", "reload", "warmup", "waiting", "lost", "ckpt");
-    for (size_t i = 0; i < points.size(); ++i) {
-      auto& m = rows[i].mean;
-      std::printf("  %-44s %7.4f %7.4f %6.1f | %14.1f %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f\n", points[i].label.c_str(),
-                  m["ettr"], m["goodput_ratio"], m["unexpected_interruptions"], m["detection_h"], m["restart_h"], m["reload_h"],
-                  m["warmup_h"], m["waiting_h"], m["lost_work_h"], m["checkpoint_h"]);
-    }
-    std::printf("  outputs in %s/ (compare.csv, and each run's own files under <point>/)\n", out.c_str());
-  }
+  if (!opts.quiet)
+    print_table(scenarios.front().name, points, *rows, seeds, first_seed, out);
   return kExitOk;
 }
 

@@ -54,6 +54,166 @@ std::optional<std::pair<int, int>> parse_shard(const std::string& s)
   return std::make_pair(i, n);
 }
 
+// The metrics asked for, in the file's order, or all of them (the token-target ones only when some
+// point has a target).
+std::vector<const Metric*> plan_metrics(const SweepFile& sweep, const std::vector<scenario::Scenario>& scenarios)
+{
+  std::vector<const Metric*> out;
+  const bool target = std::any_of(scenarios.begin(), scenarios.end(), [](const auto& sc) { return sc.token_target > 0; });
+  if (sweep.metrics.empty()) {
+    for (const Metric* m : metrics::default_metrics(metrics::sweep_defaults()))
+      if (target || (m->name != "time_to_target_h" && m->name != "target_reached"))
+        out.push_back(m);
+    return out;
+  }
+  for (const auto& name : sweep.metrics)
+    if (std::find(out.begin(), out.end(), find_metric(name)) == out.end())
+      out.push_back(find_metric(name));
+  return out;
+}
+
+// The axes as the manifest records them: "key=v1,v2 zip other=w1,w2".
+std::vector<std::string> axis_texts(const std::vector<Axis>& axes)
+{
+  std::vector<std::string> varies;
+  for (const auto& a : axes) {
+    std::string v = a.key + "=";
+    for (size_t i = 0; i < a.values.size(); ++i)
+      v += (i ? "," : "") + a.values[i];
+    for (const auto& [k, values] : a.zipped) {
+      v += " zip " + k + "=";
+      for (size_t i = 0; i < values.size(); ++i)
+        v += (i ? "," : "") + values[i];
+    }
+    varies.push_back(v);
+  }
+  return varies;
+}
+
+// The sweep file and every point's scenario, loaded and checked before anything runs (bad input
+// writes nothing); false after printing the problems.
+bool load_plan(const Options& opts, Plan& plan, std::vector<scenario::Scenario>& scenarios, bool& traces)
+{
+  const auto sweep = read_sweep(opts.scenario);
+  if (!sweep)
+    return false;
+  plan.sweep_file = opts.scenario;
+  plan.base = sweep->base;
+  plan.axes = sweep->axes;
+  plan.points = grid(sweep->axes);
+  plan.replicas = opts.replicas > 0 ? opts.replicas : sweep->replicas;
+  plan.sets = sweep->sets;
+  plan.sets.insert(plan.sets.end(), opts.sets.begin(), opts.sets.end());
+  for (const auto& p : plan.points) {
+    std::vector<std::string> sets = plan.sets;
+    sets.insert(sets.end(), p.sets.begin(), p.sets.end());
+    auto loaded = scenario::load_scenario_file(sweep->base, sets);
+    if (!loaded.diagnostics.empty()) {
+      std::cerr << "point " << (p.label.empty() ? "(base)" : p.label) << " of " << opts.scenario << ":\n"
+                << loaded.diagnostics.to_string();
+      return false;
+    }
+    scenarios.push_back(std::move(*loaded.scenario));
+  }
+  plan.first_seed = opts.has_seed ? opts.seed : sweep->seed.value_or(scenarios.front().seed);
+  traces = sweep->traces;
+  plan.metrics = plan_metrics(*sweep, scenarios);
+  plan.out = opts.out.empty() ? "out/sweep-" + fs::path(opts.scenario).stem().string() : opts.out;
+  return true;
+}
+
+// Under MPI every rank loads and checks the sweep itself (its files may differ from rank 0's).
+// Rank 0 prints its problems; another rank prints its own only where rank 0 saw none, so a bad file
+// gives one message, not K. Every rank reaches the same collectives, failing or not.
+class Agreement {
+public:
+  Agreement(MpiWorld* mpi, bool speaker) : mpi_(mpi), speaker_(speaker)
+  {
+    if (!speaker_)
+      cerr_buf_ = std::cerr.rdbuf(held_.rdbuf());
+  }
+  ~Agreement() { restore(); }
+  Agreement(const Agreement&) = delete;
+  Agreement& operator=(const Agreement&) = delete;
+  /// True when every rank's `mine_ok` is.
+  bool agreed(bool mine_ok)
+  {
+    restore();
+    if (mpi_ == nullptr)
+      return mine_ok;
+    const bool all_ok = mpi_->all(mine_ok);
+    const bool rank0_ok = mpi_->broadcast(mine_ok ? "ok" : "") == "ok";
+    if (!speaker_ && !mine_ok && rank0_ok)
+      std::cerr << "rank " << mpi_->rank() << ": " << held_.str();
+    held_.str("");
+    return all_ok;
+  }
+
+private:
+  void restore()
+  {
+    if (cerr_buf_ != nullptr)
+      std::cerr.rdbuf(cerr_buf_);
+    cerr_buf_ = nullptr;
+  }
+  MpiWorld* mpi_;
+  bool speaker_;
+  std::ostringstream held_;
+  std::streambuf* cerr_buf_ = nullptr;
+};
+
+// Every process claims DIR on its own filesystem: shards and ranks sharing one write the same bytes
+// (each through its own temporary file); a rank with a filesystem of its own checks that its DIR
+// holds no other sweep's runs. False when any process could not.
+bool claim(const Plan& plan, MpiWorld* mpi, bool speaker)
+{
+  std::string error =
+      claim_output_dir(plan.out, manifest_text(plan.base, plan.sets, axis_texts(plan.axes), plan.first_seed, plan.replicas));
+  if (error.empty())
+    error = sim::write_file_atomically(plan.out, "sweep.json", [&](std::ostream& o) { o << plan_json(plan).dump(2) << '\n'; });
+  if (!error.empty())
+    std::cerr << "fleetsim: error: " << (mpi != nullptr && !speaker ? "rank " + std::to_string(mpi->rank()) + ": " : "")
+              << error << "\n";
+  return !((mpi != nullptr && !mpi->all(error.empty())) || !error.empty());
+}
+
+// MPI: every rank's figures travel to rank 0 as [task, figures...] records, bit for bit; rank 0 writes.
+int gather_and_write(const Plan& plan, const std::vector<size_t>& mine, const std::vector<std::vector<double>>& figures,
+                     MpiWorld& mpi, bool quiet)
+{
+  std::vector<double> packed;
+  for (size_t i = 0; i < mine.size(); ++i) {
+    packed.push_back(static_cast<double>(mine[i]));
+    packed.insert(packed.end(), figures[i].begin(), figures[i].end());
+  }
+  const auto gathered = mpi.gather(packed);
+  if (mpi.rank() != 0)
+    return kExitOk;
+  const size_t width = plan.metrics.size() + 1;
+  std::vector<std::vector<double>> all(plan.tasks());
+  for (const auto& from_rank : gathered)
+    for (size_t at = 0; at + width <= from_rank.size(); at += width)
+      all.at(static_cast<size_t>(from_rank[at])).assign(from_rank.begin() + static_cast<long>(at) + 1,
+                                                       from_rank.begin() + static_cast<long>(at + width));
+  return write_results(plan, all, quiet);
+}
+
+// Under mpirun, this process's MPI world (nullptr otherwise); sets `failed` after printing why not.
+std::unique_ptr<MpiWorld> join_if_launched(bool sharded, bool& failed)
+{
+  failed = false;
+  if (!launched_by_mpi())
+    return nullptr;
+  std::string error;
+  auto mpi = join_mpi(error);
+  if (!mpi)
+    std::cerr << "fleetsim: error: " << error << "\n";
+  else if (sharded)
+    std::cerr << "fleetsim: error: --shard splits a sweep without MPI; under mpirun the ranks share it\n";
+  failed = !mpi || sharded;
+  return mpi;
+}
+
 }  // namespace
 
 int cmd_sweep(const Options& opts)
@@ -70,109 +230,20 @@ int cmd_sweep(const Options& opts)
     return kExitBadInput;
   }
   // Under mpirun every rank reads and checks the sweep; rank 0 speaks for all of them.
-  std::unique_ptr<MpiWorld> mpi;
-  if (launched_by_mpi()) {
-    std::string error;
-    mpi = join_mpi(error);
-    if (!mpi) {
-      std::cerr << "fleetsim: error: " << error << "\n";
-      return kExitBadInput;
-    }
-    if (shard) {
-      std::cerr << "fleetsim: error: --shard splits a sweep without MPI; under mpirun the ranks share it\n";
-      return kExitBadInput;
-    }
-  }
+  bool failed = false;
+  const std::unique_ptr<MpiWorld> mpi = join_if_launched(shard.has_value(), failed);
+  if (failed)
+    return kExitBadInput;
   const bool speaker = !mpi || mpi->rank() == 0;
-  // Under MPI every rank loads and checks the sweep itself (its files may differ from rank 0's).
-  // Rank 0 prints its problems; another rank prints its own only where rank 0 saw none, so a bad
-  // file gives one message, not K. Every rank reaches the same collectives, failing or not.
-  std::ostringstream held;
-  std::streambuf* cerr_buf = speaker ? nullptr : std::cerr.rdbuf(held.rdbuf());
-  auto agreed = [&](bool mine_ok) {
-    if (cerr_buf != nullptr)
-      std::cerr.rdbuf(cerr_buf);
-    cerr_buf = nullptr;
-    if (!mpi)
-      return mine_ok;
-    const bool all_ok = mpi->all(mine_ok);
-    const bool rank0_ok = mpi->broadcast(mine_ok ? "ok" : "") == "ok";
-    if (!speaker && !mine_ok && rank0_ok)
-      std::cerr << "rank " << mpi->rank() << ": " << held.str();
-    held.str("");
-    return all_ok;
-  };
-
   Plan plan;
   std::vector<scenario::Scenario> scenarios;
-  std::vector<std::string> varies;
   bool traces = true;
-  auto load = [&]() -> bool {
-    const auto sweep = read_sweep(opts.scenario);
-    if (!sweep)
-      return false;
-    plan.sweep_file = opts.scenario;
-    plan.base = sweep->base;
-    plan.axes = sweep->axes;
-    plan.points = grid(sweep->axes);
-    plan.replicas = opts.replicas > 0 ? opts.replicas : sweep->replicas;
-    plan.sets = sweep->sets;
-    plan.sets.insert(plan.sets.end(), opts.sets.begin(), opts.sets.end());
-    // Every point is loaded and checked before anything runs: bad input writes nothing.
-    for (const auto& p : plan.points) {
-      std::vector<std::string> sets = plan.sets;
-      sets.insert(sets.end(), p.sets.begin(), p.sets.end());
-      auto loaded = scenario::load_scenario_file(sweep->base, sets);
-      if (!loaded.diagnostics.empty()) {
-        std::cerr << "point " << (p.label.empty() ? "(base)" : p.label) << " of " << opts.scenario << ":\n"
-                  << loaded.diagnostics.to_string();
-        return false;
-      }
-      scenarios.push_back(std::move(*loaded.scenario));
-    }
-    plan.first_seed = opts.has_seed ? opts.seed : sweep->seed.value_or(scenarios.front().seed);
-    traces = sweep->traces;
-    // The metrics asked for, in the file's order, or all of them (the token-target ones when some
-    // point has a target).
-    const bool target = std::any_of(scenarios.begin(), scenarios.end(), [](const auto& sc) { return sc.token_target > 0; });
-    if (sweep->metrics.empty()) {
-      for (const Metric* m : metrics::default_metrics(metrics::sweep_defaults()))
-        if (target || (m->name != "time_to_target_h" && m->name != "target_reached"))
-          plan.metrics.push_back(m);
-    } else {
-      for (const auto& name : sweep->metrics)
-        if (std::find(plan.metrics.begin(), plan.metrics.end(), find_metric(name)) == plan.metrics.end())
-          plan.metrics.push_back(find_metric(name));
-    }
-    plan.out = opts.out.empty() ? "out/sweep-" + fs::path(opts.scenario).stem().string() : opts.out;
-    for (const auto& a : plan.axes) {
-      std::string v = a.key + "=";
-      for (size_t i = 0; i < a.values.size(); ++i)
-        v += (i ? "," : "") + a.values[i];
-      for (const auto& [k, values] : a.zipped) {
-        v += " zip " + k + "=";
-        for (size_t i = 0; i < values.size(); ++i)
-          v += (i ? "," : "") + values[i];
-      }
-      varies.push_back(v);
-    }
-    return true;
-  };
-  if (!agreed(load()))
-    return kExitBadInput;
-
-  // Every process claims DIR on its own filesystem: shards and ranks sharing one write the same
-  // bytes (each through its own temporary file); a rank with a filesystem of its own checks that its
-  // DIR holds no other sweep's runs.
-  std::string claim_error =
-      claim_output_dir(plan.out, manifest_text(plan.base, plan.sets, varies, plan.first_seed, plan.replicas));
-  if (claim_error.empty())
-    claim_error = sim::write_file_atomically(plan.out, "sweep.json",
-                                             [&](std::ostream& o) { o << plan_json(plan).dump(2) << '\n'; });
-  if (!claim_error.empty())
-    std::cerr << "fleetsim: error: " << (mpi && !speaker ? "rank " + std::to_string(mpi->rank()) + ": " : "")
-              << claim_error << "\n";
-  if ((mpi && !mpi->all(claim_error.empty())) || !claim_error.empty())
+  {
+    Agreement agreement(mpi.get(), speaker);
+    if (!agreement.agreed(load_plan(opts, plan, scenarios, traces)))
+      return kExitBadInput;
+  }
+  if (!claim(plan, mpi.get(), speaker))
     return kExitBadInput;
 
   // This process's share: task t goes to rank (or shard) t mod n, which spreads every point's
@@ -194,49 +265,26 @@ int cmd_sweep(const Options& opts)
   std::optional<std::vector<std::vector<double>>> figures;
   if (error.empty())
     figures = collect(plan, mine, error);
-
-  if (shard) {
-    if (!error.empty()) {
-      std::cerr << "fleetsim: error: " << error << "\n";
+  if (mpi) {
+    if (!mpi->all(error.empty())) {
+      if (!error.empty())
+        std::cerr << "fleetsim: error: rank " << mpi->rank() << ": " << error << "\n";
       return kExitFailure;
     }
-    if (!opts.quiet)
-      std::printf("%s: shard %d/%d ran its %zu of %zu replicas into %s/runs/; when every shard is done: "
-                  "fleetsim sweep --merge %s\n",
-                  opts.scenario.c_str(), shard->first, shard->second, mine.size(), plan.tasks(), plan.out.c_str(),
-                  plan.out.c_str());
-    return kExitOk;
+    return gather_and_write(plan, mine, *figures, *mpi, opts.quiet);
   }
-  if (!mpi) {
-    if (!error.empty()) {
-      std::cerr << "fleetsim: error: " << error << "\n";
-      return kExitFailure;
-    }
-    return write_results(plan, *figures, opts.quiet);
-  }
-
-  // MPI: every rank's figures travel to rank 0 as [task, figures...] records, bit for bit.
-  const bool ok = mpi->all(error.empty());
-  if (!ok) {
-    if (!error.empty())
-      std::cerr << "fleetsim: error: rank " << mpi->rank() << ": " << error << "\n";
+  if (!error.empty()) {
+    std::cerr << "fleetsim: error: " << error << "\n";
     return kExitFailure;
   }
-  std::vector<double> packed;
-  for (size_t i = 0; i < mine.size(); ++i) {
-    packed.push_back(static_cast<double>(mine[i]));
-    packed.insert(packed.end(), (*figures)[i].begin(), (*figures)[i].end());
-  }
-  const auto gathered = mpi->gather(packed);
-  if (!speaker)
-    return kExitOk;
-  const size_t width = plan.metrics.size() + 1;
-  std::vector<std::vector<double>> all(plan.tasks());
-  for (const auto& from_rank : gathered)
-    for (size_t at = 0; at + width <= from_rank.size(); at += width)
-      all.at(static_cast<size_t>(from_rank[at])).assign(from_rank.begin() + static_cast<long>(at) + 1,
-                                                       from_rank.begin() + static_cast<long>(at + width));
-  return write_results(plan, all, opts.quiet);
+  if (!shard)
+    return write_results(plan, *figures, opts.quiet);
+  if (!opts.quiet)
+    std::printf("%s: shard %d/%d ran its %zu of %zu replicas into %s/runs/; when every shard is done: "
+                "fleetsim sweep --merge %s\n",
+                opts.scenario.c_str(), shard->first, shard->second, mine.size(), plan.tasks(), plan.out.c_str(),
+                plan.out.c_str());
+  return kExitOk;
 }
 
 }  // namespace fleetsim::cli
