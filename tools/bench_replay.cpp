@@ -9,6 +9,10 @@
 // 1,000 Llama 3 replicas in <= 60 s on 2 cores:
 //   build/fleetsim_bench --sweep 1000 -j 2 --runs 3 --target-wall 60
 //
+// --versus OTHER runs another fleetsim binary (another build: a baseline, logging compiled out)
+// alternately with this one on the same seeds and prints the ratio of the medians:
+//   build/fleetsim_bench --runs 31 --versus build-nolog/fleetsim
+//
 // --exec times any fleetsim command line as given, e.g. a 16,384-rank collective:
 //   build/fleetsim_bench --exec --runs 3 --target-wall 30 --target-rss 2000 -- collective --ranks 16384
 //
@@ -209,89 +213,111 @@ int bench_sweep(const std::string& fleetsim, const std::string& scenario, int re
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv)
-{
+struct BenchOptions {
   int runs = 11;
-  double target_wall = 0.3, target_rss = 150;
+  double target_wall = 0.3;
+  double target_rss = 150;
   std::string scenario = "scenarios/llama3_405b_16k.yaml";
   std::vector<std::string> extra;
   bool exec_mode = false;
-  int sweep_replicas = 0, jobs = 2;
+  int sweep_replicas = 0;
+  int jobs = 2;
   bool summary_only = false;
+  std::string versus;  // another fleetsim binary, run alternately with this one
+};
+
+bool parse(int argc, char** argv, BenchOptions& o)
+{
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--exec")
-      exec_mode = true;
+      o.exec_mode = true;
     else if (a == "--sweep" && i + 1 < argc)
-      sweep_replicas = std::max(1, std::atoi(argv[++i]));
+      o.sweep_replicas = std::max(1, std::atoi(argv[++i]));
     else if (a == "--summary-only")
-      summary_only = true;
+      o.summary_only = true;
     else if ((a == "-j" || a == "--jobs") && i + 1 < argc)
-      jobs = std::max(1, std::atoi(argv[++i]));
+      o.jobs = std::max(1, std::atoi(argv[++i]));
     else if (a == "--runs" && i + 1 < argc)
-      runs = std::max(1, std::atoi(argv[++i]));
+      o.runs = std::max(1, std::atoi(argv[++i]));
     else if (a == "--target-wall" && i + 1 < argc)
-      target_wall = std::atof(argv[++i]);
+      o.target_wall = std::atof(argv[++i]);
     else if (a == "--target-rss" && i + 1 < argc)
-      target_rss = std::atof(argv[++i]);
+      o.target_rss = std::atof(argv[++i]);
+    else if (a == "--versus" && i + 1 < argc)
+      o.versus = argv[++i];
     else if (a == "--") {
       for (++i; i < argc; ++i)
-        extra.emplace_back(argv[i]);
+        o.extra.emplace_back(argv[i]);
     } else if (!a.empty() && a[0] != '-')
-      scenario = a;
-    else {
-      std::fprintf(stderr, "usage: fleetsim_bench [--exec | --sweep REPLICAS [-j J] [--summary-only]] [--runs N] [--target-wall S] "
-                           "[--target-rss MB] [SCENARIO] [-- args]\n");
-      return 2;
-    }
+      o.scenario = a;
+    else
+      return false;
   }
-  const auto self = std::filesystem::read_symlink("/proc/self/exe");
-  const std::string fleetsim = (self.parent_path() / "fleetsim").string();
-  if (exec_mode)
-    return bench_exec(fleetsim, extra, runs, target_wall, target_rss);
-  if (sweep_replicas > 0)
-    return bench_sweep(fleetsim, scenario, sweep_replicas, jobs, summary_only, extra, runs, target_wall, target_rss);
-  std::string pattern = (std::filesystem::temp_directory_path() / "fleetsim-bench-XXXXXX").string();
-  const char* tmp = mkdtemp(pattern.data());
-  if (tmp == nullptr) {
-    std::perror("mkdtemp");
+  return true;
+}
+
+// One replay of seed `seed` into `out`; false when it failed.
+bool replay(const std::string& fleetsim, const BenchOptions& o, int seed, const std::string& out, Sample& s)
+{
+  std::vector<std::string> args = {"run", o.scenario, "--seed", std::to_string(seed), "--quiet", "--out", out};
+  args.insert(args.end(), o.extra.begin(), o.extra.end());
+  if (!run_once(fleetsim, args, s))
+    return false;
+  s.sim_wall_s = read_sim_wall(std::filesystem::path(out) / "summary.json");
+  std::ifstream in(std::filesystem::path(out) / "summary.json");
+  s.summary = nlohmann::ordered_json::parse(in, nullptr, false);
+  return true;
+}
+
+// --versus: the two binaries alternately on the same seeds, and the ratio of their medians.
+int bench_versus(const std::string& fleetsim, const BenchOptions& o, const std::string& tmp)
+{
+  std::vector<double> mine, theirs, mine_sim, theirs_sim;
+  if (Sample cold; !replay(o.versus, o, 1, tmp + "/other-cold", cold)) {  // its own step cache entry
+    std::fprintf(stderr, "fleetsim_bench: the other binary's cold run failed\n");
     return 1;
   }
-  std::printf("fleetsim_bench: %s, %d runs (seeds 1..%d), %u hardware threads\n", scenario.c_str(), runs, runs,
-              std::max(1u, static_cast<unsigned>(sysconf(_SC_NPROCESSORS_ONLN))));
-  const std::string cache = std::string(tmp) + "/step-cache";
-  setenv("FLEETSIM_CACHE_DIR", cache.c_str(), 1);
+  for (int i = 1; i <= o.runs; ++i) {
+    Sample a, b;
+    if (!replay(fleetsim, o, i, tmp + "/a" + std::to_string(i), a) || !replay(o.versus, o, i, tmp + "/b" + std::to_string(i), b)) {
+      std::fprintf(stderr, "fleetsim_bench: run %d failed\n", i);
+      return 1;
+    }
+    mine.push_back(a.wall_s);
+    theirs.push_back(b.wall_s);
+    mine_sim.push_back(a.sim_wall_s);
+    theirs_sim.push_back(b.sim_wall_s);
+    std::printf("  %3d   this %.3f s (simulator %.3f s)   other %.3f s (simulator %.3f s)\n", i, a.wall_s, a.sim_wall_s,
+                b.wall_s, b.sim_wall_s);
+  }
+  std::printf("median process wall: this %.4f s, other %.4f s, ratio %.3f; simulator wall: %.4f s vs %.4f s, ratio %.3f\n",
+              median(mine), median(theirs), median(mine) / median(theirs), median(mine_sim), median(theirs_sim),
+              median(mine_sim) / median(theirs_sim));
+  return 0;
+}
+
+int bench_replays(const std::string& fleetsim, const BenchOptions& o, const std::string& tmp)
+{
   {
-    std::vector<std::string> args = {"run", scenario, "--seed", "1", "--quiet", "--out", std::string(tmp) + "/cold"};
-    args.insert(args.end(), extra.begin(), extra.end());
     Sample cold;
-    if (!run_once(fleetsim, args, cold)) {
+    if (!replay(fleetsim, o, 1, tmp + "/cold", cold)) {
       std::fprintf(stderr, "fleetsim_bench: the cold run failed\n");
-      std::filesystem::remove_all(tmp);
       return 1;
     }
     std::printf("  cold run (empty step cache; a simulated step is computed and cached): %.3f s, peak RSS %.1f MB\n",
                 cold.wall_s, cold.rss_mb);
   }
+  if (!o.versus.empty())
+    return bench_versus(fleetsim, o, tmp);
   std::printf("  run  seed   process wall   simulator wall   peak RSS\n");
   std::vector<double> walls, sims, rsss;
   std::vector<Sample> samples;
-  for (int i = 1; i <= runs; ++i) {
-    const std::string out = std::string(tmp) + "/run" + std::to_string(i);
-    std::vector<std::string> args = {"run", scenario, "--seed", std::to_string(i), "--quiet", "--out", out};
-    args.insert(args.end(), extra.begin(), extra.end());
+  for (int i = 1; i <= o.runs; ++i) {
     Sample s;
-    if (!run_once(fleetsim, args, s)) {
+    if (!replay(fleetsim, o, i, tmp + "/run" + std::to_string(i), s)) {
       std::fprintf(stderr, "fleetsim_bench: run %d failed\n", i);
-      std::filesystem::remove_all(tmp);
       return 1;
-    }
-    s.sim_wall_s = read_sim_wall(std::filesystem::path(out) / "summary.json");
-    {
-      std::ifstream in(std::filesystem::path(out) / "summary.json");
-      s.summary = nlohmann::ordered_json::parse(in, nullptr, false);
     }
     std::printf("  %3d  %4d   %10.3f s   %12.3f s   %6.1f MB\n", i, i, s.wall_s, s.sim_wall_s, s.rss_mb);
     walls.push_back(s.wall_s);
@@ -299,14 +325,44 @@ int main(int argc, char** argv)
     rsss.push_back(s.rss_mb);
     samples.push_back(std::move(s));
   }
-  std::filesystem::remove_all(tmp);
   const double mw = median(walls), mr = *std::max_element(rsss.begin(), rsss.end());
   std::printf("median process wall %.3f s (min %.3f, max %.3f); median simulator wall %.3f s\n", mw,
-              *std::min_element(walls.begin(), walls.end()), *std::max_element(walls.begin(), walls.end()),
-              median(sims));
+              *std::min_element(walls.begin(), walls.end()), *std::max_element(walls.begin(), walls.end()), median(sims));
   std::printf("peak RSS %.1f MB (max over runs)\n", mr);
   print_outcomes(samples);
-  std::printf("target: wall <= %.2f s: %s; peak RSS <= %.0f MB: %s\n", target_wall, mw <= target_wall ? "met" : "MISSED",
-              target_rss, mr <= target_rss ? "met" : "MISSED");
+  std::printf("target: wall <= %.2f s: %s; peak RSS <= %.0f MB: %s\n", o.target_wall, mw <= o.target_wall ? "met" : "MISSED",
+              o.target_rss, mr <= o.target_rss ? "met" : "MISSED");
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+  BenchOptions o;
+  if (!parse(argc, argv, o)) {
+    std::fprintf(stderr, "usage: fleetsim_bench [--exec | --sweep REPLICAS [-j J] [--summary-only]] [--runs N] [--target-wall S] "
+                         "[--target-rss MB] [--versus OTHER_FLEETSIM] [SCENARIO] [-- args]\n");
+    return 2;
+  }
+  const auto self = std::filesystem::read_symlink("/proc/self/exe");
+  const std::string fleetsim = (self.parent_path() / "fleetsim").string();
+  if (o.exec_mode)
+    return bench_exec(fleetsim, o.extra, o.runs, o.target_wall, o.target_rss);
+  if (o.sweep_replicas > 0)
+    return bench_sweep(fleetsim, o.scenario, o.sweep_replicas, o.jobs, o.summary_only, o.extra, o.runs, o.target_wall,
+                       o.target_rss);
+  std::string pattern = (std::filesystem::temp_directory_path() / "fleetsim-bench-XXXXXX").string();
+  const char* tmp = mkdtemp(pattern.data());
+  if (tmp == nullptr) {
+    std::perror("mkdtemp");
+    return 1;
+  }
+  std::printf("fleetsim_bench: %s, %d runs (seeds 1..%d), %u hardware threads\n", o.scenario.c_str(), o.runs, o.runs,
+              std::max(1u, static_cast<unsigned>(sysconf(_SC_NPROCESSORS_ONLN))));
+  const std::string cache = std::string(tmp) + "/step-cache";
+  setenv("FLEETSIM_CACHE_DIR", cache.c_str(), 1);
+  const int code = bench_replays(fleetsim, o, tmp);
+  std::filesystem::remove_all(tmp);
+  return code;
 }

@@ -28,6 +28,39 @@ bool parse_count(const std::string& text, int& out, int lowest = 1)
 
 std::string gb(double bytes) { return units::format_quantity(bytes, units::Dimension::Bytes); }
 
+struct Timed {
+  int ranks = 0;
+  int groups = 1;
+  double size = 0;
+  double predicted = 0;
+  bool torus = false;
+  models::WireBytes wire;
+  double bytes_per_rank = 0;
+  long step_executions = 0;
+  models::CollectiveOp op;
+};
+
+void print_result(const Options& opts, const Timed& c, const sim::CollectiveTiming& t)
+{
+  std::printf("%s %s, %d ranks x %d group%s, %s\n", opts.op.c_str(), opts.algo.c_str(), c.ranks, c.groups,
+              c.groups == 1 ? "" : "s", units::format_quantity(c.size, units::Dimension::Bytes).c_str());
+  std::printf("  fabric: %s\n", t.fabric.c_str());
+  std::printf("  simulated (%s, %ld of %ld steps)  %12.6f s   bus bandwidth %s\n", opts.mode.c_str(), t.steps_simulated,
+              c.step_executions, t.time_s,
+              units::format_quantity(models::bus_bandwidth(c.op, c.ranks, c.size, units::Seconds(t.time_s)),
+                                     units::Dimension::Bandwidth)
+                  .c_str());
+  double error_pct = c.predicted > 0 ? 100 * (t.time_s - c.predicted) / c.predicted : 0.0;
+  if (std::fabs(error_pct) < 5e-4)
+    error_pct = 0;  // print +0.000%, not -0.000%
+  std::printf("  alpha-beta prediction        %12.6f s   (simulated %+.3f%%)\n", c.predicted, error_pct);
+  if (!c.torus)
+    std::printf("  bytes on the wire: NVLink %s, NIC in rack %s, NIC across racks in a pod %s, across pods %s\n",
+                gb(c.wire.nvlink).c_str(), gb(c.wire.in_rack).c_str(), gb(c.wire.in_pod).c_str(),
+                gb(c.wire.cross_pod).c_str());
+  std::printf("  bytes sent per rank %s; wall time %.3f s\n", gb(c.bytes_per_rank).c_str(), t.wall_time_s);
+}
+
 }  // namespace
 
 int cmd_collective(const Options& opts)
@@ -96,21 +129,9 @@ int cmd_collective(const Options& opts)
   const models::WireBytes wire = models::wire_bytes(plan, gpn, fabric.rack_size, fabric.pod_size);
   const auto t = sim::run_collective(plan, fabric, opts.mode == "full");
 
-  std::printf("%s %s, %d ranks x %d group%s, %s\n", opts.op.c_str(), opts.algo.c_str(), ranks, groups,
-              groups == 1 ? "" : "s", units::format_quantity(size.value, units::Dimension::Bytes).c_str());
-  std::printf("  fabric: %s\n", t.fabric.c_str());
-  std::printf("  simulated (%s, %ld of %ld steps)  %12.6f s   bus bandwidth %s\n", opts.mode.c_str(),
-              t.steps_simulated, plan.total_step_executions(), t.time_s,
-              units::format_quantity(models::bus_bandwidth(*op, ranks, size.value, units::Seconds(t.time_s)),
-                                     units::Dimension::Bandwidth).c_str());
-  double error_pct = predicted > 0 ? 100 * (t.time_s - predicted) / predicted : 0.0;
-  if (std::fabs(error_pct) < 5e-4)
-    error_pct = 0;  // print +0.000%, not -0.000%
-  std::printf("  alpha-beta prediction        %12.6f s   (simulated %+.3f%%)\n", predicted, error_pct);
-  if (!torus)
-    std::printf("  bytes on the wire: NVLink %s, NIC in rack %s, NIC across racks in a pod %s, across pods %s\n",
-              gb(wire.nvlink).c_str(), gb(wire.in_rack).c_str(), gb(wire.in_pod).c_str(), gb(wire.cross_pod).c_str());
-  std::printf("  bytes sent per rank %s; wall time %.3f s\n", gb(one.bytes_sent_per_rank()).c_str(), t.wall_time_s);
+  print_result(opts, {ranks, groups, size.value, predicted, torus, wire, one.bytes_sent_per_rank(),
+                      plan.total_step_executions(), *op},
+               t);
   return kExitOk;
 }
 
