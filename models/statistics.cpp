@@ -1,5 +1,7 @@
 #include "statistics.hpp"
 
+#include <boost/math/distributions/students_t.hpp>
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -9,15 +11,8 @@ namespace fleetsim::models {
 
 double student_t975(long dof)
 {
-  // Tabulated for 1..30 degrees of freedom; beyond, the normal quantile with a 1/dof correction
-  // (within 0.001 of the exact value).
-  static constexpr double kTable[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                                      2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-                                      2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
   assert(dof >= 1);
-  if (dof <= static_cast<long>(std::size(kTable)))
-    return kTable[dof - 1];
-  return 1.959964 + 2.37 / static_cast<double>(dof);
+  return boost::math::quantile(boost::math::students_t(static_cast<double>(dof)), 0.975);
 }
 
 double quantile(std::vector<double> values, double q)

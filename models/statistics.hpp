@@ -16,7 +16,7 @@ struct SampleSummary {
   double p95 = 0;
 };
 
-/// The 0.975 quantile of Student's t with `dof` degrees of freedom (exact to 3 decimals).
+/// The 0.975 quantile of Student's t with `dof` degrees of freedom (Boost.Math, to double precision).
 [[nodiscard]] double student_t975(long dof);
 
 /// The q-quantile (0 <= q <= 1) of `values`, linear between order statistics.

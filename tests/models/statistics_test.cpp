@@ -15,7 +15,8 @@ TEST(Statistics, SummarizesASmallSampleByHand)
   EXPECT_EQ(s.n, 8);
   EXPECT_DOUBLE_EQ(s.mean, 5.0);
   EXPECT_NEAR(s.sd, std::sqrt(32.0 / 7.0), 1e-12);
-  EXPECT_NEAR(s.ci95, 2.365 * std::sqrt(32.0 / 7.0) / std::sqrt(8.0), 1e-12);
+  // t(0.975, 7) = 2.36462425159278 (2.365 in the 3-decimal tables).
+  EXPECT_NEAR(s.ci95, 2.364624251592785 * std::sqrt(32.0 / 7.0) / std::sqrt(8.0), 1e-12);
   // Sorted 2 4 4 4 5 5 7 9: p5 at position 0.35 -> 2 + 0.35 x 2; p95 at 6.65 -> 7 + 0.65 x 2.
   EXPECT_NEAR(s.p5, 2.7, 1e-12);
   EXPECT_NEAR(s.p95, 8.3, 1e-12);
@@ -35,8 +36,12 @@ TEST(Statistics, HasNoSpreadForOneValueAndNothingForNone)
 
 TEST(Statistics, StudentQuantileApproachesTheNormalOne)
 {
-  EXPECT_DOUBLE_EQ(student_t975(1), 12.706);
-  EXPECT_DOUBLE_EQ(student_t975(30), 2.042);
+  // The tables' values (e.g. NIST/SEMATECH e-Handbook, Table of t, 0.975), to their 3 decimals.
+  EXPECT_NEAR(student_t975(1), 12.706, 5e-4);
+  EXPECT_NEAR(student_t975(2), 4.303, 5e-4);
+  EXPECT_NEAR(student_t975(10), 2.228, 5e-4);
+  EXPECT_NEAR(student_t975(30), 2.042, 5e-4);
+  EXPECT_NEAR(student_t975(1), 12.7062047361747, 1e-9) << "t(0.975, 1) = tan(0.475 pi)";
   EXPECT_NEAR(student_t975(60), 2.000, 0.001);
   EXPECT_NEAR(student_t975(120), 1.980, 0.001);
   EXPECT_NEAR(student_t975(100000), 1.960, 0.001);
