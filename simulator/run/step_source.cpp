@@ -2,6 +2,7 @@
 
 #include "simulator/logging/logging.hpp"
 
+#include "simulator/run/child_process.hpp"
 #include "simulator/run/step_simulation.hpp"
 #include "simulator/trace/atomic_file.hpp"
 #include "simulator/trace/step_json.hpp"
@@ -53,44 +54,16 @@ void resolved_from_json(const nlohmann::json& j, ResolvedStep& r)
 
 nlohmann::json simulate_in_child(const scenario::Scenario& s)
 {
-  int fds[2];
-  if (pipe(fds) != 0)
-    throw std::runtime_error("cannot create a pipe for the step simulation");
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0)
-    throw std::runtime_error("cannot fork the step simulation");
-  if (pid == 0) {
-    close(fds[0]);
-    int status = 0;
-    try {
-      const SimulatedStep step = simulate_step(s, false);  // the replay applies stragglers itself
-      const std::string text = resolved_json(step.breakdown, step.checkpoint_write_s).dump();
-      for (size_t done = 0; done < text.size();) {
-        const ssize_t n = write(fds[1], text.data() + done, text.size() - done);
-        if (n <= 0) {
-          status = 1;
-          break;
-        }
-        done += static_cast<size_t>(n);
-      }
-    } catch (...) {
-      status = 1;
-    }
-    close(fds[1]);
-    _exit(status);
-  }
-  close(fds[1]);
-  std::string text;
-  char buf[4096];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;)
-    text.append(buf, static_cast<size_t>(n));
-  close(fds[0]);
   int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || text.empty())
+  const auto text = run_in_child(
+      [&s] {
+        const SimulatedStep step = simulate_step(s, false);  // the replay applies stragglers itself
+        return resolved_json(step.breakdown, step.checkpoint_write_s).dump();
+      },
+      &status);
+  if (!text || text->empty())
     throw std::runtime_error("the step simulation failed (child exit status " + std::to_string(status) + ")");
-  return nlohmann::json::parse(text);
+  return nlohmann::json::parse(*text);
 }
 
 }  // namespace

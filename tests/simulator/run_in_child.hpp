@@ -3,6 +3,7 @@
 // a scenario, runs it and sends back summary.json, timeline.csv and events.csv through a pipe.
 // Up to `parallel` children run at once.
 
+#include "simulator/run/child_process.hpp"
 #include "simulator/run/simulation.hpp"
 #include "simulator/scenario/scenario_loader.hpp"
 #include "simulator/output/run_outputs.hpp"
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <deque>
 #include <cstdlib>
 #include <sstream>
 #include <string>
@@ -43,7 +45,8 @@ inline std::string scenario_path(const std::string& name)
 
 namespace detail {
 
-inline void child_main(const ChildRun& run, int fd)
+// In the child: the run's outputs as one JSON text.
+inline std::string child_main(const ChildRun& run)
 {
   auto loaded = scenario::load_scenario_file(run.scenario, run.sets);
   nlohmann::json out;
@@ -60,33 +63,19 @@ inline void child_main(const ChildRun& run, int fd)
       out["events"] = e.str();
     }
   }
-  const std::string text = out.dump();
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n <= 0)
-      break;
-    done += static_cast<size_t>(n);
-  }
-  ::close(fd);
+  return out.dump();
 }
 
-inline ChildResult collect(pid_t pid, int fd)
+inline ChildResult collect(sim::ChildProcess& child)
 {
-  std::string text;
-  char buf[65536];
-  ssize_t n;
-  while ((n = ::read(fd, buf, sizeof buf)) > 0)
-    text.append(buf, static_cast<size_t>(n));
-  ::close(fd);
   int status = 0;
-  ::waitpid(pid, &status, 0);
+  const auto text = child.finish(&status);
   ChildResult r;
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  if (!text) {
     r.error = "child crashed or failed, status " + std::to_string(status);
     return r;
   }
-  auto j = nlohmann::json::parse(text, nullptr, false);
+  auto j = nlohmann::json::parse(*text, nullptr, false);
   if (j.is_discarded()) {
     r.error = "child sent no valid result";
   } else if (j.contains("error")) {
@@ -108,28 +97,20 @@ inline ChildResult collect(pid_t pid, int fd)
 inline std::vector<ChildResult> run_children(const std::vector<ChildRun>& runs, int parallel = 2)
 {
   std::vector<ChildResult> results(runs.size());
-  std::vector<std::pair<size_t, std::pair<pid_t, int>>> active;
+  std::deque<std::pair<size_t, sim::ChildProcess>> active;
   auto drain_one = [&] {
-    auto [index, proc] = active.front();
-    active.erase(active.begin());
-    results[index] = detail::collect(proc.first, proc.second);
+    results[active.front().first] = detail::collect(active.front().second);
+    active.pop_front();
   };
   for (size_t i = 0; i < runs.size(); ++i) {
     if (static_cast<int>(active.size()) >= parallel)
       drain_one();
-    int fds[2];
-    if (::pipe(fds) != 0) {
-      results[i].error = "pipe failed";
+    auto child = sim::ChildProcess::start([&run = runs[i]] { return detail::child_main(run); });
+    if (!child) {
+      results[i].error = "fork failed";
       continue;
     }
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      ::close(fds[0]);
-      detail::child_main(runs[i], fds[1]);
-      std::_Exit(0);
-    }
-    ::close(fds[1]);
-    active.push_back({i, {pid, fds[0]}});
+    active.emplace_back(i, std::move(*child));
   }
   while (!active.empty())
     drain_one();
@@ -142,32 +123,7 @@ inline ChildResult run_child(const ChildRun& run) { return run_children({run}, 1
 template <class Body>
 std::string in_child(Body body)
 {
-  int fds[2];
-  if (::pipe(fds) != 0)
-    return {};
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(fds[0]);
-    const std::string text = body();
-    size_t done = 0;
-    while (done < text.size()) {
-      ssize_t n = ::write(fds[1], text.data() + done, text.size() - done);
-      if (n <= 0)
-        break;
-      done += static_cast<size_t>(n);
-    }
-    std::_Exit(0);
-  }
-  ::close(fds[1]);
-  std::string text;
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::read(fds[0], buf, sizeof buf)) > 0)
-    text.append(buf, static_cast<size_t>(n));
-  ::close(fds[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? text : std::string();
+  return sim::run_in_child([&body] { return std::string(body()); }).value_or(std::string());
 }
 
 /// summary.json text without its wall_time_s line (the one value that is not a function of the
