@@ -5,7 +5,7 @@
 // (Scope::Gpu, ...) for the places that mean one of them.
 //
 // To add a scope: a file in models/scopes/ with a class deriving from FailureScopeModel, one line in
-// builtin_scopes() (failure_scope.cpp) or, outside the simulator's sources,
+// registry() (failure_scope.cpp) or, outside the simulator's sources,
 // register_failure_scope(); its tests; its paragraph in docs/extending.md.
 
 #include <memory>

@@ -9,7 +9,7 @@
 // repairs), how long the restart phase lasts, whether to restore from host memory, how often to
 // snapshot, and when to grow back. A policy is pure: it reads the fleet's state (RecoveryView) and
 // never touches SimGrid. To add one: a file in models/recovery/ with a class deriving from
-// RecoveryPolicy, one line in builtin_recovery_policies() (recovery_policy.cpp) or, outside the
+// RecoveryPolicy, one line in registry() (recovery_policy.cpp) or, outside the
 // simulator's sources, register_recovery_policy(); its tests; its paragraph in docs/extending.md.
 
 #include "node_pool.hpp"
