@@ -23,6 +23,11 @@ enum class Phase {
   Waiting,     // too few healthy nodes to run: waiting for the repair pipeline
 };
 
+/// Every phase, in the order of the enum (timelines, reports).
+inline constexpr Phase kPhases[] = {Phase::Training, Phase::Checkpoint, Phase::Detection, Phase::Restart,
+                                    Phase::Reload,   Phase::Warmup,     Phase::Planned,   Phase::Waiting};
+
+/// The phase's name in timeline.csv, events.csv and the reports: the one place it is spelled.
 [[nodiscard]] std::string_view phase_name(Phase p);
 
 /// A phase that lasted from t_begin to t_end. Emitted when the phase ends.

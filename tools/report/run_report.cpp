@@ -1,5 +1,6 @@
 #include "run_report.hpp"
 
+#include "models/trace_records.hpp"
 #include "simulator/metrics/metric_registry.hpp"
 
 #include "html_page.hpp"
@@ -22,8 +23,12 @@ constexpr double kRight = 20;
 
 const std::vector<std::string>& known_states()
 {
-  static const std::vector<std::string> s = {"training", "checkpoint", "detection", "restart",
-                                             "reload",   "warmup",     "planned",   "waiting"};
+  static const std::vector<std::string> s = [] {
+    std::vector<std::string> names;
+    for (const models::Phase p : models::kPhases)
+      names.emplace_back(models::phase_name(p));
+    return names;
+  }();
   return s;
 }
 
