@@ -9,7 +9,11 @@
 #   bash tools/golden.sh check  [SCENARIO ...]   exit 1, saying what differs, if any output moved
 #   bash tools/golden.sh update [SCENARIO ...]   rewrite the golden files, printing what changed
 #
-# SCENARIO is a name under scenarios/ (llama3_405b_16k); none = all. FLEETSIM (default
+# Beyond the shipped scenarios, tests/golden/variants.txt names variants of them that reach code the
+# scenarios alone do not (the other recovery policies, stragglers and drains, every failure scope,
+# mixed generations), one per line: NAME SCENARIO SEED [--set KEY=VALUE ...]; they run at their seed.
+#
+# SCENARIO is a name under scenarios/ (llama3_405b_16k) or a variant's NAME; none = all. FLEETSIM (default
 # build/fleetsim) is the binary. A change of results must be on purpose: regenerate with `update`,
 # read what it prints, and say in the commit why the outputs moved.
 set -euo pipefail
@@ -24,8 +28,17 @@ case "$mode" in
 esac
 [ -x "$fleetsim" ] || { echo "golden: no fleetsim binary at $fleetsim (build first: bash tools/setup.sh)" >&2; exit 2; }
 names=("$@")
+declare -A variant_line=()
+while read -r vname rest; do
+  case "$vname" in ''|'#'*) continue ;; esac
+  variant_line[$vname]="$rest"
+done < tests/golden/variants.txt
 if [ ${#names[@]} -eq 0 ]; then
   for f in scenarios/*.yaml; do names+=("$(basename "$f" .yaml)"); done
+  while read -r vname rest; do
+    case "$vname" in ''|'#'*) continue ;; esac
+    names+=("$vname")
+  done < tests/golden/variants.txt
 fi
 
 work="$(mktemp -d)"
@@ -43,11 +56,20 @@ record() {
 
 status=0
 for name in "${names[@]}"; do
-  scenario="scenarios/$name.yaml"
-  [ -f "$scenario" ] || { echo "golden: no scenario $scenario" >&2; exit 2; }
-  for seed in "${seeds[@]}"; do
+  extra=()
+  run_seeds=("${seeds[@]}")
+  if [ -n "${variant_line[$name]:-}" ]; then
+    read -r -a words <<< "${variant_line[$name]}"
+    scenario="scenarios/${words[0]}.yaml"
+    run_seeds=("${words[1]}")
+    extra=("${words[@]:2}")
+  else
+    scenario="scenarios/$name.yaml"
+  fi
+  [ -f "$scenario" ] || { echo "golden: no scenario or variant '$name'" >&2; exit 2; }
+  for seed in "${run_seeds[@]}"; do
     out="$work/$name-$seed"
-    if ! "$fleetsim" run "$scenario" --seed "$seed" --out "$out" --quiet; then
+    if ! "$fleetsim" run "$scenario" --seed "$seed" --out "$out" --quiet "${extra[@]}"; then
       echo "golden: $scenario seed $seed: fleetsim run failed" >&2
       status=1
       continue

@@ -20,6 +20,7 @@
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <simgrid/s4u.hpp>
 
+#include <string>
 #include <vector>
 
 namespace fleetsim::sim {
@@ -30,7 +31,7 @@ namespace fleetsim::sim {
 struct ClusterLevel {
   int size = 0;          // ranks per group (per block of rails for a rail level)
   double capacity = 0;   // uplink bandwidth of one group, each direction (bytes/s)
-  const char* name = ""; // "rack", "pod", "rail": link names are <name><group>-uplink
+  std::string name;      // "rack", "pod", "rail": link names are <name><group>-uplink
   bool rail = false;
 };
 

@@ -26,17 +26,10 @@ std::vector<std::string> check_fabric(const FabricSpec& spec)
                   (spec.rack_size > 0 ? "racks of " : "nodes of ") + std::to_string(inner));
   if (spec.pod_oversubscription < 1 || spec.rack_oversubscription < 1)
     out.push_back("oversubscription must be at least 1");
-  if (spec.topology == "torus") {
-    long product = 1;
-    for (int d : spec.torus_dims)
-      product *= d;
-    if (spec.torus_dims.empty() || product != spec.ranks)
-      out.push_back("the torus dimensions must multiply to the " + std::to_string(spec.ranks) + " GPUs");
-    if (!(spec.torus_link_bandwidth > 0))
-      out.push_back("the torus link bandwidth must be positive");
-  } else if (spec.topology == "rail_optimized" && spec.gpus_per_node < 2) {
-    out.push_back("a rail-optimized fabric needs more than one GPU per node");
-  } else if (spec.topology != "clos" && spec.topology != "rail_optimized") {
+  if (const models::Topology* topology = models::find_topology(spec.topology)) {
+    for (auto& problem : topology->check(spec))
+      out.push_back(std::move(problem));
+  } else {
     out.push_back("unknown topology '" + spec.topology + "'");
   }
   return out;
@@ -54,39 +47,20 @@ Fabric build_fabric(const FabricSpec& spec)
   layout.nvlink_latency = spec.nvlink_latency;
   layout.storage_write_bandwidth = spec.storage_write_bandwidth;
   layout.storage_read_bandwidth = spec.storage_read_bandwidth;
-  Fabric f;
-  if (spec.topology == "torus") {
+  // The topology lays the levels above the node out (models/topologies/); the zone builds and routes them.
+  const models::FabricLayout laid = models::find_topology(spec.topology)->lay_out(spec);
+  for (const auto& level : laid.levels)
+    layout.levels.push_back({level.size, level.capacity, level.name, level.rail});
+  if (laid.torus) {
     layout.topology = ClusterTopology::Torus;
     layout.torus_dims = spec.torus_dims;
     layout.torus_link_bandwidth = spec.torus_link_bandwidth;
     layout.torus_hop_latency = spec.torus_hop_latency;
-    auto* zone = new ClusterZone("cluster");  // NOLINT(cppcoreguidelines-owning-memory)
-    zone->build(layout);
-    f.ranks = zone->hosts();
-    f.storage = zone->storage();
-    return f;
   }
-  const bool rails = spec.topology == "rail_optimized";
-  if (rails) {
-    // Rail groups replace the rack and pod levels: a rail leaf serves GPU r of each node of a pod.
-    const int pod = spec.pod_size > 0 ? spec.pod_size : spec.ranks;
-    const double members = static_cast<double>(pod) / spec.gpus_per_node;
-    layout.levels.push_back({pod, members * spec.nic_bandwidth / spec.pod_oversubscription, "rail", true});
-    f.pods = (spec.ranks + pod - 1) / pod;
-    auto* zone = new ClusterZone("cluster");  // NOLINT(cppcoreguidelines-owning-memory)
-    zone->build(layout);
-    f.ranks = zone->hosts();
-    f.storage = zone->storage();
-    return f;
-  }
-  if (spec.rack_size > 0 && spec.rack_size < spec.ranks && spec.rack_oversubscription > 1) {
-    layout.levels.push_back({spec.rack_size, spec.rack_size * spec.nic_bandwidth / spec.rack_oversubscription, "rack"});
-    f.racks = (spec.ranks + spec.rack_size - 1) / spec.rack_size;
-  }
-  if (spec.pod_size > 0 && spec.pod_size < spec.ranks) {
-    layout.levels.push_back({spec.pod_size, spec.pod_size * spec.nic_bandwidth / spec.pod_oversubscription, "pod"});
-    f.pods = (spec.ranks + spec.pod_size - 1) / spec.pod_size;
-  }
+  Fabric f;
+  f.pods = laid.pods;
+  f.racks = laid.racks;
+  f.layout = laid;
   // The Engine owns the root zone and deletes it at the end of the simulation.
   auto* zone = new ClusterZone("cluster");  // NOLINT(cppcoreguidelines-owning-memory)
   zone->build(layout);

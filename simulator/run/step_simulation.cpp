@@ -38,37 +38,7 @@ FabricSpec fabric_spec(const scenario::Scenario& s, int ranks)
 
 std::string describe_fabric(const FabricSpec& spec, const Fabric& built)
 {
-  auto bw = [](double v) { return units::format_quantity(v, units::Dimension::Bandwidth); };
-  auto tm = [](double v) { return units::format_quantity(v, units::Dimension::Time); };
-  if (spec.topology == "torus") {
-    std::string dims;
-    for (int d : spec.torus_dims) {
-      if (!dims.empty())
-        dims += 'x';
-      dims += std::to_string(d);
-    }
-    return "3-D torus " + dims + ", " + bw(spec.torus_link_bandwidth) + " per link each way, " +
-           tm(spec.torus_hop_latency) + " per hop";
-  }
-  std::string out = std::to_string(spec.gpus_per_node) + "-GPU NVLink nodes at " + bw(spec.nvlink_bandwidth) +
-                    ", " + bw(spec.nic_bandwidth) + " NIC per GPU (" + tm(spec.nic_latency) + ")";
-  if (spec.topology == "rail_optimized") {
-    char rails[96];
-    std::snprintf(rails, sizeof rails, ", rail-optimized (each pod's rail uplinks at 1:%g)", spec.pod_oversubscription);
-    out += rails;
-  }
-  char buf[96];
-  if (built.racks > 0) {
-    std::snprintf(buf, sizeof buf, ", %d-GPU racks at 1:%g", spec.rack_size, spec.rack_oversubscription);
-    out += buf;
-  }
-  if (built.pods > 1) {
-    std::snprintf(buf, sizeof buf, ", %d pods of %d GPUs at 1:%g", built.pods, spec.pod_size, spec.pod_oversubscription);
-    out += buf;
-  } else if (spec.topology != "rail_optimized") {
-    out += ", one full-bisection pod";
-  }
-  return out;
+  return models::find_topology(spec.topology)->describe(spec, built.layout);
 }
 
 namespace {

@@ -2,6 +2,7 @@
 
 #include "models/failure_scope.hpp"
 #include "models/recovery_policy.hpp"
+#include "models/topology.hpp"
 
 #include <cstdio>
 
@@ -103,7 +104,7 @@ std::vector<ParamSpec> build_table()
       integer("network.pod_size", "0", "GPUs per full-bisection pod of the scale-out fabric (0: one pod)", 0, 1e8),
       real("network.pod_oversubscription", "1", "pod-to-aggregation oversubscription (7 means 1:7)", 1.0, false, std::nullopt),
       choice("network.preset", "none", "a named fabric whose values replace the defaults of the keys the scenario leaves unset: llama3 = 8-GPU nodes, 16-GPU racks at 1:1, 3,072-GPU pods at full bisection joined at 1:7, 400 Gbps NICs, 450 GB/s NVLink ([L3] section 3.3.1)", {"none", "llama3"}),
-      choice("network.topology", "clos", "fabric of the simulated step: Clos of racks and pods, rail-optimized pods, or a 3-D torus (TPU-style)", {"clos", "rail_optimized", "torus"}),
+      registered_choice("network.topology", "clos", "fabric of the simulated step: Clos of racks and pods, rail-optimized pods, or a 3-D torus (TPU-style) (models/topology.hpp: the registry)", models::topology_names),
       text("network.torus_dims", "", "torus shape XxYxZ, product = cluster.gpus (topology torus only)"),
       quantity("network.torus_link_bandwidth", BW, "45GB/s", "each direction of each torus link (topology torus only)"),
       quantity("network.torus_hop_latency", T, "1us", "latency of one torus hop (topology torus only)", 0.0, false),

@@ -117,7 +117,7 @@ int cmd_collective(const Options& opts)
   if (const auto problems = sim::check_fabric(fabric); !problems.empty())
     return bad("the scenario's fabric cannot hold " + std::to_string(plan.ranks) + " ranks (--ranks x --groups): " +
                problems.front() + (fabric.topology == "torus" ? " (on a torus, --ranks x --groups must fill it)" : ""));
-  const bool torus = fabric.topology == "torus";
+  const bool torus = !models::find_topology(fabric.topology)->switched();
   // On a torus every link is alike: the prediction prices each flow as one hop.
   const models::AlphaBeta hop{units::Seconds(fabric.torus_hop_latency), units::BytesPerSecond(fabric.torus_link_bandwidth)};
   const models::LinkClasses links =
