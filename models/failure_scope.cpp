@@ -2,6 +2,7 @@
 
 #include "scopes/builtin_scopes.hpp"
 
+#include <deque>
 #include <utility>
 
 namespace fleetsim::models {
@@ -12,11 +13,12 @@ struct Entry {
   std::unique_ptr<FailureScopeModel> model;
 };
 
-std::vector<Entry>& registry()
+std::deque<Entry>& registry()
 {
-  // The built-in scopes, one line each, in the order of their ids (Scope::Gpu = 0, ...).
-  static std::vector<Entry> entries = [] {
-    std::vector<Entry> v;
+  // The built-in scopes, one line each, in the order of their ids (Scope::Gpu = 0, ...). A deque:
+  // registering one never moves the others (Scope::name() hands out views of their names).
+  static std::deque<Entry> entries = [] {
+    std::deque<Entry> v;
     v.push_back({"gpu", make_gpu_scope()});
     v.push_back({"node", make_node_scope()});
     v.push_back({"link", make_link_scope()});

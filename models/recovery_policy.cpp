@@ -2,6 +2,7 @@
 
 #include "recovery/builtin_policies.hpp"
 
+#include <deque>
 #include <algorithm>
 
 namespace fleetsim::models {
@@ -15,10 +16,11 @@ std::optional<int> RecoveryPolicy::restart_width(const RecoveryView& v) const
 
 namespace {
 
-std::vector<RecoveryPolicyEntry>& registry()
+std::deque<RecoveryPolicyEntry>& registry()
 {
-  // The built-in policies, one line each (models/recovery/).
-  static std::vector<RecoveryPolicyEntry> entries = {
+  // The built-in policies, one line each (models/recovery/). A deque: registering one never moves
+  // the others (find_recovery_policy hands out pointers).
+  static std::deque<RecoveryPolicyEntry> entries = {
       {"restart", "resubmit the whole job from the last checkpoint", make_restart_policy},
       {"hot_spare", "keep the allocation, swap warm spare nodes in (recovery.spare_swap)", make_hot_spare_policy},
       {"elastic", "continue on fewer data-parallel replicas and grow back when nodes return", make_elastic_policy},
@@ -29,7 +31,7 @@ std::vector<RecoveryPolicyEntry>& registry()
 
 }  // namespace
 
-const std::vector<RecoveryPolicyEntry>& recovery_policies() { return registry(); }
+const std::deque<RecoveryPolicyEntry>& recovery_policies() { return registry(); }
 
 const RecoveryPolicyEntry* find_recovery_policy(std::string_view name)
 {

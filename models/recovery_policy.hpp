@@ -15,6 +15,7 @@
 #include "node_pool.hpp"
 #include "units.hpp"
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -48,8 +49,8 @@ struct PolicyCounters {
   long shrinks = 0;           // restarts on fewer replicas than before
   long regrows = 0;           // planned restarts on more replicas
   int min_dp = 0;             // fewest replicas trained on
-  long memory_restores = 0;   // recoveries from host memory
-  long storage_restores = 0;  // recoveries from storage
+  long memory_restores = 0;   // recoveries that restored from host memory (every policy counts them)
+  long storage_restores = 0;  // recoveries that reloaded from storage (every policy counts them)
   long repairs = 0;           // nodes sent to the repair pipeline
   long episodes = 0;          // slowdown episodes started
   long drains = 0;            // slow nodes drained and replaced
@@ -71,7 +72,8 @@ public:
   virtual ~RecoveryPolicy() = default;
 
   /// Replicas to restart on now, or nullopt to wait for the repair pipeline. The default is a
-  /// rigid job: all of its replicas, once the idle nodes can fill every empty slot.
+  /// rigid job: all of its replicas, once the idle nodes can fill every empty slot. Only a policy
+  /// that resizes() restarts at the width it returns; for any other, only "now or wait" counts.
   [[nodiscard]] virtual std::optional<int> restart_width(const RecoveryView& v) const;
   /// True when the job may run on fewer (or more) replicas than the layout's: the scheduler then
   /// refills the pool for restart_width() replicas and recomputes the job's shape.
@@ -104,7 +106,7 @@ struct RecoveryPolicyEntry {
 };
 
 /// Every policy: the built-ins, then those registered, in registration order.
-[[nodiscard]] const std::vector<RecoveryPolicyEntry>& recovery_policies();
+[[nodiscard]] const std::deque<RecoveryPolicyEntry>& recovery_policies();
 [[nodiscard]] const RecoveryPolicyEntry* find_recovery_policy(std::string_view name);
 [[nodiscard]] std::vector<std::string> recovery_policy_names();
 /// Adds a policy (e.g. from a test or a plugin, at static initialisation); returns true, or false

@@ -2,6 +2,7 @@
 
 #include "topologies/builtin_topologies.hpp"
 
+#include <deque>
 #include <utility>
 
 namespace fleetsim::models {
@@ -12,11 +13,12 @@ struct Entry {
   std::unique_ptr<Topology> topology;
 };
 
-std::vector<Entry>& registry()
+std::deque<Entry>& registry()
 {
-  // The built-in topologies, one line each (models/topologies/).
-  static std::vector<Entry> entries = [] {
-    std::vector<Entry> v;
+  // The built-in topologies, one line each (models/topologies/). A deque: registering one never moves
+  // the others (find_topology hands out pointers).
+  static std::deque<Entry> entries = [] {
+    std::deque<Entry> v;
     v.push_back({"clos", make_clos_topology()});
     v.push_back({"rail_optimized", make_rail_optimized_topology()});
     v.push_back({"torus", make_torus_topology()});

@@ -29,12 +29,20 @@ void JobScheduler::operator()()
       continue;
     }
     const auto m = w_.inbox.wait(-1);
+    // Every kind of message is named: a new one does not compile until it is handled here.
+    const auto state = [this, &m](const auto&) { state_message(*m); };
     std::visit(Overloaded{
                    [this](const msg::Failure& f) { on_failure(f); },
                    [this](const msg::Planned&) { on_planned(); },
                    [this](const msg::DrainCheck& c) { on_drain_check(c); },
                    // A repaired node may let an elastic job grow: see the top of the loop.
-                   [this, &m](const auto&) { state_message(*m); },
+                   [&state](const msg::Repaired& r) { state(r); },
+                   [&state](const msg::SlowStart& e) { state(e); },
+                   [&state](const msg::SlowEnd& e) { state(e); },
+                   [&state](const msg::Tick& t) { state(t); },
+                   // Left over from an incarnation or a request that is gone: nothing to do.
+                   [](const msg::Stopped&) {},
+                   [](const msg::IoDone&) {},
                },
                *m);
   }
@@ -45,7 +53,7 @@ void JobScheduler::on_failure(const msg::Failure& f)
   const Phase during = job_phase();
   if (!strikes_job(f))
     return;
-  Failure unused;
+  MaybeFailure unused;
   stop_job(false, false, unused);
   record_failure(f, during);
   recover(f);
@@ -175,7 +183,7 @@ bool JobScheduler::strikes_job(const msg::Failure& failure)
   return !hit.slots.empty();
 }
 
-JobScheduler::Failure JobScheduler::background(const SchedulerMessage& m)
+JobScheduler::MaybeFailure JobScheduler::background(const SchedulerMessage& m)
 {
   if (const auto* f = std::get_if<msg::Failure>(&m)) {
     if (strikes_job(*f))
@@ -196,7 +204,7 @@ JobScheduler::Failure JobScheduler::background(const SchedulerMessage& m)
   return std::nullopt;
 }
 
-bool JobScheduler::stop_job(bool planned, bool checkpoint_first, Failure& failure)
+bool JobScheduler::stop_job(bool planned, bool checkpoint_first, MaybeFailure& failure)
 {
   if (planned)
     w_.job.post(msg::PlanStop{epoch_, checkpoint_first});

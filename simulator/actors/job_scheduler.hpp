@@ -38,25 +38,25 @@ public:
   /// lives (the job reads it).
   JobScheduler(const SchedulerWiring& w, JobShape& shape, std::function<JobShape(int)> shape_for)
       : w_(w), shape_(shape), shape_for_(std::move(shape_for)), repair_times_(w.seed, "repair/times"),
-        stragglers_(w.scenario, w.pool, w.counters, w.alarms)
+        stragglers_(w)
   {
   }
   void operator()();
 
 private:
-  using Failure = std::optional<msg::Failure>;
+  using MaybeFailure = std::optional<msg::Failure>;  // the failure that cut a phase short, if any
 
   // ---- job_scheduler.cpp ----
   void on_failure(const msg::Failure& f);
   void on_drain_check(const msg::DrainCheck& c);
   /// Stops the running job; returns true if it stopped cleanly (planned, after its checkpoint).
   /// A failure that strikes the job meanwhile is returned through `failure`.
-  bool stop_job(bool planned, bool checkpoint_first, Failure& failure);
+  bool stop_job(bool planned, bool checkpoint_first, MaybeFailure& failure);
   /// Applies a failure to the pool (its nodes go to repair); true if it strikes the job.
   bool strikes_job(const msg::Failure& failure);
   /// Handles a message that does not end the current wait: repairs, deferred planned events, and
   /// failures that miss the job. Returns the failure if it strikes the job.
-  Failure background(const SchedulerMessage& m);
+  MaybeFailure background(const SchedulerMessage& m);
   /// Repairs and the fleet's speed state; a message of any other kind changes nothing.
   void state_message(const SchedulerMessage& m);
   void send_to_repair(long node, double mean);
@@ -81,23 +81,23 @@ private:
   void recover(msg::Failure failure);
   /// Gets the nodes the job needs (waiting for repairs if it must) and sets the job's shape; returns a
   /// failure that struck the job's nodes while it waited.
-  Failure acquire_nodes();
+  MaybeFailure acquire_nodes();
   /// Spends `phase` for `duration`; returns the failure that cut it short, if any.
-  Failure timed_phase(models::Phase phase, double duration);
-  Failure reload_phase();
+  MaybeFailure timed_phase(models::Phase phase, double duration);
+  MaybeFailure reload_phase();
   /// A checkpointed stop, `reshape`, then restart, reload and warm-up, charged to `cause`.
-  Failure planned_restart(const std::string& cause, const std::string& component, const std::function<Failure()>& reshape);
+  MaybeFailure planned_restart(const std::string& cause, const std::string& component, const std::function<MaybeFailure()>& reshape);
   /// Elastic: stops at a checkpoint and restarts on more replicas; returns a failure, if any.
-  Failure regrow(int dp);
+  MaybeFailure regrow(int dp);
   /// Mitigation: stops at a checkpoint, sends the slow node (and every other job node slow for at
   /// least drain_after) to repair, and restarts without them: one restart for all.
-  Failure drain(long node);
+  MaybeFailure drain(long node);
 
   // ---- maintenance.cpp ----
   /// A planned interruption is due: stop the job cleanly, run it, start again.
   void on_planned();
   /// Runs the planned interruption; returns a failure that struck during it, if any.
-  Failure planned();
+  MaybeFailure planned();
 
   SchedulerWiring w_;
   JobShape& shape_;

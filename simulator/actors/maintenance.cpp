@@ -9,7 +9,7 @@ using models::Phase;
 
 void JobScheduler::on_planned()
 {
-  Failure failure;
+  MaybeFailure failure;
   stop_job(true, w_.scenario.planned.checkpoint_before, failure);
   if (failure) {
     // A failure hit while the job was getting ready for maintenance (or at the very instant
@@ -25,7 +25,7 @@ void JobScheduler::on_planned()
     start_job(true);
 }
 
-JobScheduler::Failure JobScheduler::planned()
+JobScheduler::MaybeFailure JobScheduler::planned()
 {
   models::Interruption rec;
   rec.t = now();

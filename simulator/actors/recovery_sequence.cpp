@@ -18,7 +18,7 @@ void JobScheduler::recover(msg::Failure failure)
   const double restart = w_.policy.restart_seconds(rec);
   while (true) {
     const auto& cause = w_.scenario.causes.at(static_cast<size_t>(failure.cause));
-    Failure next = timed_phase(Phase::Detection, models::detection_delay(cause, rec.detection, rec.watchdog_timeout).si());
+    MaybeFailure next = timed_phase(Phase::Detection, models::detection_delay(cause, rec.detection, rec.watchdog_timeout).si());
     if (!next)
       next = acquire_nodes();
     if (!next)
@@ -36,7 +36,7 @@ void JobScheduler::recover(msg::Failure failure)
   }
 }
 
-JobScheduler::Failure JobScheduler::acquire_nodes()
+JobScheduler::MaybeFailure JobScheduler::acquire_nodes()
 {
   models::NodePool& pool = w_.pool;
   auto ready = [&] { return w_.policy.restart_width(view()).has_value(); };
@@ -71,7 +71,7 @@ JobScheduler::Failure JobScheduler::acquire_nodes()
   return std::nullopt;
 }
 
-JobScheduler::Failure JobScheduler::timed_phase(Phase phase, double duration)
+JobScheduler::MaybeFailure JobScheduler::timed_phase(Phase phase, double duration)
 {
   w_.trace.open(phase, now());
   const double until = now() + duration;
@@ -89,7 +89,7 @@ JobScheduler::Failure JobScheduler::timed_phase(Phase phase, double duration)
   }
 }
 
-JobScheduler::Failure JobScheduler::reload_phase()
+JobScheduler::MaybeFailure JobScheduler::reload_phase()
 {
   if (memory_restore())
     return timed_phase(Phase::Reload, w_.scenario.recovery.memory_reload.si());
@@ -117,9 +117,9 @@ JobScheduler::Failure JobScheduler::reload_phase()
   }
 }
 
-JobScheduler::Failure JobScheduler::regrow(int dp)
+JobScheduler::MaybeFailure JobScheduler::regrow(int dp)
 {
-  return planned_restart("elastic_regrow", "job", [this, dp]() -> Failure {
+  return planned_restart("elastic_regrow", "job", [this, dp]() -> MaybeFailure {
     // The width now: a failure of idle nodes during the checkpointed stop may have taken some.
     const int width = std::min(dp, w_.policy.width_now(view()));
     ++w_.counters.regrows;
@@ -130,7 +130,7 @@ JobScheduler::Failure JobScheduler::regrow(int dp)
   });
 }
 
-JobScheduler::Failure JobScheduler::drain(long node)
+JobScheduler::MaybeFailure JobScheduler::drain(long node)
 {
   return planned_restart("straggler_drain", models::component_label(models::Scope::Node, node), [this, node]() {
     for (long n : stragglers_.nodes_to_drain(node)) {
@@ -143,10 +143,10 @@ JobScheduler::Failure JobScheduler::drain(long node)
   });
 }
 
-JobScheduler::Failure JobScheduler::planned_restart(const std::string& cause, const std::string& component,
-                                                    const std::function<Failure()>& reshape)
+JobScheduler::MaybeFailure JobScheduler::planned_restart(const std::string& cause, const std::string& component,
+                                                    const std::function<MaybeFailure()>& reshape)
 {
-  Failure failure;
+  MaybeFailure failure;
   stop_job(true, true, failure);
   if (failure) {
     record_failure(*failure, failure_during_);
@@ -161,7 +161,7 @@ JobScheduler::Failure JobScheduler::planned_restart(const std::string& cause, co
   rec.during = Phase::Training;
   w_.trace.interruption(std::move(rec));
   const auto& r = w_.scenario.recovery;
-  Failure next = reshape();
+  MaybeFailure next = reshape();
   if (!next)
     next = timed_phase(Phase::Restart, w_.policy.restart_seconds(r));
   if (!next)

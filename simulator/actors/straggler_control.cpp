@@ -44,7 +44,13 @@ bool StragglerControl::apply(const SchedulerMessage& m) const
                           alarm(msg::Tick{}, next - now());
                           return true;
                         },
-                        [](const auto&) { return false; },
+                        // Not the fleet's speed state.
+                        [](const msg::Failure&) { return false; },
+                        [](const msg::Planned&) { return false; },
+                        [](const msg::Stopped&) { return false; },
+                        [](const msg::IoDone&) { return false; },
+                        [](const msg::Repaired&) { return false; },
+                        [](const msg::DrainCheck&) { return false; },
                     },
                     m);
 }
@@ -72,7 +78,7 @@ bool StragglerControl::refresh(JobShape& shape, long replica_slots) const
   // checkpoint.interval is training time: the next stretch's step count follows the step time.
   shape.steps_per_checkpoint = models::steps_per_checkpoint(s_.checkpoint.interval, units::Seconds(shape.step_time));
   if (shape.steps_per_snapshot > 0) {
-    const double every = s_.recovery.memory_snapshot_interval.si();
+    const double every = policy_.snapshot_interval(s_.recovery).value_or(0);
     shape.steps_per_snapshot =
         every > 0 ? models::steps_per_checkpoint(units::Seconds(every), units::Seconds(shape.step_time)) : 1;
   }

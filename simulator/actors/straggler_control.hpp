@@ -13,9 +13,7 @@ namespace fleetsim::sim {
 
 class StragglerControl {
 public:
-  StragglerControl(const scenario::Scenario& s, models::NodePool& pool, PolicyCounters& counters,
-                   Inbox<AlarmRequest>& alarms)
-      : s_(s), pool_(pool), counters_(counters), alarms_(alarms)
+  StragglerControl(const SchedulerWiring& w) : s_(w.scenario), pool_(w.pool), counters_(w.counters), policy_(w.policy), alarms_(w.alarms)
   {
   }
   /// The first alarms: the diurnal clock, and a drain check of every persistent straggler.
@@ -42,6 +40,7 @@ private:
   const scenario::Scenario& s_;
   models::NodePool& pool_;
   PolicyCounters& counters_;
+  const models::RecoveryPolicy& policy_;  // its snapshot cadence
   Inbox<AlarmRequest>& alarms_;
 };
 

@@ -70,8 +70,9 @@ std::string configure(const Settings& s)
     sink = std::make_shared<spdlog::sinks::stderr_sink_st>();
   } else {
     try {
-      // Appending (O_APPEND): forked replicas of a sweep share the file line by line.
-      sink = std::make_shared<spdlog::sinks::basic_file_sink_st>(s.file, true);
+      // Appended to, never truncated (opened "ab", so O_APPEND): forked replicas of a sweep, shards
+      // and MPI ranks given the same file add their lines to it, each line flushed whole.
+      sink = std::make_shared<spdlog::sinks::basic_file_sink_st>(s.file, false);
     } catch (const spdlog::spdlog_ex& e) {
       return "cannot open log file '" + s.file + "': " + e.what();
     }

@@ -1,5 +1,6 @@
 #include "metric_registry.hpp"
 
+#include <deque>
 #include <cmath>
 #include <limits>
 
@@ -67,15 +68,19 @@ std::vector<Metric> builtins()
   return v;
 }
 
-std::vector<Metric>& registry()
+std::deque<Metric>& registry()
 {
-  static std::vector<Metric> metrics = builtins();
+  // A deque: registering a metric never moves the others (find_metric hands out pointers).
+  static std::deque<Metric> metrics = [] {
+    auto v = builtins();
+    return std::deque<Metric>(v.begin(), v.end());
+  }();
   return metrics;
 }
 
 }  // namespace
 
-const std::vector<Metric>& all_metrics() { return registry(); }
+const std::deque<Metric>& all_metrics() { return registry(); }
 
 const Metric* find_metric(std::string_view name)
 {

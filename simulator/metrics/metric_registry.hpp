@@ -14,6 +14,7 @@
 #include "models/recovery_policy.hpp"
 #include "models/step_model.hpp"
 
+#include <deque>
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -46,7 +47,7 @@ struct Metric {
 };
 
 /// Every metric: the built-ins, then the registered ones, in registration order.
-[[nodiscard]] const std::vector<Metric>& all_metrics();
+[[nodiscard]] const std::deque<Metric>& all_metrics();
 [[nodiscard]] const Metric* find_metric(std::string_view name);
 /// The names of all metrics, comma-separated (for error messages).
 [[nodiscard]] std::string metric_names();

@@ -258,9 +258,13 @@ TEST(FailureScopes, BuiltInsKeepTheirNamesAndHandles)
   EXPECT_FALSE(fleetsim::models::scope_from_name("cosmic_ray").has_value());
 }
 
+// Registered once, at static initialisation, as a plugin's scope would be.
+const std::optional<fleetsim::models::Scope> kHalfRack =
+    fleetsim::models::register_failure_scope("test_half_rack", std::make_unique<HalfRackScope>());
+
 TEST(FailureScopes, ARegisteredScopeIsUsedThroughTheSameFunctions)
 {
-  const auto scope = fleetsim::models::register_failure_scope("test_half_rack", std::make_unique<HalfRackScope>());
+  const auto& scope = kHalfRack;
   ASSERT_TRUE(scope.has_value());
   EXPECT_FALSE(fleetsim::models::register_failure_scope("test_half_rack", std::make_unique<HalfRackScope>()))
       << "a name is registered once";

@@ -253,10 +253,46 @@ TEST(CliOptions, ExitsTwoWithAHintWhenAnOptionIsMisspelledOrBelongsToAnotherComm
   EXPECT_NE(misspelt.err.find("unknown option '--sed' (did you mean '--seed'?)"), std::string::npos) << misspelt.err;
   const Result elsewhere = fleetsim(tmp, {"run", kLlama3, "--replicas", "3", "--out", tmp / "out"});
   EXPECT_EQ(elsewhere.exit_code, 2);
-  EXPECT_NE(elsewhere.err.find("unknown option '--replicas'"), std::string::npos) << elsewhere.err;
+  EXPECT_NE(elsewhere.err.find("'--replicas' is not an option of 'run' (it is one of sweep)"), std::string::npos)
+      << elsewhere.err;
+  const Result validate_out = fleetsim(tmp, {"validate", kLlama3, "--out", tmp / "out"});
+  EXPECT_EQ(validate_out.exit_code, 2);
+  EXPECT_NE(validate_out.err.find("'--out' is not an option of 'validate' (it is one of run, step, compare, sweep and report)"),
+            std::string::npos)
+      << validate_out.err;
   const Result extra = fleetsim(tmp, {"run", kLlama3, kLlama3});
   EXPECT_EQ(extra.exit_code, 2);
   EXPECT_NE(extra.err.find("unexpected argument"), std::string::npos) << extra.err;
+  EXPECT_FALSE(fs::exists(tmp / "out"));
+}
+
+TEST(CliOptions, AnOptionGivenTwiceKeepsItsLastValueAndRepeatableOnesKeepThemAll)
+{
+  TempDir tmp;
+  const std::string scenario = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/no_failures.yaml";
+  const Result r = fleetsim(tmp, {"run", scenario, "--seed", "1", "--seed", "12", "--out", tmp / "a", "--out", tmp / "b",
+                                  "--set", "run.duration=1d", "--set", "checkpoint.interval=2h", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(tmp / "a"));
+  const auto summary = nlohmann::json::parse(read_file(tmp / "b/summary.json"));
+  EXPECT_EQ(summary["seed"], 12);
+  EXPECT_DOUBLE_EQ(summary["simulated_time_s"].get<double>(), 86400.0);
+  EXPECT_DOUBLE_EQ(summary["checkpoints"]["interval_s"].get<double>(), 7200.0);
+  // Any 64-bit seed; nothing beyond.
+  EXPECT_EQ(fleetsim(tmp, {"run", scenario, "--seed", "18446744073709551615", "--set", "run.duration=1h", "--quiet",
+                           "--out", tmp / "c"}).exit_code, 0);
+  EXPECT_EQ(fleetsim(tmp, {"run", scenario, "--seed", "18446744073709551616", "--out", tmp / "d"}).exit_code, 2);
+  EXPECT_FALSE(fs::exists(tmp / "d"));
+}
+
+TEST(CliOptions, ASimgridLogSettingSimGridCannotParseIsBadInputNotACrash)
+{
+  TempDir tmp;
+  for (const char* setting : {"nonsense", "root.thresh:bogus", "root.add:maybe", "root.app:file:x"}) {
+    const Result r = fleetsim(tmp, {"run", kLlama3, "--simgrid-log", setting, "--out", tmp / "out"});
+    EXPECT_EQ(r.exit_code, 2) << setting << ": " << r.err;
+    EXPECT_NE(r.err.find("option --simgrid-log: expects CATEGORY.thresh:LEVEL"), std::string::npos) << r.err;
+  }
   EXPECT_FALSE(fs::exists(tmp / "out"));
 }
 

@@ -55,9 +55,19 @@ TEST(CliInvariants, ASweepReplicaThatBreaksAnInvariantFailsTheSweep)
   TempDir dir;
   const std::string sweep = dir.write("s.yaml", "base: " + kScenario + "\nreplicas: 2\nvary:\n  checkpoint.interval: [30min]\n");
   const auto r = run_with_fault("drop_segment", "sweep " + sweep + " --quiet --out " + (dir / "out"));
-  EXPECT_NE(r.code, 0) << r.text;
+  EXPECT_EQ(r.code, 3) << r.text;
+  EXPECT_NE(r.text.find("broke an invariant (a bug in fleetsim)"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("invariant 'phases tile the window' violated"), std::string::npos) << r.text;
   EXPECT_FALSE(std::filesystem::exists(dir / "out/results.csv"));
+}
+
+TEST(CliInvariants, ACompareRunThatBreaksAnInvariantExitsWith3)
+{
+  TempDir dir;
+  const auto r = run_with_fault("drop_segment", "compare " + kScenario + " --vary checkpoint.interval=20min,40min --quiet --out " +
+                                                    (dir / "out"));
+  EXPECT_EQ(r.code, 3) << r.text;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out/compare.csv"));
 }
 
 }  // namespace

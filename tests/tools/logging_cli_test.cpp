@@ -83,7 +83,7 @@ TEST(CliLogging, DebugPrintsFailuresCheckpointsAndRecoveryPhasesStampedWithSimul
 TEST(CliLogging, LogFileGetsTheLinesAndTheTerminalNone)
 {
   TempDir dir;
-  const std::string log = dir / "run.log";
+  const std::string log = dir.write("run.log", "an earlier line\n");
   const auto r = run_command(
       fleetsim("run " + kScenario + kShort + " --log-level debug --log-file " + log + " --out " + (dir / "out"),
                dir / "err.txt"));
@@ -91,6 +91,7 @@ TEST(CliLogging, LogFileGetsTheLinesAndTheTerminalNone)
   EXPECT_EQ(read_file(dir / "err.txt"), "");
   const auto lines = lines_of(read_file(log));
   ASSERT_GT(lines.size(), 50u);
+  EXPECT_EQ(lines.front(), "an earlier line") << "a log file is appended to, never truncated";
   int stamped = 0;
   for (const auto& line : lines) {
     std::string component, level;

@@ -29,11 +29,7 @@ struct Row {
 
 // compare.csv's columns (simulator/metrics/metric_registry.hpp): compare's built-ins, then every
 // registered metric.
-const std::vector<const metrics::Metric*>& columns()
-{
-  static const std::vector<const metrics::Metric*> c = metrics::default_metrics(metrics::compare_defaults());
-  return c;
-}
+std::vector<const metrics::Metric*> columns() { return metrics::default_metrics(metrics::compare_defaults()); }
 
 void accumulate(Row& row, const nlohmann::json& sum, int n)
 {
@@ -162,9 +158,10 @@ int cmd_compare(const Options& opts)
         dir += "/seed-" + std::to_string(seed);
       tasks.push_back({&scenarios[i], seed, dir});
     }
-  if (std::string err = run_replicas(tasks, RunnerOptions{opts.jobs, false}); !err.empty()) {
+  bool internal = false;
+  if (std::string err = run_replicas(tasks, RunnerOptions{opts.jobs, false, true, &internal}); !err.empty()) {
     std::cerr << "fleetsim: error: " << err << "\n";
-    return kExitFailure;
+    return internal ? kExitInternal : kExitFailure;
   }
   auto rows = read_rows(tasks, points.size(), seeds);
   if (!rows)

@@ -8,6 +8,8 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <charconv>
+#include <regex>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -29,7 +31,7 @@ struct Command {
 
 void scenario_arg(CLI::App& app, Options& o, const char* what = "scenario file (default: the Llama 3 405B replay)")
 {
-  app.add_option("SCENARIO", o.scenario, what)->type_name("");
+  app.add_option("SCENARIO", o.scenario, what)->type_name("")->multi_option_policy(CLI::MultiOptionPolicy::Throw);
 }
 
 void set_option(CLI::App& app, Options& o)
@@ -38,15 +40,33 @@ void set_option(CLI::App& app, Options& o)
                  "override any scenario key by its dotted path, e.g. --set checkpoint.interval=10min "
                  "--set failures.causes.nic.count=14 (repeatable)")
       ->type_name("KEY=VALUE")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
-// Digits only: CLI11 would otherwise read "-3" into an unsigned seed by wrapping it around.
+// Digits only, within 64 bits: CLI11 would otherwise read "-3" into an unsigned seed by wrapping it.
 const CLI::Validator kNonNegativeInteger(
     [](std::string& text) {
-      const bool digits = !text.empty() && text.size() <= 19 &&
-                          std::all_of(text.begin(), text.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-      return digits ? std::string() : "expects a non-negative integer, got '" + text + "'";
+      unsigned long long v = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+      const bool ok = !text.empty() && ec == std::errc() && end == text.data() + text.size() && text[0] != '-';
+      return ok ? std::string() : "expects a non-negative integer below 2^64, got '" + text + "'";
+    },
+    "");
+
+// A SimGrid log setting as xbt_log_control_set takes it, "CATEGORY.thresh:LEVEL" (or .fmt, .add):
+// SimGrid aborts the process on one it cannot parse, so it is checked here first. (Appenders are
+// left out: SimGrid's log goes to stderr.)
+const CLI::Validator kSimgridSetting(
+    [](std::string& text) {
+      static const std::regex form(R"(^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*\.)"
+                                   R"(((thres|thresh|threshold):(trace|debug|verbose|info|warning|error|critical))"
+                                   R"(|fmt:\S+|(add|additivity):(on|off|yes|no|1|0))$)");
+      if (!std::regex_match(text, form))
+        return "expects CATEGORY.thresh:LEVEL (trace, debug, verbose, info, warning, error, critical), "
+               "CATEGORY.fmt:FORMAT or CATEGORY.add:on|off; got '" +
+               text + "'";
+      return std::string();
     },
     "");
 
@@ -94,7 +114,9 @@ void logging_options(CLI::App& app, Options& o)
                  "pass a SimGrid logging setting through, e.g. --simgrid-log root.thres:info (repeatable; "
                  "SimGrid's own categories; at --log-level trace SimGrid logs at info)")
       ->type_name("SETTING")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->check(kSimgridSetting);
 }
 
 // ---- the commands ----------------------------------------------------------------------------------
@@ -162,7 +184,8 @@ const std::vector<Command>& commands()
          scenario_arg(a, o);
          a.add_option("--vary", o.varies, "a key and its values (repeatable: every combination)")
              ->type_name("KEY=V1,V2,...")
-             ->allow_extra_args(false);
+             ->allow_extra_args(false)
+             ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
          a.add_option("--seeds", o.seeds, "seeds first..first+K-1 at every point")->type_name("K")->check(CLI::Range(1, 100000));
          seed_option(a, o);
          out_option(a, o, "output directory (default: out/compare-<scenario name>)");
@@ -267,6 +290,9 @@ std::unique_ptr<CLI::App> make_app(const Command& c, Options& o)
   app->get_formatter()->column_width(30);
   app->set_help_flag("-h,--help", "this text");
   app->allow_extras();  // unknown options are reported below, with a did-you-mean hint
+  // An option given twice keeps its last value (as a wrapper's `fleetsim run X --seed 1 "$@"` expects);
+  // the repeatable ones (--set, --vary, --simgrid-log) keep them all.
+  app->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   c.declare(*app, o);
   if (std::string_view(c.name) != "help")
     logging_options(*app, o);
@@ -283,6 +309,23 @@ std::vector<std::string> option_names(const CLI::App& app)
     for (const auto& n : opt->get_lnames())
       names.push_back("--" + n);
   return names;
+}
+
+// The commands that take `flag` ("run, step and sweep"), or "".
+std::string commands_taking(const std::string& flag)
+{
+  std::vector<std::string> names;
+  for (const auto& c : commands()) {
+    Options scratch;
+    const auto app = make_app(c, scratch);
+    const auto all = option_names(*app);
+    if (std::find(all.begin(), all.end(), flag) != all.end())
+      names.emplace_back(c.name);
+  }
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return out;
 }
 
 bool bad(const std::string& msg, const std::string& command)
@@ -379,6 +422,8 @@ bool parse_options(int argc, char** argv, Options& opts)
   for (const std::string& extra : app->remaining()) {
     if (extra.size() > 1 && extra[0] == '-') {
       const std::string flag = extra.substr(0, extra.find('='));
+      if (const std::string others = commands_taking(flag); !others.empty())
+        return bad("'" + flag + "' is not an option of '" + first + "' (it is one of " + others + ")", first);
       const std::string hint = closest(flag, option_names(*app));
       return bad("unknown option '" + flag + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"), first);
     }

@@ -2,6 +2,8 @@
 
 #include "commands.hpp"
 
+#include "simulator/logging/logging.hpp"
+
 #include "simulator/run/simulation.hpp"
 #include "simulator/output/run_outputs.hpp"
 
@@ -321,8 +323,13 @@ std::string run_replicas(const std::vector<ReplicaTask>& tasks, const RunnerOpti
     auto it = running.find(pid);
     if (it == running.end())
       return;
+    const bool internal = WIFEXITED(status) && WEXITSTATUS(status) == kExitInternal;
+    if (internal && options.internal_error != nullptr)
+      *options.internal_error = true;
     if ((!WIFEXITED(status) || WEXITSTATUS(status) != 0) && error.empty())
-      error = "the run for " + it->second->dir + " failed";
+      error = "the run for " + it->second->dir + (internal ? " broke an invariant (a bug in fleetsim)" : " failed");
+    FLEETSIM_LOG(Sweep, debug, "replica {} seed {}: {}", it->second->dir, it->second->seed,
+                 WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "done" : "failed");
     progress.done(*it->second);
     running.erase(it);
   };

@@ -42,6 +42,7 @@ struct RunnerOptions {
   int jobs = 1;           // replicas at once
   bool progress = false;  // a progress line on stderr, if stderr is a terminal
   bool traces = true;     // each replica's timeline.csv and events.csv (summary.json always)
+  bool* internal_error = nullptr;  // set when a replica stopped on a broken invariant (exit code 3)
 };
 
 /// The text that identifies a set of runs (scenario path, overrides, axes, seeds): written to

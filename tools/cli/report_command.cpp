@@ -3,6 +3,8 @@
 // and written through a temporary file renamed into place, so bad input leaves nothing behind.
 #include "commands.hpp"
 
+#include "simulator/logging/logging.hpp"
+
 #include "report/report_inputs.hpp"
 #include "report/run_report.hpp"
 #include "report/sweep_report.hpp"
@@ -46,6 +48,7 @@ int cmd_report(const Options& opts)
     std::cerr << "fleetsim: error: " << err << "\n";
     return kExitFailure;
   }
+  FLEETSIM_LOG(Report, info, "{} report of {}: {} ({} bytes)", is_run ? "run" : "sweep", dir, out.string(), html.size());
   if (!opts.quiet)
     std::cout << (is_run ? "run" : "sweep") << " report: " << out.string() << "\n";
   return kExitOk;

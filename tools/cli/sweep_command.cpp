@@ -261,7 +261,10 @@ int cmd_sweep(const Options& opts)
   run_opts.jobs = opts.jobs;
   run_opts.progress = speaker && !opts.quiet;
   run_opts.traces = traces;
+  bool internal = false;
+  run_opts.internal_error = &internal;
   std::string error = run_replicas(tasks, run_opts);
+  const int failure_code = internal ? kExitInternal : kExitFailure;
   std::optional<std::vector<std::vector<double>>> figures;
   if (error.empty())
     figures = collect(plan, mine, error);
@@ -269,13 +272,13 @@ int cmd_sweep(const Options& opts)
     if (!mpi->all(error.empty())) {
       if (!error.empty())
         std::cerr << "fleetsim: error: rank " << mpi->rank() << ": " << error << "\n";
-      return kExitFailure;
+      return failure_code;
     }
     return gather_and_write(plan, mine, *figures, *mpi, opts.quiet);
   }
   if (!error.empty()) {
     std::cerr << "fleetsim: error: " << error << "\n";
-    return kExitFailure;
+    return failure_code;
   }
   if (!shard)
     return write_results(plan, *figures, opts.quiet);

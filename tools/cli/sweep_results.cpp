@@ -2,6 +2,8 @@
 
 #include "commands.hpp"
 
+#include "simulator/logging/logging.hpp"
+
 #include "models/statistics.hpp"
 #include "simulator/output/run_outputs.hpp"
 
@@ -183,6 +185,8 @@ int write_results(const Plan& p, const std::vector<std::vector<double>>& figures
     std::cerr << "fleetsim: error: " << err << "\n";
     return kExitFailure;
   }
+  FLEETSIM_LOG(Sweep, info, "{}: {} points x {} replicas, {} metrics -> {}/results.csv", p.sweep_file, p.points.size(),
+               p.replicas, p.metrics.size(), p.out);
   if (!quiet) {
     std::printf("%s: %zu points x %d replicas (seeds %llu..%llu)\n", p.sweep_file.c_str(), p.points.size(), p.replicas,
                 static_cast<unsigned long long>(p.first_seed),

@@ -419,7 +419,7 @@ std::string metrics_section(const RunData& d)
     rows.push_back({m.name, format_number(v, 6), m.unit, m.description});
   }
   return "<h2>Metrics</h2>\n<p class=\"note\">The values compare.csv and a sweep's results.csv take from this run's "
-         "summary.json, one row per metric that it has.</p>\n" +
+         "summary.json: every metric it has a value for (the recovery counters a policy does not report read as 0).</p>\n" +
          table({"metric", "value", "unit", "what it is"}, rows, "metrics");
 }
 
