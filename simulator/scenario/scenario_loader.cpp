@@ -35,6 +35,34 @@ bool valid_name(const std::string& s)
   return true;
 }
 
+// True when the text holds no YAML content: only blank lines, comments, directives and document
+// markers ("---", "...").
+bool has_no_content(std::string_view text)
+{
+  size_t pos = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;  // a UTF-8 byte order mark
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos)
+      end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    const size_t first = line.find_first_not_of(" \t\r\f\v");
+    if (first == std::string_view::npos)
+      continue;
+    line.remove_prefix(first);
+    if (line.front() == '#' || line.front() == '%')
+      continue;
+    if (line.substr(0, 3) == "---" || line.substr(0, 3) == "...") {
+      const std::string_view rest = line.substr(3);
+      const size_t next = rest.find_first_not_of(" \t\r");
+      if (next == std::string_view::npos || (rest[next] == '#' && next > 0))
+        continue;
+    }
+    return false;
+  }
+  return true;
+}
+
 class Flattener {
 public:
   Flattener(std::string file, std::vector<ResolvedValue>& out, Diagnostics& diags)
@@ -272,6 +300,12 @@ LoadResult load_scenario_text(std::string_view yaml, const std::string& display_
 {
   LoadResult result;
   std::vector<ResolvedValue> given;
+  // Nothing but blanks and comments: almost always a wrong or truncated file, and running the
+  // table's defaults instead would hide it. An explicit `{}` still means "all defaults".
+  if (has_no_content(yaml)) {
+    result.diagnostics.error({display_name, 1, 1}, "scenario file is empty");
+    return result;
+  }
   try {
     std::vector<YAML::Node> docs = YAML::LoadAll(std::string(yaml));
     YAML::Node root = docs.empty() ? YAML::Node() : docs.front();
@@ -280,7 +314,7 @@ LoadResult load_scenario_text(std::string_view yaml, const std::string& display_
                                "a scenario file holds one YAML document, found " + std::to_string(docs.size()));
     if (root.IsMap()) {
       Flattener(display_name, given, result.diagnostics).walk_map(root, "");
-    } else if (!root.IsNull()) {
+    } else {
       result.diagnostics.error(at(display_name, root.Mark()), "a scenario must be a map of keys");
     }
   } catch (const YAML::Exception& e) {
