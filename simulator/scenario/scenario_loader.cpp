@@ -3,6 +3,7 @@
 #include "parameter_table.hpp"
 #include "scenario_builder.hpp"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
@@ -63,6 +64,47 @@ bool has_no_content(std::string_view text)
   return true;
 }
 
+// The marks where the text's YAML documents start. YAML::LoadAll is not used: yaml-cpp 0.7 loops
+// forever, allocating, on a token that no document consumes, such as a stray ',' at document level
+// (",", " ,", "{a: 1},"; upstream jbeder/yaml-cpp#1040, fixed after 0.7 by #1319). Such a token
+// starts every further "document" at the same mark, which is where the walk stops with an error.
+class DocumentStarts : public YAML::EventHandler {
+public:
+  std::vector<YAML::Mark> marks;
+  bool stuck = false;
+
+  void OnDocumentStart(const YAML::Mark& mark) override
+  {
+    stuck = !marks.empty() && marks.back().pos == mark.pos;
+    marks.push_back(mark);
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+// Where each document starts; throws YAML::ParserException like LoadAll, and also at a token that
+// yaml-cpp would loop on.
+std::vector<YAML::Mark> document_starts(const std::string& text)
+{
+  std::stringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts starts;
+  while (parser.HandleNextDocument(starts)) {
+    if (starts.stuck) {
+      const YAML::Mark& m = starts.marks.back();
+      const char c = m.pos >= 0 && static_cast<size_t>(m.pos) < text.size() ? text[m.pos] : '?';
+      throw YAML::ParserException(m, std::string("unexpected '") + c + "' outside a flow collection");
+    }
+  }
+  return starts.marks;
+}
+
 class Flattener {
 public:
   Flattener(std::string file, std::vector<ResolvedValue>& out, Diagnostics& diags)
@@ -70,9 +112,11 @@ public:
 
   void walk_map(const YAML::Node& map, const std::string& prefix)
   {
-    for (auto it = map.begin(); it != map.end(); ++it) {
-      const YAML::Node& k = it->first;
-      const YAML::Node& v = it->second;
+    for (const auto& entry : map) {
+      // Copies (a Node is a handle): yaml-cpp's iterator->first is a member of a temporary proxy,
+      // so a reference to it dangles at once (ASan: stack-use-after-scope; docs/hardening.md).
+      const YAML::Node k = entry.first;
+      const YAML::Node v = entry.second;
       if (!k.IsScalar()) {
         diags_.error(at(file_, k.Mark()), "keys must be plain names");
         continue;
@@ -307,10 +351,11 @@ LoadResult load_scenario_text(std::string_view yaml, const std::string& display_
     return result;
   }
   try {
-    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(yaml));
-    YAML::Node root = docs.empty() ? YAML::Node() : docs.front();
+    const std::string text(yaml);
+    const std::vector<YAML::Mark> docs = document_starts(text);
+    YAML::Node root = docs.empty() ? YAML::Node() : YAML::Load(text);
     if (docs.size() > 1)
-      result.diagnostics.error(at(display_name, docs[1].Mark()),
+      result.diagnostics.error(at(display_name, docs[1]),
                                "a scenario file holds one YAML document, found " + std::to_string(docs.size()));
     if (root.IsMap()) {
       Flattener(display_name, given, result.diagnostics).walk_map(root, "");
