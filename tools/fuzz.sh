@@ -8,7 +8,6 @@
 # A target that finds a crash, leak, timeout or sanitizer report exits non-zero; so does this.
 # See docs/hardening.md.
 set -euo pipefail
-FLEETSIM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TARGETS=(fuzz_scenario fuzz_overrides fuzz_sweep_file)
 if [ $# -ne 2 ] || ! [[ "$2" =~ ^[0-9]+$ ]]; then
   echo "usage: bash tools/fuzz.sh TARGET|all SECONDS   (TARGET: ${TARGETS[*]})" >&2
@@ -23,6 +22,8 @@ else
   exit 2
 fi
 seconds="$2"
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+fleetsim_install_deps "${FLEETSIM_FUZZ_PACKAGES[@]}"
 build="${FLEETSIM_FUZZ_BUILD:-$FLEETSIM_ROOT/build-fuzz}"
 out="${FLEETSIM_FUZZ_OUT:-$(mktemp -d -t fleetsim-fuzz-XXXXXX)}"
 jobs="${FLEETSIM_FUZZ_BUILD_JOBS:-$(nproc)}"
