@@ -82,9 +82,12 @@ void check_layout(const ParallelLayout& l, long gpus, std::vector<std::string>& 
   if (l.virtual_stages < 1)
     out.push_back("virtual stages must be at least 1 (got " + std::to_string(l.virtual_stages) +
                   ")");
-  const long product = static_cast<long>(l.tp) * l.cp * l.pp * l.dp;
-  if (product != gpus)
-    out.push_back(std::string(l.cp > 1 ? "tp*cp*pp*dp" : "tp*pp*dp") + " = " + std::to_string(product) +
+  // In double: four int degrees can overflow a long (1e6 * 1e6 * 1e6 * 1e8). The product is exact
+  // up to 2^53, and one above that cannot equal a gpu count anyway.
+  const double product = static_cast<double>(l.tp) * l.cp * l.pp * l.dp;
+  if (product != static_cast<double>(gpus))
+    out.push_back(std::string(l.cp > 1 ? "tp*cp*pp*dp" : "tp*pp*dp") + " = " +
+                  (product < 9e15 ? std::to_string(static_cast<long>(product)) : num(product)) +
                   " does not match the " + std::to_string(gpus) + " gpus of the job");
 }
 

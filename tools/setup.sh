@@ -10,10 +10,13 @@ FLEETSIM_PACKAGES=(g++ cmake make pkg-config libsimgrid-dev libboost-dev libyaml
                    nlohmann-json3-dev libgtest-dev libspdlog-dev libcli11-dev
                    libboost-mpi-dev libopenmpi-dev openmpi-bin  # distributed sweeps (mpirun)
                    libpng-dev chromium)  # the report's render test: headless screenshots, PNG decoding
+# Only tools/fuzz.sh needs these (clang 14 and its libFuzzer runtime); CI does not fuzz.
+FLEETSIM_FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
 
+# Installs FLEETSIM_PACKAGES and the packages given as arguments, whichever are missing.
 fleetsim_install_deps() {
   local missing=()
-  for p in "${FLEETSIM_PACKAGES[@]}"; do
+  for p in "${FLEETSIM_PACKAGES[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0

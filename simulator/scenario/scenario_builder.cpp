@@ -78,11 +78,16 @@ public:
       default:
         return 0;
     }
-    check_range(key, *spec, x, v->text);
-    return x;
+    // An out-of-range value reads as 0: it has its diagnostic, and 1e300 must not reach a cast to long.
+    return check_range(key, *spec, x, v->text) ? x : 0;
   }
 
-  long integer(const std::string& key) { return static_cast<long>(number(key)); }
+  /// Every integer key has a range within long's; a value outside it was reported and reads as 0.
+  long integer(const std::string& key)
+  {
+    const double x = number(key);
+    return std::fabs(x) < 9.2e18 ? static_cast<long>(x) : 0;
+  }
 
   bool boolean(const std::string& key)
   {
@@ -128,12 +133,13 @@ private:
     return ec == std::errc() && p == e && b != e && std::isfinite(out);
   }
 
-  void check_range(const std::string& key, const ParamSpec& spec, double x, const std::string& text)
+  bool check_range(const std::string& key, const ParamSpec& spec, double x, const std::string& text)
   {
     bool low = spec.min && (spec.min_exclusive ? x <= *spec.min : x < *spec.min);
     bool high = spec.max && x > *spec.max;
     if (low || high)
       error(key, "'" + key + "' must be " + range_description(spec) + ", got '" + text + "'");
+    return !low && !high;
   }
 
   std::string file_;
@@ -352,10 +358,10 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
     r.error_at_first_given({"network.pod_size", "cluster.gpus_per_rack"},
                            "network.pod_size must be a whole number of racks (cluster.gpus_per_rack)");
   if (s.fabric.topology == "torus") {
-    long product = 1;
+    double product = 1;  // three int dimensions can overflow a long
     for (int d : s.fabric.torus_dims)
       product *= d;
-    if (s.fabric.torus_dims.empty() || product != s.fleet.gpus)
+    if (s.fabric.torus_dims.empty() || product != static_cast<double>(s.fleet.gpus))
       r.error_at_first_given({"network.torus_dims", "network.topology", "cluster.gpus"},
                              "network.topology torus needs network.torus_dims whose product is cluster.gpus (" +
                                  std::to_string(s.fleet.gpus) + ")");

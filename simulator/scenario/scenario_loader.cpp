@@ -5,6 +5,7 @@
 #include "parameter_table.hpp"
 #include "scenario_builder.hpp"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
@@ -37,6 +38,75 @@ bool valid_name(const std::string& s)
   return true;
 }
 
+// True when the text holds no YAML content: only blank lines, comments, directives and document
+// markers ("---", "...").
+bool has_no_content(std::string_view text)
+{
+  size_t pos = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;  // a UTF-8 byte order mark
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos)
+      end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    const size_t first = line.find_first_not_of(" \t\r\f\v");
+    if (first == std::string_view::npos)
+      continue;
+    line.remove_prefix(first);
+    if (line.front() == '#' || line.front() == '%')
+      continue;
+    if (line.substr(0, 3) == "---" || line.substr(0, 3) == "...") {
+      const std::string_view rest = line.substr(3);
+      const size_t next = rest.find_first_not_of(" \t\r");
+      if (next == std::string_view::npos || (rest[next] == '#' && next > 0))
+        continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+// The marks where the text's YAML documents start. YAML::LoadAll is not used: yaml-cpp 0.7 loops
+// forever, allocating, on a token that no document consumes, such as a stray ',' at document level
+// (",", " ,", "{a: 1},"; upstream jbeder/yaml-cpp#1040, fixed after 0.7 by #1319). Such a token
+// starts every further "document" at the same mark, which is where the walk stops with an error.
+class DocumentStarts : public YAML::EventHandler {
+public:
+  std::vector<YAML::Mark> marks;
+  bool stuck = false;
+
+  void OnDocumentStart(const YAML::Mark& mark) override
+  {
+    stuck = !marks.empty() && marks.back().pos == mark.pos;
+    marks.push_back(mark);
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+// Where each document starts; throws YAML::ParserException like LoadAll, and also at a token that
+// yaml-cpp would loop on.
+std::vector<YAML::Mark> document_starts(const std::string& text)
+{
+  std::stringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts starts;
+  while (parser.HandleNextDocument(starts)) {
+    if (starts.stuck) {
+      const YAML::Mark& m = starts.marks.back();
+      const char c = m.pos >= 0 && static_cast<size_t>(m.pos) < text.size() ? text[m.pos] : '?';
+      throw YAML::ParserException(m, std::string("unexpected '") + c + "' outside a flow collection");
+    }
+  }
+  return starts.marks;
+}
+
 class Flattener {
 public:
   Flattener(std::string file, std::vector<ResolvedValue>& out, Diagnostics& diags)
@@ -44,9 +114,11 @@ public:
 
   void walk_map(const YAML::Node& map, const std::string& prefix)
   {
-    for (auto it = map.begin(); it != map.end(); ++it) {
-      const YAML::Node& k = it->first;
-      const YAML::Node& v = it->second;
+    for (const auto& entry : map) {
+      // Copies (a Node is a handle): yaml-cpp's iterator->first is a member of a temporary proxy,
+      // so a reference to it dangles at once (ASan: stack-use-after-scope; docs/hardening.md).
+      const YAML::Node k = entry.first;
+      const YAML::Node v = entry.second;
       if (!k.IsScalar()) {
         diags_.error(at(file_, k.Mark()), "keys must be plain names");
         continue;
@@ -274,15 +346,22 @@ LoadResult load_scenario_text(std::string_view yaml, const std::string& display_
 {
   LoadResult result;
   std::vector<ResolvedValue> given;
+  // Nothing but blanks and comments: almost always a wrong or truncated file, and running the
+  // table's defaults instead would hide it. An explicit `{}` still means "all defaults".
+  if (has_no_content(yaml)) {
+    result.diagnostics.error({display_name, 1, 1}, "scenario file is empty");
+    return result;
+  }
   try {
-    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(yaml));
-    YAML::Node root = docs.empty() ? YAML::Node() : docs.front();
+    const std::string text(yaml);
+    const std::vector<YAML::Mark> docs = document_starts(text);
+    YAML::Node root = docs.empty() ? YAML::Node() : YAML::Load(text);
     if (docs.size() > 1)
-      result.diagnostics.error(at(display_name, docs[1].Mark()),
+      result.diagnostics.error(at(display_name, docs[1]),
                                "a scenario file holds one YAML document, found " + std::to_string(docs.size()));
     if (root.IsMap()) {
       Flattener(display_name, given, result.diagnostics).walk_map(root, "");
-    } else if (!root.IsNull()) {
+    } else {
       result.diagnostics.error(at(display_name, root.Mark()), "a scenario must be a map of keys");
     }
   } catch (const YAML::Exception& e) {

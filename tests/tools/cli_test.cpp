@@ -117,6 +117,13 @@ TEST(CliBadScenario, ExitsTwoWithOneLocatedErrorWhenYamlIsMalformed)
   expect_rejected(tmp, "name: x\ncluster:\n  gpus: 8\n gpus_per_node: 8\n", "4:2", "malformed YAML: ");
 }
 
+TEST(CliBadScenario, ExitsTwoInsteadOfRunningTheDefaultsWhenFileIsEmpty)
+{
+  TempDir tmp;
+  expect_rejected(tmp, "", "1:1", "scenario file is empty");
+  expect_rejected(tmp, "# a scenario, one day\n\n", "1:1", "scenario file is empty");
+}
+
 TEST(CliBadScenario, PrintsOneLinePerErrorWhenFileHasSeveral)
 {
   TempDir tmp;

@@ -43,7 +43,7 @@ std::vector<std::string> range_values(const YAML::Node& n, std::string& error)
     return number_and_unit(scalar_text(n[name]));
   };
   for (const auto& kv : n) {
-    const std::string key = kv.first.as<std::string>();
+    const std::string key = scalar_text(kv.first);
     if (key != "from" && key != "to" && key != "step" && key != "times") {
       error = "a range has from, to, and step or times, not '" + key + "'";
       return {};
@@ -82,7 +82,9 @@ std::vector<std::string> range_values(const YAML::Node& n, std::string& error)
 
 }  // namespace
 
-std::optional<SweepFile> read_sweep(const std::string& path)
+namespace {
+
+std::optional<SweepFile> read_sweep_unguarded(const std::string& path)
 {
   YAML::Node root;
   try {
@@ -101,7 +103,11 @@ std::optional<SweepFile> read_sweep(const std::string& path)
     return std::nullopt;
   }
   for (const auto& kv : root) {
-    const std::string key = kv.first.as<std::string>();
+    if (!kv.first.IsScalar()) {
+      errors.push_back(located(path, kv.first, "keys must be plain names"));
+      continue;
+    }
+    const std::string key = kv.first.Scalar();
     const YAML::Node& v = kv.second;
     if (key == "base") {
       const fs::path base = scalar_text(v);
@@ -143,13 +149,22 @@ std::optional<SweepFile> read_sweep(const std::string& path)
       for (const auto& group : v) {
         Axis axis;
         bool ok = group.IsMap() && group.size() >= 1;
+        if (!ok) {
+          errors.push_back(located(path, group, "zip: each entry is a map of keys to lists"));
+          continue;
+        }
         for (const auto& e : group) {
+          if (!e.first.IsScalar()) {
+            errors.push_back(located(path, e.first, "zip: keys must be dotted scenario keys"));
+            ok = false;
+            break;
+          }
           std::vector<std::string> values;
           if (e.second.IsSequence())
             for (const auto& x : e.second)
               if (x.IsScalar())
                 values.push_back(x.Scalar());
-          const std::string k = e.first.as<std::string>();
+          const std::string k = e.first.Scalar();
           if (values.empty() || values.size() != e.second.size() ||
               (!axis.key.empty() && values.size() != axis.values.size())) {
             errors.push_back(located(path, e.second, "zip: " + k + " needs a list as long as the others in its group"));
@@ -165,8 +180,6 @@ std::optional<SweepFile> read_sweep(const std::string& path)
         }
         if (ok)
           s.axes.push_back(std::move(axis));
-        else if (!group.IsMap())
-          errors.push_back(located(path, group, "zip: each entry is a map of keys to lists"));
       }
     } else if (key == "set" || key == "vary") {
       if (!v.IsMap()) {
@@ -175,7 +188,11 @@ std::optional<SweepFile> read_sweep(const std::string& path)
         continue;
       }
       for (const auto& e : v) {
-        const std::string k = e.first.as<std::string>();
+        if (!e.first.IsScalar()) {
+          errors.push_back(located(path, e.first, key + ": keys must be dotted scenario keys"));
+          continue;
+        }
+        const std::string k = e.first.Scalar();
         if (key == "set") {
           if (!e.second.IsScalar())
             errors.push_back(located(path, e.second, "set: " + k + " needs one value"));
@@ -224,6 +241,19 @@ std::optional<SweepFile> read_sweep(const std::string& path)
   if (!errors.empty())
     return std::nullopt;
   return s;
+}
+
+}  // namespace
+
+std::optional<SweepFile> read_sweep(const std::string& path)
+{
+  // Every node is checked before it is converted; this only keeps a missed case a diagnostic.
+  try {
+    return read_sweep_unguarded(path);
+  } catch (const YAML::Exception& e) {
+    std::cerr << path << ":" << e.mark.line + 1 << ":" << e.mark.column + 1 << ": error: " << e.msg << "\n";
+    return std::nullopt;
+  }
 }
 
 }  // namespace fleetsim::cli

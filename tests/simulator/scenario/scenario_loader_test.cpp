@@ -257,6 +257,32 @@ TEST(ScenarioLoader, RejectsListWhenDocumentIsNotAMap)
   EXPECT_EQ(only_error(load("- a\n- b\n")).message, "a scenario must be a map of keys");
 }
 
+TEST(ScenarioLoader, RejectsNullWhenDocumentIsNotAMap)
+{
+  const Diagnostic d = only_error(load("# a comment\n~\n"));
+  EXPECT_EQ(d.to_string(), "test.yaml:2:1: error: a scenario must be a map of keys");
+}
+
+// An empty file would otherwise run the table's defaults: a 16,384-GPU Llama 3 job nobody asked for.
+TEST(ScenarioLoader, RejectsFileWhenItIsEmpty)
+{
+  EXPECT_EQ(only_error(load("")).to_string(), "test.yaml:1:1: error: scenario file is empty");
+}
+
+TEST(ScenarioLoader, RejectsFileWhenItHoldsOnlyCommentsAndBlankLines)
+{
+  EXPECT_EQ(only_error(load("# nothing yet\n\n   # indented comment\r\n\t\n")).to_string(),
+            "test.yaml:1:1: error: scenario file is empty");
+  EXPECT_EQ(only_error(load("\xEF\xBB\xBF%YAML 1.2\n---  # only a document marker\n...\n")).to_string(),
+            "test.yaml:1:1: error: scenario file is empty");
+}
+
+TEST(ScenarioLoader, ReportsOnlyTheEmptyFileWhenOverridesAreGivenToo)
+{
+  const Diagnostic d = only_error(load("# empty\n", {"cluster.gpus=8", "bogus"}));
+  EXPECT_EQ(d.message, "scenario file is empty");
+}
+
 TEST(ScenarioLoader, ReportsEveryValueErrorWhenFileHasSeveral)
 {
   const LoadResult r = load("cluster:\n  gpus: lots\n"            // 2
@@ -364,20 +390,20 @@ TEST(ScenarioLoader, AppliesOverridesOnTopOfTheFile)
 
 TEST(ScenarioLoader, SuggestsKeyWhenOverrideKeyIsUnknown)
 {
-  const Diagnostic d = only_error(load("", {"cluster.gpu=8"}));
+  const Diagnostic d = only_error(load("{}", {"cluster.gpu=8"}));
   EXPECT_EQ(d.to_string(), "command line: error: --set: unknown key 'cluster.gpu' (did you mean 'cluster.gpus'?)");
 }
 
 TEST(ScenarioLoader, RejectsOverrideWithoutEqualsSign)
 {
-  const Diagnostic d = only_error(load("", {"cluster.gpus"}));
+  const Diagnostic d = only_error(load("{}", {"cluster.gpus"}));
   EXPECT_EQ(d.message, "--set 'cluster.gpus' is not of the form key=value");
-  EXPECT_EQ(only_error(load("", {"=8"})).message, "--set '=8' is not of the form key=value");
+  EXPECT_EQ(only_error(load("{}", {"=8"})).message, "--set '=8' is not of the form key=value");
 }
 
 TEST(ScenarioLoader, ChecksOverrideValuesLikeFileValues)
 {
-  const Diagnostic d = only_error(load("", {"checkpoint.interval=10"}));
+  const Diagnostic d = only_error(load("{}", {"checkpoint.interval=10"}));
   EXPECT_EQ(d.where.file, "command line");
   EXPECT_NE(d.message.find("no unit"), std::string::npos) << d.message;
 }
@@ -385,14 +411,14 @@ TEST(ScenarioLoader, ChecksOverrideValuesLikeFileValues)
 // --set applies the same cause-name rule as the YAML walk.
 TEST(ScenarioLoader, RejectsUpperCaseCauseNameInOverride)
 {
-  EXPECT_FALSE(load("", {"failures.causes.NIC.count=3"}).diagnostics.empty());
+  EXPECT_FALSE(load("{}", {"failures.causes.NIC.count=3"}).diagnostics.empty());
 }
 
 // ---- defaults and dump_resolved ------------------------------------------------------------------
 
-TEST(ScenarioLoader, UsesTableDefaultsWhenDocumentIsEmpty)
+TEST(ScenarioLoader, UsesTableDefaultsWhenDocumentIsAnEmptyMap)
 {
-  const LoadResult r = load("");
+  const LoadResult r = load("{}");
   ASSERT_TRUE(r.scenario.has_value()) << r.diagnostics.to_string();
   const Scenario& s = *r.scenario;
   EXPECT_EQ(s.name, "unnamed");
