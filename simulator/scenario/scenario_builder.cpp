@@ -246,6 +246,136 @@ void read_causes(Reader& r, const std::vector<ResolvedValue>& resolved, Scenario
   }
 }
 
+void read_recovery_and_capacity(Reader& r, Scenario& s)
+{
+  s.recovery.detection = units::Seconds(r.number("recovery.detection"));
+  s.recovery.restart = units::Seconds(r.number("recovery.restart"));
+  s.recovery.watchdog_timeout = units::Seconds(r.number("recovery.watchdog_timeout"));
+  s.recovery.warmup = units::Seconds(r.number("recovery.warmup"));
+  s.recovery.policy_name = r.text("recovery.policy");
+  s.recovery.spare_swap = units::Seconds(r.number("recovery.spare_swap"));
+  s.recovery.elastic_keep_global_batch = r.text("recovery.elastic_batch") == "global";
+  s.recovery.elastic_min_dp = static_cast<int>(r.integer("recovery.elastic_min_dp"));
+  s.recovery.memory_snapshot_interval = units::Seconds(r.number("recovery.memory_snapshot_interval"));
+  s.recovery.memory_reload = units::Seconds(r.number("recovery.memory_reload"));
+  s.recovery.memory_copies = static_cast<int>(r.integer("recovery.memory_copies"));
+  s.capacity.spare_nodes = r.integer("spares.nodes");
+  s.capacity.repair_time = units::Seconds(r.number("repair.time"));
+  s.capacity.repair_exponential = r.text("repair.distribution") == "exponential";
+  s.capacity.lemons.fraction = r.number("lemons.fraction");
+  s.capacity.lemons.rate_multiplier = r.number("lemons.rate_multiplier");
+  s.capacity.lemons.retire_after = static_cast<int>(r.integer("lemons.retire_after"));
+  s.capacity.lemons.retire_window = r.number("lemons.retire_window");
+  s.capacity.lemon_replace_time = units::Seconds(r.number("lemons.replace_time"));
+  s.planned.count = r.number("planned.count");
+  s.planned.window = units::Seconds(r.number("planned.window"));
+  s.planned.duration = units::Seconds(r.number("planned.duration"));
+  s.planned.checkpoint_before = r.boolean("planned.checkpoint_before");
+  s.planned.poisson = r.text("planned.arrival") == "poisson";
+}
+
+void read_stragglers(Reader& r, Scenario& s)
+{
+  s.stragglers.persistent_fraction = r.number("stragglers.persistent_fraction");
+  s.stragglers.persistent_speed = r.number("stragglers.persistent_speed");
+  s.stragglers.transient_probability = r.number("stragglers.transient_probability");
+  s.stragglers.transient_speed = r.number("stragglers.transient_speed");
+  s.heterogeneous.fraction = r.number("heterogeneous.fraction");
+  s.heterogeneous.accelerator = r.text("heterogeneous.accelerator");
+  s.heterogeneous.speed = r.number("heterogeneous.speed");
+  s.heterogeneous.spread = r.text("heterogeneous.placement") == "spread";
+  s.heterogeneous.balanced = r.text("heterogeneous.balance") == "micro_batches";
+  s.stragglers.episode_interval = r.number("stragglers.episode_interval");
+  s.stragglers.episode_duration = r.number("stragglers.episode_duration");
+  s.stragglers.episode_exponential = r.text("stragglers.episode_distribution") == "exponential";
+  s.stragglers.episode_speed = r.number("stragglers.episode_speed");
+  s.stragglers.diurnal_amplitude = r.number("stragglers.diurnal_amplitude");
+  s.stragglers.diurnal_peak = r.number("stragglers.diurnal_peak");
+  s.stragglers.diurnal_resolution = r.number("stragglers.diurnal_resolution");
+  s.stragglers.drain_below = r.number("stragglers.drain_below");
+  s.stragglers.drain_after = r.number("stragglers.drain_after");
+  s.stragglers.drain_repair = r.number("stragglers.drain_repair");
+}
+
+// The layout rules involve many keys; each problem is reported at the first one the scenario sets.
+// Returns whether there was any.
+bool check_layout(Reader& r, const Scenario& s)
+{
+  const std::vector<std::string> layout_keys = {
+      "parallelism.dp",        "parallelism.tp",          "parallelism.pp",     "parallelism.virtual_stages",
+      "parallelism.cp",        "model.attention_heads",   "model.kv_heads",   "parallelism.ep",
+      "model.experts",         "model.experts_per_token", "model.expert_parameters",
+      "cluster.gpus",          "model.global_batch_tokens", "model.sequence_length", "model.micro_batch_size",
+      "model.layers",          "network.nvlink_bandwidth", "network.nic_bandwidth"};
+  const auto layout_problems = models::check_step_inputs(s.step, s.fleet.gpus);
+  for (const auto& msg : layout_problems) {
+    // Point at the keys the message is about first, then at the layout in general.
+    std::vector<std::string> keys;
+    if (msg.find("expert") != std::string::npos)
+      keys = {"model.experts", "model.experts_per_token", "model.expert_parameters", "parallelism.ep"};
+    else if (msg.find("heads") != std::string::npos)
+      keys = {"model.attention_heads", "model.kv_heads"};
+    else if (msg.find("multiple of cp") != std::string::npos)
+      keys = {"parallelism.cp", "model.sequence_length"};
+    keys.insert(keys.end(), layout_keys.begin(), layout_keys.end());
+    r.error_at_first_given(keys, msg);
+  }
+  return !layout_problems.empty();
+}
+
+// What run.step_model: simulated can simulate.
+void check_simulated_step(Reader& r, const Scenario& s)
+{
+  const models::ParallelLayout& l = s.step.layout;
+  const double m = s.step.workload.global_batch_tokens /
+                   (static_cast<double>(s.step.workload.sequence_length) * s.step.workload.micro_batch_size * l.dp);
+  if (!models::schedule_supported(l.pp, static_cast<int>(std::lround(m)), l.virtual_stages))
+    r.error_at_first_given({"parallelism.virtual_stages", "parallelism.pp", "model.global_batch_tokens"},
+                           "the interleaved pipeline schedule (virtual_stages > 1) needs the micro-batches per "
+                           "step (" + std::to_string(std::lround(m)) + ") to be a multiple of parallelism.pp");
+  const long ep_flows = s.fleet.gpus * (static_cast<long>(l.ep) - 1);
+  if (ep_flows > kMaxSimulatedExpertFlows)
+    r.error_at_first_given({"parallelism.ep", "cluster.gpus", "run.step_model"},
+                           "run.step_model: simulated times the expert all-to-all with all its " +
+                               std::to_string(ep_flows) + " flows at once (cluster.gpus x (ep - 1)); keep it under " +
+                               std::to_string(kMaxSimulatedExpertFlows) + " or use analytic");
+  if (s.fleet.gpus > kMaxSimulatedGpus)
+    r.error_at_first_given({"cluster.gpus", "run.step_model"},
+                           "run.step_model: simulated runs one SimGrid actor per GPU and handles at most " +
+                               std::to_string(kMaxSimulatedGpus) + " GPUs; use analytic for larger fleets");
+}
+
+// Checks across keys, once every value has its type (after the rack and the layout checks).
+void check_cross_keys(Reader& r, const Scenario& s)
+{
+  if (s.recovery.elastic_min_dp > s.step.layout.dp)
+    r.error_at_first_given({"recovery.elastic_min_dp", "parallelism.dp"},
+                           "recovery.elastic_min_dp (" + std::to_string(s.recovery.elastic_min_dp) +
+                               ") cannot exceed parallelism.dp (" + std::to_string(s.step.layout.dp) + ")");
+  // A policy that resizes the job drops whole data-parallel replicas (models/recovery_policy.hpp).
+  const models::RecoveryPolicyEntry* policy = models::find_recovery_policy(s.recovery.policy_name);
+  if (policy != nullptr && policy->make()->resizes() && s.step.layout.ep > 1)
+    r.error_at_first_given({"recovery.policy", "parallelism.ep"},
+                           "recovery.policy " + s.recovery.policy_name +
+                               " drops whole data-parallel replicas, which expert parallelism "
+                               "(parallelism.ep > 1) shards experts over; use another policy");
+  if (s.fabric.pod_size > 0 && s.fabric.pod_size % s.fleet.gpus_per_rack != 0)
+    r.error_at_first_given({"network.pod_size", "cluster.gpus_per_rack"},
+                           "network.pod_size must be a whole number of racks (cluster.gpus_per_rack)");
+  if (s.fabric.topology == "torus") {
+    double product = 1;  // three int dimensions can overflow a long
+    for (int d : s.fabric.torus_dims)
+      product *= d;
+    if (s.fabric.torus_dims.empty() || product != static_cast<double>(s.fleet.gpus))
+      r.error_at_first_given({"network.torus_dims", "network.topology", "cluster.gpus"},
+                             "network.topology torus needs network.torus_dims whose product is cluster.gpus (" +
+                                 std::to_string(s.fleet.gpus) + ")");
+  }
+  if (s.fabric.topology == "rail_optimized" && s.fleet.gpus_per_node < 2)
+    r.error_at_first_given({"network.topology", "cluster.gpus_per_node"},
+                           "network.topology rail_optimized needs more than one GPU per node (one rail per GPU)");
+}
+
 }  // namespace
 
 Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::string& file,
@@ -271,50 +401,9 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
     s.checkpoint.state_per_gpu =
         units::Bytes(r.number("checkpoint.state_total") / static_cast<double>(std::max<long>(1, s.fleet.gpus)));
   s.checkpoint.write_overhead = units::Seconds(r.number("checkpoint.write_overhead"));
-  s.recovery.detection = units::Seconds(r.number("recovery.detection"));
-  s.recovery.restart = units::Seconds(r.number("recovery.restart"));
-  s.recovery.watchdog_timeout = units::Seconds(r.number("recovery.watchdog_timeout"));
-  s.recovery.warmup = units::Seconds(r.number("recovery.warmup"));
-  s.recovery.policy_name = r.text("recovery.policy");
-  s.recovery.spare_swap = units::Seconds(r.number("recovery.spare_swap"));
-  s.recovery.elastic_keep_global_batch = r.text("recovery.elastic_batch") == "global";
-  s.recovery.elastic_min_dp = static_cast<int>(r.integer("recovery.elastic_min_dp"));
-  s.recovery.memory_snapshot_interval = units::Seconds(r.number("recovery.memory_snapshot_interval"));
-  s.recovery.memory_reload = units::Seconds(r.number("recovery.memory_reload"));
-  s.recovery.memory_copies = static_cast<int>(r.integer("recovery.memory_copies"));
-  s.capacity.spare_nodes = r.integer("spares.nodes");
-  s.capacity.repair_time = units::Seconds(r.number("repair.time"));
-  s.capacity.repair_exponential = r.text("repair.distribution") == "exponential";
-  s.capacity.lemons.fraction = r.number("lemons.fraction");
-  s.capacity.lemons.rate_multiplier = r.number("lemons.rate_multiplier");
-  s.capacity.lemons.retire_after = static_cast<int>(r.integer("lemons.retire_after"));
-  s.capacity.lemons.retire_window = r.number("lemons.retire_window");
-  s.capacity.lemon_replace_time = units::Seconds(r.number("lemons.replace_time"));
-  s.planned.count = r.number("planned.count");
-  s.planned.window = units::Seconds(r.number("planned.window"));
-  s.planned.duration = units::Seconds(r.number("planned.duration"));
-  s.planned.checkpoint_before = r.boolean("planned.checkpoint_before");
-  s.planned.poisson = r.text("planned.arrival") == "poisson";
+  read_recovery_and_capacity(r, s);
   read_causes(r, resolved, s);
-  s.stragglers.persistent_fraction = r.number("stragglers.persistent_fraction");
-  s.stragglers.persistent_speed = r.number("stragglers.persistent_speed");
-  s.stragglers.transient_probability = r.number("stragglers.transient_probability");
-  s.stragglers.transient_speed = r.number("stragglers.transient_speed");
-  s.heterogeneous.fraction = r.number("heterogeneous.fraction");
-  s.heterogeneous.accelerator = r.text("heterogeneous.accelerator");
-  s.heterogeneous.speed = r.number("heterogeneous.speed");
-  s.heterogeneous.spread = r.text("heterogeneous.placement") == "spread";
-  s.heterogeneous.balanced = r.text("heterogeneous.balance") == "micro_batches";
-  s.stragglers.episode_interval = r.number("stragglers.episode_interval");
-  s.stragglers.episode_duration = r.number("stragglers.episode_duration");
-  s.stragglers.episode_exponential = r.text("stragglers.episode_distribution") == "exponential";
-  s.stragglers.episode_speed = r.number("stragglers.episode_speed");
-  s.stragglers.diurnal_amplitude = r.number("stragglers.diurnal_amplitude");
-  s.stragglers.diurnal_peak = r.number("stragglers.diurnal_peak");
-  s.stragglers.diurnal_resolution = r.number("stragglers.diurnal_resolution");
-  s.stragglers.drain_below = r.number("stragglers.drain_below");
-  s.stragglers.drain_after = r.number("stragglers.drain_after");
-  s.stragglers.drain_repair = r.number("stragglers.drain_repair");
+  read_stragglers(r, s);
   s.duration = units::Seconds(r.number("run.duration"));
   s.token_target = r.number("run.token_target");
   s.seed = static_cast<std::uint64_t>(r.integer("run.seed"));
@@ -326,68 +415,10 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
   if (s.fleet.gpus_per_rack % s.fleet.gpus_per_node != 0)
     r.error_at_first_given({"cluster.gpus_per_rack", "cluster.gpus_per_node"},
                            "cluster.gpus_per_rack must be a multiple of cluster.gpus_per_node");
-  // The layout rules involve many keys; report at the first one the scenario sets.
-  const std::vector<std::string> layout_keys = {
-      "parallelism.dp",        "parallelism.tp",          "parallelism.pp",     "parallelism.virtual_stages",
-      "parallelism.cp",        "model.attention_heads",   "model.kv_heads",   "parallelism.ep",
-      "model.experts",         "model.experts_per_token", "model.expert_parameters",
-      "cluster.gpus",          "model.global_batch_tokens", "model.sequence_length", "model.micro_batch_size",
-      "model.layers",          "network.nvlink_bandwidth", "network.nic_bandwidth"};
-  const auto layout_problems = models::check_step_inputs(s.step, s.fleet.gpus);
-  for (const auto& msg : layout_problems) {
-    // Point at the keys the message is about first, then at the layout in general.
-    std::vector<std::string> keys;
-    if (msg.find("expert") != std::string::npos)
-      keys = {"model.experts", "model.experts_per_token", "model.expert_parameters", "parallelism.ep"};
-    else if (msg.find("heads") != std::string::npos)
-      keys = {"model.attention_heads", "model.kv_heads"};
-    else if (msg.find("multiple of cp") != std::string::npos)
-      keys = {"parallelism.cp", "model.sequence_length"};
-    keys.insert(keys.end(), layout_keys.begin(), layout_keys.end());
-    r.error_at_first_given(keys, msg);
-  }
-  if (s.recovery.elastic_min_dp > s.step.layout.dp)
-    r.error_at_first_given({"recovery.elastic_min_dp", "parallelism.dp"},
-                           "recovery.elastic_min_dp (" + std::to_string(s.recovery.elastic_min_dp) +
-                               ") cannot exceed parallelism.dp (" + std::to_string(s.step.layout.dp) + ")");
-  if (s.recovery.policy_name == "elastic" && s.step.layout.ep > 1)
-    r.error_at_first_given({"recovery.policy", "parallelism.ep"},
-                           "recovery.policy elastic drops whole data-parallel replicas, which expert parallelism "
-                           "(parallelism.ep > 1) shards experts over; use another policy");
-  if (s.fabric.pod_size > 0 && s.fabric.pod_size % s.fleet.gpus_per_rack != 0)
-    r.error_at_first_given({"network.pod_size", "cluster.gpus_per_rack"},
-                           "network.pod_size must be a whole number of racks (cluster.gpus_per_rack)");
-  if (s.fabric.topology == "torus") {
-    double product = 1;  // three int dimensions can overflow a long
-    for (int d : s.fabric.torus_dims)
-      product *= d;
-    if (s.fabric.torus_dims.empty() || product != static_cast<double>(s.fleet.gpus))
-      r.error_at_first_given({"network.torus_dims", "network.topology", "cluster.gpus"},
-                             "network.topology torus needs network.torus_dims whose product is cluster.gpus (" +
-                                 std::to_string(s.fleet.gpus) + ")");
-  }
-  if (s.fabric.topology == "rail_optimized" && s.fleet.gpus_per_node < 2)
-    r.error_at_first_given({"network.topology", "cluster.gpus_per_node"},
-                           "network.topology rail_optimized needs more than one GPU per node (one rail per GPU)");
-  if (s.step_model == "simulated" && layout_problems.empty()) {
-    const models::ParallelLayout& l = s.step.layout;
-    const double m = s.step.workload.global_batch_tokens /
-                     (static_cast<double>(s.step.workload.sequence_length) * s.step.workload.micro_batch_size * l.dp);
-    if (!models::schedule_supported(l.pp, static_cast<int>(std::lround(m)), l.virtual_stages))
-      r.error_at_first_given({"parallelism.virtual_stages", "parallelism.pp", "model.global_batch_tokens"},
-                             "the interleaved pipeline schedule (virtual_stages > 1) needs the micro-batches per "
-                             "step (" + std::to_string(std::lround(m)) + ") to be a multiple of parallelism.pp");
-    const long ep_flows = s.fleet.gpus * (static_cast<long>(l.ep) - 1);
-    if (ep_flows > kMaxSimulatedExpertFlows)
-      r.error_at_first_given({"parallelism.ep", "cluster.gpus", "run.step_model"},
-                             "run.step_model: simulated times the expert all-to-all with all its " +
-                                 std::to_string(ep_flows) + " flows at once (cluster.gpus x (ep - 1)); keep it under " +
-                                 std::to_string(kMaxSimulatedExpertFlows) + " or use analytic");
-    if (s.fleet.gpus > kMaxSimulatedGpus)
-      r.error_at_first_given({"cluster.gpus", "run.step_model"},
-                             "run.step_model: simulated runs one SimGrid actor per GPU and handles at most " +
-                                 std::to_string(kMaxSimulatedGpus) + " GPUs; use analytic for larger fleets");
-  }
+  const bool layout_ok = !check_layout(r, s);
+  check_cross_keys(r, s);
+  if (s.step_model == "simulated" && layout_ok)
+    check_simulated_step(r, s);
   return s;
 }
 

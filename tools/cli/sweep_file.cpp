@@ -84,6 +84,156 @@ std::vector<std::string> range_values(const YAML::Node& n, std::string& error)
 
 namespace {
 
+// The sweep file being read, and the problems found so far (each file:line:col).
+struct Reading {
+  const std::string& path;
+  SweepFile s;
+  std::vector<std::string> errors;
+  void error(const YAML::Node& at, const std::string& msg) { errors.push_back(located(path, at, msg)); }
+};
+
+// base, replicas, seed, keep.
+void read_scalar_key(Reading& in, const std::string& key, const YAML::Node& v)
+{
+  SweepFile& s = in.s;
+  if (key == "base") {
+    const fs::path base = scalar_text(v);
+    if (base.empty())
+      in.error(v, "base: the scenario file, relative to the sweep file or absolute");
+    else
+      s.base = (base.is_absolute() ? base : fs::path(in.path).parent_path() / base).lexically_normal().string();
+  } else if (key == "replicas") {
+    int n = 0;
+    if (!v.IsScalar() || !YAML::convert<int>::decode(v, n) || n < 1 || n > 1000000)
+      in.error(v, "replicas: a positive number of seeds per point");
+    s.replicas = n;
+  } else if (key == "seed") {
+    unsigned long long n = 0;
+    if (!v.IsScalar() || !YAML::convert<unsigned long long>::decode(v, n))
+      in.error(v, "seed: the first seed, a non-negative integer");
+    s.seed = n;
+  } else {  // keep
+    if (scalar_text(v) != "all" && scalar_text(v) != "summary")
+      in.error(v, "keep: all (every replica's summary.json, timeline.csv and events.csv) or summary (summary.json only)");
+    s.traces = scalar_text(v) != "summary";
+  }
+}
+
+void read_metrics(Reading& in, const YAML::Node& v)
+{
+  if (!v.IsSequence() || v.size() == 0) {
+    in.error(v, "metrics: a list of metric names (" + metrics::metric_names() + ")");
+    return;
+  }
+  for (const auto& x : v) {
+    if (!x.IsScalar() || find_metric(x.Scalar()) == nullptr)
+      in.error(x, "metrics: unknown metric '" + scalar_text(x) + "' (known: " + metrics::metric_names() + ")");
+    else
+      in.s.metrics.push_back(x.Scalar());
+  }
+}
+
+// One zip group: a map whose keys' lists have one length and vary together as one axis.
+void read_zip_group(Reading& in, const YAML::Node& group)
+{
+  Axis axis;
+  if (!group.IsMap() || group.size() < 1) {
+    in.error(group, "zip: each entry is a map of keys to lists");
+    return;
+  }
+  for (const auto& e : group) {
+    if (!e.first.IsScalar()) {
+      in.error(e.first, "zip: keys must be dotted scenario keys");
+      return;
+    }
+    std::vector<std::string> values;
+    if (e.second.IsSequence())
+      for (const auto& x : e.second)
+        if (x.IsScalar())
+          values.push_back(x.Scalar());
+    const std::string k = e.first.Scalar();
+    if (values.empty() || values.size() != e.second.size() || (!axis.key.empty() && values.size() != axis.values.size())) {
+      in.error(e.second, "zip: " + k + " needs a list as long as the others in its group");
+      return;
+    }
+    if (axis.key.empty()) {
+      axis.key = k;
+      axis.values = std::move(values);
+    } else {
+      axis.zipped.emplace_back(k, std::move(values));
+    }
+  }
+  in.s.axes.push_back(std::move(axis));
+}
+
+void read_zip(Reading& in, const YAML::Node& v)
+{
+  if (!v.IsSequence()) {
+    in.error(v, "zip: a list of maps of equally long lists, e.g. - {cluster.gpus: [1024, 2048], parallelism.dp: [8, 16]}");
+    return;
+  }
+  for (const auto& group : v)
+    read_zip_group(in, group);
+}
+
+// One axis of vary: a list of values, or a range.
+void read_vary_axis(Reading& in, const std::string& k, const YAML::Node& v)
+{
+  Axis axis{k, {}, {}};
+  if (v.IsMap()) {
+    std::string error;
+    axis.values = range_values(v, error);
+    if (!error.empty()) {
+      in.error(v, "vary: " + k + ": " + error);
+      return;
+    }
+  }
+  if (v.IsSequence())
+    for (const auto& x : v)
+      if (x.IsScalar())
+        axis.values.push_back(x.Scalar());
+  if (axis.values.empty() || (v.IsSequence() && axis.values.size() != v.size()))
+    in.error(v, "vary: " + k + " needs a list of values, e.g. [8, 16], or a range, e.g. {from: 1024, to: 65536, times: 2}");
+  else
+    in.s.axes.push_back(std::move(axis));
+}
+
+void read_set_or_vary(Reading& in, const std::string& key, const YAML::Node& v)
+{
+  if (!v.IsMap()) {
+    in.error(v, key + ": a map from dotted scenario keys to " + (key == "set" ? "values" : "lists of values"));
+    return;
+  }
+  for (const auto& e : v) {
+    if (!e.first.IsScalar()) {
+      in.error(e.first, key + ": keys must be dotted scenario keys");
+      continue;
+    }
+    const std::string k = e.first.Scalar();
+    if (key == "vary")
+      read_vary_axis(in, k, e.second);
+    else if (!e.second.IsScalar())
+      in.error(e.second, "set: " + k + " needs one value");
+    else
+      in.s.sets.push_back(k + "=" + e.second.Scalar());
+  }
+}
+
+// Axis values name directories (runs/<key>=<value>,...) and fill CSV cells unquoted.
+void check_axis_values(Reading& in)
+{
+  for (const auto& a : in.s.axes) {
+    std::vector<std::pair<std::string, const std::vector<std::string>*>> keys = {{a.key, &a.values}};
+    for (const auto& [k, v] : a.zipped)
+      keys.emplace_back(k, &v);
+    for (const auto& [k, values] : keys)
+      for (const auto& v : *values)
+        if (v.find_first_of(",\"/=\n\r") != std::string::npos)
+          in.errors.push_back(in.path + ": error: " + k + ": the value '" + v +
+                              "' holds one of , \" / = or a line break, which would break run directory names and CSV cells");
+  }
+}
+
 std::optional<SweepFile> read_sweep_unguarded(const std::string& path)
 {
   YAML::Node root;
@@ -96,151 +246,36 @@ std::optional<SweepFile> read_sweep_unguarded(const std::string& path)
     std::cerr << path << ":" << e.mark.line + 1 << ":" << e.mark.column + 1 << ": error: " << e.msg << "\n";
     return std::nullopt;
   }
-  std::vector<std::string> errors;
-  SweepFile s;
   if (!root.IsMap()) {
     std::cerr << path << ": error: a sweep file is a map with base, replicas and vary\n";
     return std::nullopt;
   }
+  Reading in{path, {}, {}};
   for (const auto& kv : root) {
     if (!kv.first.IsScalar()) {
-      errors.push_back(located(path, kv.first, "keys must be plain names"));
+      in.error(kv.first, "keys must be plain names");
       continue;
     }
     const std::string key = kv.first.Scalar();
-    const YAML::Node& v = kv.second;
-    if (key == "base") {
-      const fs::path base = scalar_text(v);
-      if (base.empty())
-        errors.push_back(located(path, v, "base: the scenario file, relative to the sweep file or absolute"));
-      else
-        s.base = (base.is_absolute() ? base : fs::path(path).parent_path() / base).lexically_normal().string();
-    } else if (key == "replicas") {
-      int n = 0;
-      if (!v.IsScalar() || !YAML::convert<int>::decode(v, n) || n < 1 || n > 1000000)
-        errors.push_back(located(path, v, "replicas: a positive number of seeds per point"));
-      s.replicas = n;
-    } else if (key == "seed") {
-      unsigned long long n = 0;
-      if (!v.IsScalar() || !YAML::convert<unsigned long long>::decode(v, n))
-        errors.push_back(located(path, v, "seed: the first seed, a non-negative integer"));
-      s.seed = n;
-    } else if (key == "keep") {
-      if (scalar_text(v) != "all" && scalar_text(v) != "summary")
-        errors.push_back(located(path, v, "keep: all (every replica's summary.json, timeline.csv and events.csv) or summary (summary.json only)"));
-      s.traces = scalar_text(v) != "summary";
-    } else if (key == "metrics") {
-      if (!v.IsSequence() || v.size() == 0) {
-        errors.push_back(located(path, v, "metrics: a list of metric names (" + metrics::metric_names() + ")"));
-        continue;
-      }
-      for (const auto& x : v) {
-        if (!x.IsScalar() || find_metric(x.Scalar()) == nullptr)
-          errors.push_back(located(path, x, "metrics: unknown metric '" + scalar_text(x) + "' (known: " + metrics::metric_names() + ")"));
-        else
-          s.metrics.push_back(x.Scalar());
-      }
-    } else if (key == "zip") {
-      // A list of maps; in each, the keys' lists have one length and vary together as one axis.
-      if (!v.IsSequence()) {
-        errors.push_back(located(path, v, "zip: a list of maps of equally long lists, e.g. - {cluster.gpus: [1024, 2048], parallelism.dp: [8, 16]}"));
-        continue;
-      }
-      for (const auto& group : v) {
-        Axis axis;
-        bool ok = group.IsMap() && group.size() >= 1;
-        if (!ok) {
-          errors.push_back(located(path, group, "zip: each entry is a map of keys to lists"));
-          continue;
-        }
-        for (const auto& e : group) {
-          if (!e.first.IsScalar()) {
-            errors.push_back(located(path, e.first, "zip: keys must be dotted scenario keys"));
-            ok = false;
-            break;
-          }
-          std::vector<std::string> values;
-          if (e.second.IsSequence())
-            for (const auto& x : e.second)
-              if (x.IsScalar())
-                values.push_back(x.Scalar());
-          const std::string k = e.first.Scalar();
-          if (values.empty() || values.size() != e.second.size() ||
-              (!axis.key.empty() && values.size() != axis.values.size())) {
-            errors.push_back(located(path, e.second, "zip: " + k + " needs a list as long as the others in its group"));
-            ok = false;
-            break;
-          }
-          if (axis.key.empty()) {
-            axis.key = k;
-            axis.values = std::move(values);
-          } else {
-            axis.zipped.emplace_back(k, std::move(values));
-          }
-        }
-        if (ok)
-          s.axes.push_back(std::move(axis));
-      }
-    } else if (key == "set" || key == "vary") {
-      if (!v.IsMap()) {
-        errors.push_back(located(path, v, key + ": a map from dotted scenario keys to " +
-                                              (key == "set" ? "values" : "lists of values")));
-        continue;
-      }
-      for (const auto& e : v) {
-        if (!e.first.IsScalar()) {
-          errors.push_back(located(path, e.first, key + ": keys must be dotted scenario keys"));
-          continue;
-        }
-        const std::string k = e.first.Scalar();
-        if (key == "set") {
-          if (!e.second.IsScalar())
-            errors.push_back(located(path, e.second, "set: " + k + " needs one value"));
-          else
-            s.sets.push_back(k + "=" + e.second.Scalar());
-          continue;
-        }
-        Axis axis{k, {}, {}};
-        if (e.second.IsMap()) {
-          std::string error;
-          axis.values = range_values(e.second, error);
-          if (!error.empty()) {
-            errors.push_back(located(path, e.second, "vary: " + k + ": " + error));
-            continue;
-          }
-        }
-        if (e.second.IsSequence())
-          for (const auto& x : e.second)
-            if (x.IsScalar())
-              axis.values.push_back(x.Scalar());
-        if (axis.values.empty() || (e.second.IsSequence() && axis.values.size() != e.second.size()))
-          errors.push_back(located(path, e.second, "vary: " + k + " needs a list of values, e.g. [8, 16], or a range, "
-                                                   "e.g. {from: 1024, to: 65536, times: 2}"));
-        else
-          s.axes.push_back(std::move(axis));
-      }
-    } else {
-      errors.push_back(located(path, kv.first, "unknown key '" + key + "' (a sweep file has base, replicas, seed, set, vary, zip, metrics, keep)"));
-    }
+    if (key == "base" || key == "replicas" || key == "seed" || key == "keep")
+      read_scalar_key(in, key, kv.second);
+    else if (key == "metrics")
+      read_metrics(in, kv.second);
+    else if (key == "zip")
+      read_zip(in, kv.second);
+    else if (key == "set" || key == "vary")
+      read_set_or_vary(in, key, kv.second);
+    else
+      in.error(kv.first, "unknown key '" + key + "' (a sweep file has base, replicas, seed, set, vary, zip, metrics, keep)");
   }
-  // Axis values name directories (runs/<key>=<value>,...) and fill CSV cells unquoted.
-  for (const auto& a : s.axes) {
-    std::vector<std::pair<std::string, const std::vector<std::string>*>> keys = {{a.key, &a.values}};
-    for (const auto& [k, v] : a.zipped)
-      keys.emplace_back(k, &v);
-    for (const auto& [k, values] : keys)
-      for (const auto& v : *values)
-        if (v.find_first_of(",\"/=\n\r") != std::string::npos)
-          errors.push_back(path + ": error: " + k + ": the value '" + v +
-                           "' holds one of , \" / = or a line break, which would break run directory names and CSV cells");
-  }
-  if (s.base.empty() && errors.empty())
-    errors.push_back(path + ": error: the sweep file needs base: (the scenario)");
-  for (const auto& e : errors)
+  check_axis_values(in);
+  if (in.s.base.empty() && in.errors.empty())
+    in.errors.push_back(path + ": error: the sweep file needs base: (the scenario)");
+  for (const auto& e : in.errors)
     std::cerr << e << "\n";
-  if (!errors.empty())
+  if (!in.errors.empty())
     return std::nullopt;
-  return s;
+  return std::move(in.s);
 }
 
 }  // namespace
