@@ -25,16 +25,14 @@ units::Seconds daly_interval(units::Seconds delta, units::Seconds mtbf)
   return units::Seconds(tau);
 }
 
-double daly_useful_fraction(units::Seconds tau, units::Seconds delta, units::Seconds restart,
-                            units::Seconds mtbf)
+double daly_useful_fraction(units::Seconds tau, units::Seconds delta, units::Seconds restart, units::Seconds mtbf)
 {
   assert(tau.si() > 0.0 && "checkpoint interval must be positive");
   assert(delta.si() >= 0.0 && restart.si() >= 0.0 && "times must be non-negative");
   assert(mtbf.si() > 0.0 && "mtbf must be positive");
   const double m = mtbf.si();
   // expm1 keeps the M -> infinity limit accurate: M (e^{x/M} - 1) -> x.
-  const double wall_per_interval =
-      m * std::exp(restart.si() / m) * std::expm1((tau.si() + delta.si()) / m);
+  const double wall_per_interval = m * std::exp(restart.si() / m) * std::expm1((tau.si() + delta.si()) / m);
   return tau.si() / wall_per_interval;
 }
 

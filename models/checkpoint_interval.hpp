@@ -17,7 +17,7 @@ namespace fleetsim::models {
 /// with interval tau, checkpoint time delta, restart time R and MTBF M:
 ///   T = M e^{R/M} (e^{(tau+delta)/M} - 1) work / tau.
 /// The ratio work / T is the expected fraction of useful time (ETTR) of that model.
-[[nodiscard]] double daly_useful_fraction(units::Seconds tau, units::Seconds delta,
-                                          units::Seconds restart, units::Seconds mtbf);
+[[nodiscard]] double daly_useful_fraction(units::Seconds tau, units::Seconds delta, units::Seconds restart,
+                                          units::Seconds mtbf);
 
 }  // namespace fleetsim::models

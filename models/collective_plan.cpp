@@ -172,13 +172,9 @@ CollectivePlan make_plan(CollectiveOp op, CollectiveAlgo algo, int ranks, double
   const double chunk = bytes / ranks;
   if (algo == CollectiveAlgo::Ring) {
     switch (op) {
-      case CollectiveOp::AllReduce:
-        p.steps.push_back(ring_step(ranks, chunk, 2L * (ranks - 1), "ring step"));
-        break;
+      case CollectiveOp::AllReduce: p.steps.push_back(ring_step(ranks, chunk, 2L * (ranks - 1), "ring step")); break;
       case CollectiveOp::ReduceScatter:
-      case CollectiveOp::AllGather:
-        p.steps.push_back(ring_step(ranks, chunk, ranks - 1L, "ring step"));
-        break;
+      case CollectiveOp::AllGather: p.steps.push_back(ring_step(ranks, chunk, ranks - 1L, "ring step")); break;
       case CollectiveOp::Broadcast: {
         // Pipelined chain: C chunks of M/C pass N-1 hops; C + N - 2 steps of one chunk.
         const int c = options.chunks > 0 ? options.chunks : ranks;
@@ -217,7 +213,8 @@ CollectivePlan make_plan(CollectiveOp op, CollectiveAlgo algo, int ranks, double
   if (algo == CollectiveAlgo::DoubleTree) {
     constexpr double kDefaultChunk = 1024.0 * 1024.0;  // 1 MiB per tree per step
     const double half = bytes / 2;
-    const long c = options.chunks > 0 ? options.chunks : std::max(1L, static_cast<long>(std::ceil(half / kDefaultChunk)));
+    const long c = options.chunks > 0 ? options.chunks
+                                      : std::max(1L, static_cast<long>(std::ceil(half / kDefaultChunk)));
     const long steps = heap_height(ranks) + c - 1;
     TrafficStep up;
     up.label = "double-tree reduce step";
@@ -304,7 +301,10 @@ units::Seconds plan_time(const CollectivePlan& plan, const LinkClasses& links)
   return units::Seconds(t);
 }
 
-units::Seconds plan_time(const CollectivePlan& plan, AlphaBeta link) { return plan_time(plan, LinkClasses{1, link, link}); }
+units::Seconds plan_time(const CollectivePlan& plan, AlphaBeta link)
+{
+  return plan_time(plan, LinkClasses{1, link, link});
+}
 
 WireBytes wire_bytes(const CollectivePlan& plan, int gpus_per_node, int rack_size, int pod_size)
 {

@@ -57,8 +57,7 @@ struct FailureCause {
 [[nodiscard]] double fleet_rate_per_second(const FailureCause& cause, const FleetShape& fleet);
 
 /// Expected number of failures of the cause in `window`.
-[[nodiscard]] double expected_count(const FailureCause& cause, const FleetShape& fleet,
-                                    units::Seconds window);
+[[nodiscard]] double expected_count(const FailureCause& cause, const FleetShape& fleet, units::Seconds window);
 
 /// Mean time between failures of the whole job (all causes superposed); +inf with no causes.
 [[nodiscard]] units::Seconds job_mtbf(const std::vector<FailureCause>& causes, const FleetShape& fleet);

@@ -138,7 +138,9 @@ GoodputReport account(const TraceLog& log, double step_time, double tokens_per_s
         const char* charged = seg->phase == Phase::Checkpoint ? "checkpoint"
                               : seg->phase == Phase::Planned  ? "planned"
                                                               : nullptr;
-        r.lost_by_cause[charged != nullptr ? std::string(charged) : cause.empty() ? std::string("unattributed") : cause] += d;
+        r.lost_by_cause[charged != nullptr ? std::string(charged)
+                        : cause.empty()    ? std::string("unattributed")
+                                           : cause] += d;
       }
       clock = seg->t_end;
       TimelineRow row;
@@ -200,13 +202,17 @@ GoodputReport account(const TraceLog& log, double step_time, double tokens_per_s
     r.lost_by_cause["stragglers"] += net.straggle;
   if (std::fabs(net.shrink) > negligible)
     r.lost_by_cause["elastic_shrink"] += net.shrink;
-  check_invariant(std::fabs(r.breakdown.total() - clock) <= 1e-6 * std::max(1.0, clock), "the time breakdown fills the window",
-                  [&] { return "the breakdown sums to " + std::to_string(r.breakdown.total()) + " s of " + std::to_string(clock) + " s"; });
+  check_invariant(std::fabs(r.breakdown.total() - clock) <= 1e-6 * std::max(1.0, clock),
+                  "the time breakdown fills the window", [&] {
+                    return "the breakdown sums to " + std::to_string(r.breakdown.total()) + " s of " +
+                           std::to_string(clock) + " s";
+                  });
   double charged = r.goodput_s;
   for (const auto& [name, v] : r.lost_by_cause)
     charged += v;
   check_invariant(std::fabs(charged - clock) <= 1e-6 * std::max(1.0, clock), "every lost second is attributed", [&] {
-    return "goodput and the losses by cause sum to " + std::to_string(charged) + " s of " + std::to_string(clock) + " s";
+    return "goodput and the losses by cause sum to " + std::to_string(charged) + " s of " + std::to_string(clock) +
+           " s";
   });
   return r;
 }

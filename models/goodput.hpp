@@ -80,17 +80,17 @@ struct TimelineRow {
 struct GoodputReport {
   TimeBreakdown breakdown;
   double elapsed = 0;
-  double ettr = 0;       // productive / elapsed
-  long steps = 0;        // net whole steps trained at the end of the window
-  double tokens = 0;     // net tokens trained
-  long unexpected = 0;   // unexpected interruptions
-  long planned = 0;      // planned interruptions
-  long checkpoints = 0;  // committed checkpoints (to storage)
-  long reconfigurations = 0;  // planned resizes (elastic growth)
-  double goodput_s = 0;       // tokens / nominal tokens per second: training at full, uniform speed
-  double goodput_ratio = 0;   // goodput_s / elapsed
+  double ettr = 0;                              // productive / elapsed
+  long steps = 0;                               // net whole steps trained at the end of the window
+  double tokens = 0;                            // net tokens trained
+  long unexpected = 0;                          // unexpected interruptions
+  long planned = 0;                             // planned interruptions
+  long checkpoints = 0;                         // committed checkpoints (to storage)
+  long reconfigurations = 0;                    // planned resizes (elastic growth)
+  double goodput_s = 0;                         // tokens / nominal tokens per second: training at full, uniform speed
+  double goodput_ratio = 0;                     // goodput_s / elapsed
   std::map<std::string, double> lost_by_cause;  // elapsed - goodput_s, by cause (see the header)
-  std::vector<double> lost_per_interruption;  // lost work of each Interruption record, in order
+  std::vector<double> lost_per_interruption;    // lost work of each Interruption record, in order
   std::vector<TimelineRow> timeline;
 };
 

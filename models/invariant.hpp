@@ -14,8 +14,7 @@ class InvariantViolation : public std::logic_error {
 public:
   InvariantViolation(std::string invariant, const std::string& detail)
       : std::logic_error(detail), invariant_(std::move(invariant))
-  {
-  }
+  {}
   /// Short name of the invariant ("phases tile the window").
   [[nodiscard]] const std::string& invariant() const { return invariant_; }
   /// Where it happened, set by the run that caught it on its way out (empty: not known).

@@ -135,7 +135,8 @@ IterationPlan make_iteration_plan(const StepInputs& in)
   plan.backward_flops = per_pass * 2.0 / 3.0;
   // Megatron tensor parallelism: two all-reduces per layer in each pass (after attention, after MLP).
   plan.tp_allreduces_per_pass = l.tp > 1 ? 2.0 * w.layers / (static_cast<double>(l.pp) * l.virtual_stages) : 0.0;
-  plan.cp_gathers_per_pass = l.cp > 1 ? static_cast<double>(w.layers) / (static_cast<double>(l.pp) * l.virtual_stages) : 0.0;
+  plan.cp_gathers_per_pass = l.cp > 1 ? static_cast<double>(w.layers) / (static_cast<double>(l.pp) * l.virtual_stages)
+                                      : 0.0;
   const double tokens = static_cast<double>(w.micro_batch_size) * w.sequence_length / l.cp;
   plan.activation_bytes = tokens * w.hidden * w.bytes_per_value;
   plan.pp_message_bytes = plan.activation_bytes / l.tp;

@@ -52,11 +52,11 @@ struct IterationPlan {
   double tp_allreduces_per_pass = 0;  // 2 per layer in a pass: layers / (p v) per chunk, may be fractional
   double cp_gathers_per_pass = 0;     // 1 per layer in a pass (K/V all-gather, or its gradients' reduce-scatter)
   double ep_alltoalls_per_pass = 0;   // 2 per MoE layer in a pass (dispatch and combine)
-  double activation_bytes = 0;     // b (s/cp) h bytes: one TP all-reduce buffer
-  double pp_message_bytes = 0;     // b (s/cp) h bytes / tp: one GPU's activation (or gradient) send
-  double cp_message_bytes = 0;     // 2 b (s/cp) h_kv bytes / tp: one GPU's keys and values
-  double dp_chunk_bytes = 0;       // one GPU's gradient shard of one chunk: P / (tp pp v) bytes
-  int dp_group = 1;                // replicas of each shard: dp * cp
+  double activation_bytes = 0;        // b (s/cp) h bytes: one TP all-reduce buffer
+  double pp_message_bytes = 0;        // b (s/cp) h bytes / tp: one GPU's activation (or gradient) send
+  double cp_message_bytes = 0;        // 2 b (s/cp) h_kv bytes / tp: one GPU's keys and values
+  double dp_chunk_bytes = 0;          // one GPU's gradient shard of one chunk: P / (tp pp v) bytes
+  int dp_group = 1;                   // replicas of each shard: dp * cp
   // Traffic patterns, each one step of concurrent flows over all ranks (empty when unused):
   TrafficStep tp_ring_step;  // every TP group's ring step on its activation (bytes / tp per flow)
   TrafficStep cp_ring_step;  // every CP group's ring step of the K/V all-gather
@@ -71,14 +71,14 @@ struct IterationPlan {
 
 /// What playing the schedule measured, per GPU of the critical (last to finish) stage.
 struct PlayedIteration {
-  double compute = 0;           // seconds in Execs
+  double compute = 0;                       // seconds in Execs
   double blocking_per_pass[3] = {0, 0, 0};  // TP, CP, EP seconds after each pass (exposed)
-  double own_pp = 0;            // the stage's own sends x the transfer time
-  double own_dp = 0;            // v x (all-gather + reduce-scatter) per chunk
-  double makespan = 0;          // the schedule as is
-  double makespan_free_dp = 0;  // with DP traffic free
-  double makespan_free_net = 0; // with DP and PP traffic free
-  double barrier = 0;           // step-end barrier
+  double own_pp = 0;                        // the stage's own sends x the transfer time
+  double own_dp = 0;                        // v x (all-gather + reduce-scatter) per chunk
+  double makespan = 0;                      // the schedule as is
+  double makespan_free_dp = 0;              // with DP traffic free
+  double makespan_free_net = 0;             // with DP and PP traffic free
+  double barrier = 0;                       // step-end barrier
 };
 
 /// The fleet-law decomposition of a played iteration: T_step = compute + comm + sync - overlap,

@@ -9,8 +9,7 @@
 
 namespace fleetsim::models {
 
-NodePool::NodePool(long job_nodes, long spare_nodes, int nodes_per_rack, const LemonSpec& lemons,
-                   std::uint64_t seed)
+NodePool::NodePool(long job_nodes, long spare_nodes, int nodes_per_rack, const LemonSpec& lemons, std::uint64_t seed)
     : nodes_(static_cast<size_t>(job_nodes + spare_nodes)),
       slots_(static_cast<size_t>(job_nodes), -1),
       nodes_per_rack_(std::max(1, nodes_per_rack)),
@@ -76,8 +75,8 @@ void NodePool::set_old_generation(long count, double speed, bool spread, std::ui
 double NodePool::compute_stretch(long slots_per_group, bool balanced) const
 {
   slots_per_group = std::max(1L, slots_per_group);
-  double worst = 0;       // max over groups of planned share / actual speed
-  double planned = 0;     // sum of the groups' planned speeds
+  double worst = 0;    // max over groups of planned share / actual speed
+  double planned = 0;  // sum of the groups' planned speeds
   long groups = 0;
   std::vector<std::pair<double, double>> group_speeds;  // (planned, actual)
   for (long g0 = 0; g0 < used_slots_; g0 += slots_per_group) {

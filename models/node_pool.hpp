@@ -29,10 +29,10 @@
 namespace fleetsim::models {
 
 struct LemonSpec {
-  double fraction = 0;         // of the cluster's nodes, [0, 1]
-  double rate_multiplier = 10; // a lemon's failure rate over a normal node's, >= 1
-  int retire_after = 0;        // failures within retire_window that retire a node; 0 = never
-  double retire_window = 0;    // seconds
+  double fraction = 0;          // of the cluster's nodes, [0, 1]
+  double rate_multiplier = 10;  // a lemon's failure rate over a normal node's, >= 1
+  int retire_after = 0;         // failures within retire_window that retire a node; 0 = never
+  double retire_window = 0;     // seconds
   [[nodiscard]] bool any() const { return fraction > 0 && rate_multiplier > 1; }
 };
 
@@ -109,9 +109,9 @@ public:
   [[nodiscard]] bool up(long node) const { return state(node) != NodeState::Repair; }
 
   struct Hit {
-    std::vector<long> nodes;        // nodes taken down (those that were up)
-    std::vector<long> slots;        // the job slots they held
-    std::vector<long> retired;      // of `nodes`, those the retirement policy removes
+    std::vector<long> nodes;    // nodes taken down (those that were up)
+    std::vector<long> slots;    // the job slots they held
+    std::vector<long> retired;  // of `nodes`, those the retirement policy removes
   };
   /// Takes nodes [first, first + count) that are up to Repair at time t. `node_fault`: the failure
   /// is the node's own (GPU or node scope), which counts toward retirement.
@@ -136,12 +136,12 @@ private:
     bool lemon = false;
     bool retired = false;
     double weight = 1;
-    double generation = 1;     // accelerator generation's speed relative to the main one
-    double base_speed = 1;     // persistent straggler: < 1
-    double episode_speed = 1;  // during a slowdown episode: < 1
-    long episode = 0;          // id of the latest episode
-    double slow_since = 0;     // start of the current episode (persistent stragglers: 0)
-    bool heal = false;         // drained: back at full speed after repair
+    double generation = 1;        // accelerator generation's speed relative to the main one
+    double base_speed = 1;        // persistent straggler: < 1
+    double episode_speed = 1;     // during a slowdown episode: < 1
+    long episode = 0;             // id of the latest episode
+    double slow_since = 0;        // start of the current episode (persistent stragglers: 0)
+    bool heal = false;            // drained: back at full speed after repair
     std::deque<double> failures;  // times of the node's own failures inside the retirement window
   };
   void set_state(Node& n, NodeState s);

@@ -2,8 +2,8 @@
 
 #include "recovery/builtin_policies.hpp"
 
-#include <deque>
 #include <algorithm>
+#include <deque>
 
 namespace fleetsim::models {
 

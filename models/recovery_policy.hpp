@@ -60,11 +60,11 @@ struct PolicyCounters {
 struct RecoveryView {
   const NodePool& pool;
   const RecoverySpec& spec;
-  long replica_gpus = 1;                 // GPUs of one data-parallel replica (tp x cp x pp)
+  long replica_gpus = 1;  // GPUs of one data-parallel replica (tp x cp x pp)
   int gpus_per_node = 8;
-  int full_dp = 1;                       // the layout's data-parallel width
-  int dp = 1;                            // the job's width now
-  const std::vector<long>& lost_slots;   // job slots struck since the job last started
+  int full_dp = 1;                      // the layout's data-parallel width
+  int dp = 1;                           // the job's width now
+  const std::vector<long>& lost_slots;  // job slots struck since the job last started
 };
 
 class RecoveryPolicy {

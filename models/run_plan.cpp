@@ -25,8 +25,7 @@ double rate_per_second(double count, units::Seconds window)
   return count / window.si();
 }
 
-units::Seconds checkpoint_write_time(units::Bytes bytes, units::BytesPerSecond write_bandwidth,
-                                     units::Seconds overhead)
+units::Seconds checkpoint_write_time(units::Bytes bytes, units::BytesPerSecond write_bandwidth, units::Seconds overhead)
 {
   assert(write_bandwidth.si() > 0);
   return overhead + bytes / write_bandwidth;

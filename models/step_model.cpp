@@ -29,8 +29,7 @@ std::string num(double v)
 double micro_batches_exact(const StepInputs& in)
 {
   const Workload& w = in.workload;
-  return w.global_batch_tokens /
-         (static_cast<double>(w.sequence_length) * w.micro_batch_size * in.layout.dp);
+  return w.global_batch_tokens / (static_cast<double>(w.sequence_length) * w.micro_batch_size * in.layout.dp);
 }
 
 void check_workload(const Workload& w, std::vector<std::string>& out)
@@ -42,13 +41,11 @@ void check_workload(const Workload& w, std::vector<std::string>& out)
   if (w.hidden <= 0)
     out.push_back("hidden size must be positive (got " + std::to_string(w.hidden) + ")");
   if (w.sequence_length <= 0)
-    out.push_back("sequence length must be positive (got " + std::to_string(w.sequence_length) +
-                  ")");
+    out.push_back("sequence length must be positive (got " + std::to_string(w.sequence_length) + ")");
   if (!(w.global_batch_tokens > 0))
     out.push_back("global batch tokens must be positive (got " + num(w.global_batch_tokens) + ")");
   if (w.micro_batch_size <= 0)
-    out.push_back("micro-batch size must be positive (got " + std::to_string(w.micro_batch_size) +
-                  ")");
+    out.push_back("micro-batch size must be positive (got " + std::to_string(w.micro_batch_size) + ")");
   if (!(w.bytes_per_value > 0))
     out.push_back("bytes per value must be positive (got " + num(w.bytes_per_value) + ")");
   if (w.moe() && (w.experts_per_token < 1 || w.experts_per_token > w.experts))
@@ -75,13 +72,12 @@ void check_accelerator(const Accelerator& a, std::vector<std::string>& out)
 void check_layout(const ParallelLayout& l, long gpus, std::vector<std::string>& out)
 {
   if (l.tp <= 0 || l.pp <= 0 || l.dp <= 0 || l.cp <= 0) {
-    out.push_back("tp, cp, pp and dp must be positive (got tp=" + std::to_string(l.tp) + " cp=" +
-                  std::to_string(l.cp) + " pp=" + std::to_string(l.pp) + " dp=" + std::to_string(l.dp) + ")");
+    out.push_back("tp, cp, pp and dp must be positive (got tp=" + std::to_string(l.tp) + " cp=" + std::to_string(l.cp) +
+                  " pp=" + std::to_string(l.pp) + " dp=" + std::to_string(l.dp) + ")");
     return;
   }
   if (l.virtual_stages < 1)
-    out.push_back("virtual stages must be at least 1 (got " + std::to_string(l.virtual_stages) +
-                  ")");
+    out.push_back("virtual stages must be at least 1 (got " + std::to_string(l.virtual_stages) + ")");
   // In double: four int degrees can overflow a long (1e6 * 1e6 * 1e6 * 1e8). The product is exact
   // up to 2^53, and one above that cannot equal a gpu count anyway.
   const double product = static_cast<double>(l.tp) * l.cp * l.pp * l.dp;
@@ -94,11 +90,9 @@ void check_layout(const ParallelLayout& l, long gpus, std::vector<std::string>& 
 void check_fabric(const FabricParams& f, const ParallelLayout& l, std::vector<std::string>& out)
 {
   if (l.tp > 1 && !(f.nvlink_bandwidth.si() > 0))
-    out.push_back("nvlink bandwidth must be positive when tp > 1 (got " +
-                  num(f.nvlink_bandwidth.si()) + ")");
+    out.push_back("nvlink bandwidth must be positive when tp > 1 (got " + num(f.nvlink_bandwidth.si()) + ")");
   if ((l.pp > 1 || l.dp > 1) && !(f.nic_bandwidth.si() > 0))
-    out.push_back("nic bandwidth must be positive when pp > 1 or dp > 1 (got " +
-                  num(f.nic_bandwidth.si()) + ")");
+    out.push_back("nic bandwidth must be positive when pp > 1 or dp > 1 (got " + num(f.nic_bandwidth.si()) + ")");
   if (f.nvlink_latency.si() < 0 || f.nic_latency.si() < 0)
     out.push_back("latencies must not be negative");
   if (!(f.dp_overlap >= 0 && f.dp_overlap <= 1))
@@ -111,8 +105,8 @@ void check_partitioning(const StepInputs& in, std::vector<std::string>& out)
   const ParallelLayout& l = in.layout;
   const long chunks = static_cast<long>(l.pp) * l.virtual_stages;
   if (w.layers > 0 && l.pp > 0 && l.virtual_stages >= 1 && w.layers < chunks)
-    out.push_back("layers (" + std::to_string(w.layers) + ") fewer than pp*virtual stages (" +
-                  std::to_string(chunks) + ")");
+    out.push_back("layers (" + std::to_string(w.layers) + ") fewer than pp*virtual stages (" + std::to_string(chunks) +
+                  ")");
   if (l.ep < 1 || (l.ep > 1 && !w.moe()))
     out.push_back("expert parallelism (ep = " + std::to_string(l.ep) + ") needs a mixture-of-experts model");
   else if (w.moe() && (l.dp % l.ep != 0 || w.experts % l.ep != 0))
@@ -121,8 +115,7 @@ void check_partitioning(const StepInputs& in, std::vector<std::string>& out)
   if (l.cp > 1 && w.sequence_length > 0 && w.sequence_length % l.cp != 0)
     out.push_back("sequence length (" + std::to_string(w.sequence_length) + ") is not a multiple of cp (" +
                   std::to_string(l.cp) + ")");
-  if (w.sequence_length <= 0 || w.micro_batch_size <= 0 || l.dp <= 0 ||
-      !(w.global_batch_tokens > 0))
+  if (w.sequence_length <= 0 || w.micro_batch_size <= 0 || l.dp <= 0 || !(w.global_batch_tokens > 0))
     return;  // already reported
   const double m = micro_batches_exact(in);
   const double rounded = std::round(m);
@@ -130,8 +123,8 @@ void check_partitioning(const StepInputs& in, std::vector<std::string>& out)
     out.push_back("global batch of " + num(w.global_batch_tokens) +
                   " tokens is not a positive whole number of micro-batches of sequence length * "
                   "micro-batch size * dp = " +
-                  num(static_cast<double>(w.sequence_length) * w.micro_batch_size * l.dp) +
-                  " tokens (got " + num(m) + ")");
+                  num(static_cast<double>(w.sequence_length) * w.micro_batch_size * l.dp) + " tokens (got " + num(m) +
+                  ")");
 }
 
 /// Tensor-parallel all-reduces on NVLink: (L/p) * m * 4 * T_allreduce(b*s*h*bytes, tp).
@@ -141,12 +134,11 @@ units::Seconds tp_comm_time(const StepInputs& in, int micro_batches)
   const ParallelLayout& l = in.layout;
   if (l.tp <= 1)
     return units::Seconds(0.0);
-  const units::Bytes activation(static_cast<double>(w.micro_batch_size) * w.sequence_length / l.cp *
-                                w.hidden * w.bytes_per_value);
+  const units::Bytes activation(static_cast<double>(w.micro_batch_size) * w.sequence_length / l.cp * w.hidden *
+                                w.bytes_per_value);
   const AlphaBeta nvlink{in.fabric.nvlink_latency, in.fabric.nvlink_bandwidth};
   const double layers_per_stage = static_cast<double>(w.layers) / l.pp;
-  return ring_allreduce_time(activation, l.tp, nvlink) *
-         (layers_per_stage * micro_batches * kTpAllReducesPerLayer);
+  return ring_allreduce_time(activation, l.tp, nvlink) * (layers_per_stage * micro_batches * kTpAllReducesPerLayer);
 }
 
 /// Pipeline sends on the NIC: 2 * v * m point-to-point transfers of b*s*h*bytes / tp.
@@ -156,8 +148,8 @@ units::Seconds pp_comm_time(const StepInputs& in, int micro_batches)
   const ParallelLayout& l = in.layout;
   if (l.pp <= 1)
     return units::Seconds(0.0);
-  const units::Bytes activation(static_cast<double>(w.micro_batch_size) * w.sequence_length / l.cp *
-                                w.hidden * w.bytes_per_value / l.tp);
+  const units::Bytes activation(static_cast<double>(w.micro_batch_size) * w.sequence_length / l.cp * w.hidden *
+                                w.bytes_per_value / l.tp);
   const AlphaBeta nic{in.fabric.nic_latency, in.fabric.nic_bandwidth};
   return p2p_time(activation, nic) * (2.0 * l.virtual_stages * micro_batches);
 }
@@ -288,8 +280,7 @@ StepBreakdown AnalyticStepModel::step(const StepInputs& in) const
   b.sync = b.bubble + b.barrier;
 
   b.step_time = b.compute + b.comm + b.sync - b.overlap;
-  const double peak_per_step = static_cast<double>(gpus) * in.accelerator.peak_flops.si() *
-                               b.step_time.si();
+  const double peak_per_step = static_cast<double>(gpus) * in.accelerator.peak_flops.si() * b.step_time.si();
   b.mfu = model_flops / peak_per_step;
   b.compute_fraction = b.compute / b.step_time;
   b.binding_term = binding_term(b);

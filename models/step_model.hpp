@@ -53,9 +53,9 @@ struct ParallelLayout {
 struct FabricParams {
   units::BytesPerSecond nvlink_bandwidth{0};  // per GPU, one direction
   units::Seconds nvlink_latency{0};
-  units::BytesPerSecond nic_bandwidth{0};     // per GPU NIC, one direction
+  units::BytesPerSecond nic_bandwidth{0};  // per GPU NIC, one direction
   units::Seconds nic_latency{0};
-  double dp_overlap = 0.0;                    // fraction of DP gradient traffic hidden behind backward
+  double dp_overlap = 0.0;  // fraction of DP gradient traffic hidden behind backward
 };
 
 struct StepInputs {
@@ -84,9 +84,9 @@ struct StepBreakdown {
   int micro_batches = 0;           // m per pipeline per step
   double flops_per_token = 0;      // model FLOPs per token (6P + attention, see docs)
   double tokens_per_step = 0;
-  double mfu = 0;                  // model FLOPs per second per GPU / peak
-  double compute_fraction = 0;     // (T_compute/N) / T_step
-  std::string binding_term;        // "compute", "communication" or "coordination"
+  double mfu = 0;               // model FLOPs per second per GPU / peak
+  double compute_fraction = 0;  // (T_compute/N) / T_step
+  std::string binding_term;     // "compute", "communication" or "coordination"
 };
 
 /// Bytes of one GPU's data-parallel gradient shard (before splitting into chunks): dense weights

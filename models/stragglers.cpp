@@ -34,8 +34,7 @@ double step_factor(const StragglerSpec& s, long workers, double compute_fraction
 {
   const double base = 1.0 / (slowest_speed * clock_speed);
   const double slowed = probability_step_slowed(s.transient_probability, workers);
-  const double inverse_speed =
-      (1 - slowed) * base + slowed * std::max(base, 1.0 / (s.transient_speed * clock_speed));
+  const double inverse_speed = (1 - slowed) * base + slowed * std::max(base, 1.0 / (s.transient_speed * clock_speed));
   return (1 - compute_fraction) + compute_fraction * inverse_speed;
 }
 

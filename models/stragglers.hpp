@@ -23,7 +23,7 @@ struct StragglerSpec {
   // episode_interval (s; 0 = never) and runs at episode_speed for a duration of mean episode_duration.
   double episode_interval = 0;
   double episode_duration = 0;
-  bool episode_exponential = true;   // else every episode lasts episode_duration
+  bool episode_exponential = true;  // else every episode lasts episode_duration
   double episode_speed = 1;
   // Diurnal thermal swing: every node's clock runs at 1 - amplitude * (1 + cos(2 pi (t - peak) / 1 d)) / 2,
   // slowest at `peak` seconds into each day, updated every `diurnal_resolution` seconds.
@@ -33,13 +33,16 @@ struct StragglerSpec {
   // Mitigation: a node running below drain_below for drain_after seconds is drained (0: never).
   double drain_below = 0;
   double drain_after = 0;
-  double drain_repair = 0;           // seconds until a drained node is back, healthy
+  double drain_repair = 0;  // seconds until a drained node is back, healthy
   [[nodiscard]] bool any() const
   {
     return (persistent_fraction > 0 && persistent_speed < 1) || (transient_probability > 0 && transient_speed < 1) ||
            (episode_interval > 0 && episode_speed < 1) || diurnal_amplitude > 0;
   }
-  [[nodiscard]] bool dynamic() const { return (episode_interval > 0 && episode_speed < 1) || diurnal_amplitude > 0 || drain_below > 0; }
+  [[nodiscard]] bool dynamic() const
+  {
+    return (episode_interval > 0 && episode_speed < 1) || diurnal_amplitude > 0 || drain_below > 0;
+  }
 };
 
 /// Persistent stragglers among `workers` nodes: round(fraction * workers).

@@ -54,7 +54,7 @@ struct FabricLayout {
   std::vector<FabricLevel> levels;  // innermost first; empty for a torus
   bool torus = false;               // no switches: every rank links to its neighbours (spec.torus_*)
   int pods = 1;
-  int racks = 0;                    // racks with an uplink (0 when the rack level is 1:1)
+  int racks = 0;  // racks with an uplink (0 when the rack level is 1:1)
 };
 
 class Topology {

@@ -53,8 +53,8 @@ struct Interruption {
   std::string cause;      // failure cause name, or "planned"
   std::string component;  // "gpu:1234", "node:17", "rack:3", "job"
   Phase during = Phase::Training;
-  long first_gpu = 0;     // the failure's blast radius: GPUs [first_gpu, first_gpu + gpus_down)
-  long gpus_down = 0;     // 0 for a planned interruption
+  long first_gpu = 0;            // the failure's blast radius: GPUs [first_gpu, first_gpu + gpus_down)
+  long gpus_down = 0;            // 0 for a planned interruption
   bool from_memory = false;      // the job restores from host-memory copies, not from storage
   bool reconfiguration = false;  // a planned resize (elastic growth), not maintenance
 };

@@ -15,35 +15,63 @@ struct Unit {
 };
 
 constexpr std::array kTimeUnits{
-    Unit{"ns", 1e-9}, Unit{"us", 1e-6}, Unit{"ms", 1e-3}, Unit{"s", 1.0},
-    Unit{"min", kMinute}, Unit{"h", kHour}, Unit{"d", kDay}, Unit{"w", 7 * kDay},
+    Unit{"ns", 1e-9},     Unit{"us", 1e-6}, Unit{"ms", 1e-3}, Unit{"s", 1.0},
+    Unit{"min", kMinute}, Unit{"h", kHour}, Unit{"d", kDay},  Unit{"w", 7 * kDay},
 };
 
 constexpr std::array kByteUnits{
-    Unit{"B", 1.0},           Unit{"kB", 1e3},          Unit{"KB", 1e3},
-    Unit{"MB", 1e6},          Unit{"GB", 1e9},          Unit{"TB", 1e12},
-    Unit{"PB", 1e15},         Unit{"KiB", 1024.0},      Unit{"MiB", 1048576.0},
-    Unit{"GiB", 1073741824.0}, Unit{"TiB", 1099511627776.0}, Unit{"PiB", 1125899906842624.0},
+    Unit{"B", 1.0},
+    Unit{"kB", 1e3},
+    Unit{"KB", 1e3},
+    Unit{"MB", 1e6},
+    Unit{"GB", 1e9},
+    Unit{"TB", 1e12},
+    Unit{"PB", 1e15},
+    Unit{"KiB", 1024.0},
+    Unit{"MiB", 1048576.0},
+    Unit{"GiB", 1073741824.0},
+    Unit{"TiB", 1099511627776.0},
+    Unit{"PiB", 1125899906842624.0},
 };
 
 constexpr std::array kBandwidthUnits{
     // bytes per second
-    Unit{"B/s", 1.0}, Unit{"kB/s", 1e3}, Unit{"KB/s", 1e3}, Unit{"MB/s", 1e6}, Unit{"GB/s", 1e9},
-    Unit{"TB/s", 1e12}, Unit{"PB/s", 1e15}, Unit{"Bps", 1.0}, Unit{"kBps", 1e3}, Unit{"KBps", 1e3},
-    Unit{"MBps", 1e6}, Unit{"GBps", 1e9}, Unit{"TBps", 1e12}, Unit{"PBps", 1e15},
-    Unit{"KiB/s", 1024.0}, Unit{"MiB/s", 1048576.0}, Unit{"GiB/s", 1073741824.0},
+    Unit{"B/s", 1.0},
+    Unit{"kB/s", 1e3},
+    Unit{"KB/s", 1e3},
+    Unit{"MB/s", 1e6},
+    Unit{"GB/s", 1e9},
+    Unit{"TB/s", 1e12},
+    Unit{"PB/s", 1e15},
+    Unit{"Bps", 1.0},
+    Unit{"kBps", 1e3},
+    Unit{"KBps", 1e3},
+    Unit{"MBps", 1e6},
+    Unit{"GBps", 1e9},
+    Unit{"TBps", 1e12},
+    Unit{"PBps", 1e15},
+    Unit{"KiB/s", 1024.0},
+    Unit{"MiB/s", 1048576.0},
+    Unit{"GiB/s", 1073741824.0},
     Unit{"TiB/s", 1099511627776.0},
     // bits per second
-    Unit{"bps", 0.125}, Unit{"kbps", 125.0}, Unit{"Kbps", 125.0}, Unit{"Mbps", 1.25e5},
-    Unit{"Gbps", 1.25e8}, Unit{"Tbps", 1.25e11}, Unit{"b/s", 0.125}, Unit{"kb/s", 125.0},
-    Unit{"Mb/s", 1.25e5}, Unit{"Gb/s", 1.25e8}, Unit{"Tb/s", 1.25e11},
+    Unit{"bps", 0.125},
+    Unit{"kbps", 125.0},
+    Unit{"Kbps", 125.0},
+    Unit{"Mbps", 1.25e5},
+    Unit{"Gbps", 1.25e8},
+    Unit{"Tbps", 1.25e11},
+    Unit{"b/s", 0.125},
+    Unit{"kb/s", 125.0},
+    Unit{"Mb/s", 1.25e5},
+    Unit{"Gb/s", 1.25e8},
+    Unit{"Tb/s", 1.25e11},
 };
 
 constexpr std::array kFlopRateUnits{
-    Unit{"FLOPS", 1.0}, Unit{"kFLOPS", 1e3}, Unit{"MFLOPS", 1e6}, Unit{"GFLOPS", 1e9},
-    Unit{"TFLOPS", 1e12}, Unit{"PFLOPS", 1e15}, Unit{"EFLOPS", 1e18},
-    Unit{"FLOP/s", 1.0}, Unit{"kFLOP/s", 1e3}, Unit{"MFLOP/s", 1e6}, Unit{"GFLOP/s", 1e9},
-    Unit{"TFLOP/s", 1e12}, Unit{"PFLOP/s", 1e15}, Unit{"EFLOP/s", 1e18},
+    Unit{"FLOPS", 1.0},   Unit{"kFLOPS", 1e3},   Unit{"MFLOPS", 1e6},   Unit{"GFLOPS", 1e9},   Unit{"TFLOPS", 1e12},
+    Unit{"PFLOPS", 1e15}, Unit{"EFLOPS", 1e18},  Unit{"FLOP/s", 1.0},   Unit{"kFLOP/s", 1e3},  Unit{"MFLOP/s", 1e6},
+    Unit{"GFLOP/s", 1e9}, Unit{"TFLOP/s", 1e12}, Unit{"PFLOP/s", 1e15}, Unit{"EFLOP/s", 1e18},
 };
 
 constexpr std::array kPowerUnits{
@@ -65,18 +93,16 @@ std::span<const Unit> units_of(Dimension dim)
 // Units used when printing, largest first.
 std::span<const Unit> print_units_of(Dimension dim)
 {
-  static constexpr std::array time{Unit{"d", kDay}, Unit{"h", kHour}, Unit{"min", kMinute},
-                                   Unit{"s", 1.0}, Unit{"ms", 1e-3}, Unit{"us", 1e-6},
-                                   Unit{"ns", 1e-9}};
+  static constexpr std::array time{Unit{"d", kDay},  Unit{"h", kHour}, Unit{"min", kMinute}, Unit{"s", 1.0},
+                                   Unit{"ms", 1e-3}, Unit{"us", 1e-6}, Unit{"ns", 1e-9}};
   static constexpr std::array bytes{Unit{"PB", 1e15}, Unit{"TB", 1e12}, Unit{"GB", 1e9},
-                                    Unit{"MB", 1e6}, Unit{"kB", 1e3}, Unit{"B", 1.0}};
+                                    Unit{"MB", 1e6},  Unit{"kB", 1e3},  Unit{"B", 1.0}};
   static constexpr std::array bw{Unit{"PB/s", 1e15}, Unit{"TB/s", 1e12}, Unit{"GB/s", 1e9},
-                                 Unit{"MB/s", 1e6}, Unit{"kB/s", 1e3}, Unit{"B/s", 1.0}};
-  static constexpr std::array flops{Unit{"EFLOPS", 1e18}, Unit{"PFLOPS", 1e15},
-                                    Unit{"TFLOPS", 1e12}, Unit{"GFLOPS", 1e9},
-                                    Unit{"MFLOPS", 1e6}, Unit{"FLOPS", 1.0}};
-  static constexpr std::array power{Unit{"GW", 1e9}, Unit{"MW", 1e6}, Unit{"kW", 1e3},
-                                    Unit{"W", 1.0}, Unit{"mW", 1e-3}};
+                                 Unit{"MB/s", 1e6},  Unit{"kB/s", 1e3},  Unit{"B/s", 1.0}};
+  static constexpr std::array flops{Unit{"EFLOPS", 1e18}, Unit{"PFLOPS", 1e15}, Unit{"TFLOPS", 1e12},
+                                    Unit{"GFLOPS", 1e9},  Unit{"MFLOPS", 1e6},  Unit{"FLOPS", 1.0}};
+  static constexpr std::array power{Unit{"GW", 1e9}, Unit{"MW", 1e6}, Unit{"kW", 1e3}, Unit{"W", 1.0},
+                                    Unit{"mW", 1e-3}};
   switch (dim) {
     case Dimension::Time: return time;
     case Dimension::Bytes: return bytes;
@@ -146,8 +172,8 @@ ParseResult parse_quantity(std::string_view text, Dimension dim)
   auto [ptr, ec] = std::from_chars(begin, end, number);
   if (ec != std::errc() || ptr == begin)
     return {0.0, quoted(s) + " is not a " + std::string(dimension_name(dim)) +
-                     " (expected a number followed by a unit such as " +
-                     std::string(print_units_of(dim)[1].suffix) + ")"};
+                     " (expected a number followed by a unit such as " + std::string(print_units_of(dim)[1].suffix) +
+                     ")"};
   if (!std::isfinite(number))
     return {0.0, quoted(s) + " is not a finite number"};
   std::string_view suffix = trim(std::string_view(ptr, static_cast<size_t>(end - ptr)));
@@ -158,9 +184,8 @@ ParseResult parse_quantity(std::string_view text, Dimension dim)
     if (u.suffix == suffix)
       return {number * u.factor, {}};
   }
-  return {0.0, "unknown " + std::string(dimension_name(dim)) + " unit '" + std::string(suffix) +
-                   "' in '" + std::string(s) + "' (accepted: " + std::string(accepted_units(dim)) +
-                   ")"};
+  return {0.0, "unknown " + std::string(dimension_name(dim)) + " unit '" + std::string(suffix) + "' in '" +
+                   std::string(s) + "' (accepted: " + std::string(accepted_units(dim)) + ")"};
 }
 
 std::string format_quantity(double si, Dimension dim)

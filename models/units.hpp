@@ -56,8 +56,16 @@ public:
   constexpr Quantity operator*(double k) const { return Quantity(si_ * k); }
   constexpr Quantity operator/(double k) const { return Quantity(si_ / k); }
   constexpr double operator/(Quantity o) const { return si_ / o.si_; }
-  constexpr Quantity& operator+=(Quantity o) { si_ += o.si_; return *this; }
-  constexpr Quantity& operator-=(Quantity o) { si_ -= o.si_; return *this; }
+  constexpr Quantity& operator+=(Quantity o)
+  {
+    si_ += o.si_;
+    return *this;
+  }
+  constexpr Quantity& operator-=(Quantity o)
+  {
+    si_ -= o.si_;
+    return *this;
+  }
   constexpr auto operator<=>(const Quantity&) const = default;
 
 private:
@@ -65,7 +73,10 @@ private:
 };
 
 template <typename Tag>
-constexpr Quantity<Tag> operator*(double k, Quantity<Tag> q) { return q * k; }
+constexpr Quantity<Tag> operator*(double k, Quantity<Tag> q)
+{
+  return q * k;
+}
 
 struct SecondsTag {};
 struct BytesTag {};

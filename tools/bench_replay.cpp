@@ -32,13 +32,13 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cmath>
-#include <map>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -150,8 +150,8 @@ int bench_exec(const std::string& fleetsim, const std::vector<std::string>& args
   }
   const double mw = median(walls), mr = *std::max_element(rsss.begin(), rsss.end());
   std::printf("median wall %.3f s; peak RSS %.1f MB\n", mw, mr);
-  std::printf("target: wall <= %.2f s: %s; peak RSS <= %.0f MB: %s\n", target_wall, mw <= target_wall ? "met" : "MISSED",
-              target_rss, mr <= target_rss ? "met" : "MISSED");
+  std::printf("target: wall <= %.2f s: %s; peak RSS <= %.0f MB: %s\n", target_wall,
+              mw <= target_wall ? "met" : "MISSED", target_rss, mr <= target_rss ? "met" : "MISSED");
   return 0;
 }
 
@@ -167,10 +167,12 @@ int bench_sweep(const std::string& fleetsim, const std::string& scenario, int re
   }
   const std::string sweep = std::string(tmp) + "/sweep.yaml";
   std::ofstream(sweep) << "base: " << std::filesystem::absolute(scenario).string() << "\nreplicas: " << replicas
-                       << "\nseed: 1\n" << (summary_only ? "keep: summary\n" : "");
+                       << "\nseed: 1\n"
+                       << (summary_only ? "keep: summary\n" : "");
   setenv("FLEETSIM_CACHE_DIR", (std::string(tmp) + "/step-cache").c_str(), 1);
   std::printf("fleetsim_bench --sweep: %d replicas of %s, -j %d, keep %s, %d runs, %u hardware threads\n", replicas,
-              scenario.c_str(), jobs, summary_only ? "summary" : "all", runs, std::max(1u, static_cast<unsigned>(sysconf(_SC_NPROCESSORS_ONLN))));
+              scenario.c_str(), jobs, summary_only ? "summary" : "all", runs,
+              std::max(1u, static_cast<unsigned>(sysconf(_SC_NPROCESSORS_ONLN))));
   {
     // Fill the step cache first: the figures are for the replicas, not for simulating one iteration.
     Sample cold;
@@ -208,8 +210,8 @@ int bench_sweep(const std::string& fleetsim, const std::string& scenario, int re
   std::printf("median wall %.2f s (min %.2f, max %.2f), %.1f replicas/s; peak RSS of any process %.1f MB\n", mw,
               *std::min_element(walls.begin(), walls.end()), *std::max_element(walls.begin(), walls.end()),
               replicas / mw, mr);
-  std::printf("target: wall <= %.2f s: %s; peak RSS <= %.0f MB: %s\n", target_wall, mw <= target_wall ? "met" : "MISSED",
-              target_rss, mr <= target_rss ? "met" : "MISSED");
+  std::printf("target: wall <= %.2f s: %s; peak RSS <= %.0f MB: %s\n", target_wall,
+              mw <= target_wall ? "met" : "MISSED", target_rss, mr <= target_rss ? "met" : "MISSED");
   return 0;
 }
 
@@ -280,7 +282,8 @@ int bench_versus(const std::string& fleetsim, const BenchOptions& o, const std::
   }
   for (int i = 1; i <= o.runs; ++i) {
     Sample a, b;
-    if (!replay(fleetsim, o, i, tmp + "/a" + std::to_string(i), a) || !replay(o.versus, o, i, tmp + "/b" + std::to_string(i), b)) {
+    if (!replay(fleetsim, o, i, tmp + "/a" + std::to_string(i), a) ||
+        !replay(o.versus, o, i, tmp + "/b" + std::to_string(i), b)) {
       std::fprintf(stderr, "fleetsim_bench: run %d failed\n", i);
       return 1;
     }
@@ -291,9 +294,10 @@ int bench_versus(const std::string& fleetsim, const BenchOptions& o, const std::
     std::printf("  %3d   this %.3f s (simulator %.3f s)   other %.3f s (simulator %.3f s)\n", i, a.wall_s, a.sim_wall_s,
                 b.wall_s, b.sim_wall_s);
   }
-  std::printf("median process wall: this %.4f s, other %.4f s, ratio %.3f; simulator wall: %.4f s vs %.4f s, ratio %.3f\n",
-              median(mine), median(theirs), median(mine) / median(theirs), median(mine_sim), median(theirs_sim),
-              median(mine_sim) / median(theirs_sim));
+  std::printf(
+      "median process wall: this %.4f s, other %.4f s, ratio %.3f; simulator wall: %.4f s vs %.4f s, ratio %.3f\n",
+      median(mine), median(theirs), median(mine) / median(theirs), median(mine_sim), median(theirs_sim),
+      median(mine_sim) / median(theirs_sim));
   return 0;
 }
 
@@ -327,11 +331,12 @@ int bench_replays(const std::string& fleetsim, const BenchOptions& o, const std:
   }
   const double mw = median(walls), mr = *std::max_element(rsss.begin(), rsss.end());
   std::printf("median process wall %.3f s (min %.3f, max %.3f); median simulator wall %.3f s\n", mw,
-              *std::min_element(walls.begin(), walls.end()), *std::max_element(walls.begin(), walls.end()), median(sims));
+              *std::min_element(walls.begin(), walls.end()), *std::max_element(walls.begin(), walls.end()),
+              median(sims));
   std::printf("peak RSS %.1f MB (max over runs)\n", mr);
   print_outcomes(samples);
-  std::printf("target: wall <= %.2f s: %s; peak RSS <= %.0f MB: %s\n", o.target_wall, mw <= o.target_wall ? "met" : "MISSED",
-              o.target_rss, mr <= o.target_rss ? "met" : "MISSED");
+  std::printf("target: wall <= %.2f s: %s; peak RSS <= %.0f MB: %s\n", o.target_wall,
+              mw <= o.target_wall ? "met" : "MISSED", o.target_rss, mr <= o.target_rss ? "met" : "MISSED");
   return 0;
 }
 
@@ -341,8 +346,10 @@ int main(int argc, char** argv)
 {
   BenchOptions o;
   if (!parse(argc, argv, o)) {
-    std::fprintf(stderr, "usage: fleetsim_bench [--exec | --sweep REPLICAS [-j J] [--summary-only]] [--runs N] [--target-wall S] "
-                         "[--target-rss MB] [--versus OTHER_FLEETSIM] [SCENARIO] [-- args]\n");
+    std::fprintf(
+        stderr,
+        "usage: fleetsim_bench [--exec | --sweep REPLICAS [-j J] [--summary-only]] [--runs N] [--target-wall S] "
+        "[--target-rss MB] [--versus OTHER_FLEETSIM] [SCENARIO] [-- args]\n");
     return 2;
   }
   const auto self = std::filesystem::read_symlink("/proc/self/exe");

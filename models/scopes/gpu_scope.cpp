@@ -7,8 +7,12 @@ namespace {
 class GpuScope final : public FailureScopeModel {
 public:
   [[nodiscard]] long component_count(const FleetShape& fleet) const override { return fleet.gpus; }
-  [[nodiscard]] GpuRange blast_radius(long index, const FleetShape& fleet) const override { return block_of(index, 1, fleet); }
-  [[nodiscard]] std::optional<Strike> draw(RandomStream& which, const NodePool& pool, const FleetShape& cluster) const override
+  [[nodiscard]] GpuRange blast_radius(long index, const FleetShape& fleet) const override
+  {
+    return block_of(index, 1, fleet);
+  }
+  [[nodiscard]] std::optional<Strike> draw(RandomStream& which, const NodePool& pool,
+                                           const FleetShape& cluster) const override
   {
     return draw_node(which, pool, cluster, true);
   }

@@ -14,7 +14,8 @@ public:
   {
     return block_of(index, fleet.gpus_per_node, fleet);
   }
-  [[nodiscard]] std::optional<Strike> draw(RandomStream& which, const NodePool& pool, const FleetShape& cluster) const override
+  [[nodiscard]] std::optional<Strike> draw(RandomStream& which, const NodePool& pool,
+                                           const FleetShape& cluster) const override
   {
     return draw_node(which, pool, cluster, false);
   }

@@ -11,7 +11,10 @@ long pod_gpus(const FleetShape& fleet) { return fleet.gpus_per_pod > 0 ? fleet.g
 
 class PodScope final : public FailureScopeModel {
 public:
-  [[nodiscard]] long component_count(const FleetShape& fleet) const override { return components_of(fleet, pod_gpus(fleet)); }
+  [[nodiscard]] long component_count(const FleetShape& fleet) const override
+  {
+    return components_of(fleet, pod_gpus(fleet));
+  }
   [[nodiscard]] GpuRange blast_radius(long index, const FleetShape& fleet) const override
   {
     return block_of(index, pod_gpus(fleet), fleet);

@@ -24,7 +24,8 @@ std::optional<Strike> draw_node(RandomStream& which, const NodePool& pool, const
   long index = 0;
   if (pool.weighted()) {
     node = pool.pick(which.uniform() * static_cast<double>(size));
-    index = gpu && node ? *node * gpn + static_cast<long>(which.below(static_cast<std::uint64_t>(gpn))) : node.value_or(0);
+    index = gpu && node ? *node * gpn + static_cast<long>(which.below(static_cast<std::uint64_t>(gpn)))
+                        : node.value_or(0);
   } else if (gpu) {
     index = static_cast<long>(which.below(static_cast<std::uint64_t>(cluster.gpus)));
     node = pool.up(index / gpn) ? std::optional<long>(index / gpn) : std::nullopt;

@@ -15,7 +15,8 @@ std::string describe_nodes(const FabricSpec& spec)
 {
   auto bw = [](double v) { return units::format_quantity(v, units::Dimension::Bandwidth); };
   return std::to_string(spec.gpus_per_node) + "-GPU NVLink nodes at " + bw(spec.nvlink_bandwidth) + ", " +
-         bw(spec.nic_bandwidth) + " NIC per GPU (" + units::format_quantity(spec.nic_latency, units::Dimension::Time) + ")";
+         bw(spec.nic_bandwidth) + " NIC per GPU (" + units::format_quantity(spec.nic_latency, units::Dimension::Time) +
+         ")";
 }
 
 namespace {
@@ -44,7 +45,8 @@ public:
       out += buf;
     }
     if (layout.pods > 1) {
-      std::snprintf(buf, sizeof buf, ", %d pods of %d GPUs at 1:%g", layout.pods, spec.pod_size, spec.pod_oversubscription);
+      std::snprintf(buf, sizeof buf, ", %d pods of %d GPUs at 1:%g", layout.pods, spec.pod_size,
+                    spec.pod_oversubscription);
       out += buf;
     } else {
       out += ", one full-bisection pod";

@@ -33,7 +33,8 @@ public:
     std::snprintf(buf, sizeof buf, ", rail-optimized (each pod's rail uplinks at 1:%g)", spec.pod_oversubscription);
     out += buf;
     if (layout.pods > 1) {
-      std::snprintf(buf, sizeof buf, ", %d pods of %d GPUs at 1:%g", layout.pods, spec.pod_size, spec.pod_oversubscription);
+      std::snprintf(buf, sizeof buf, ", %d pods of %d GPUs at 1:%g", layout.pods, spec.pod_size,
+                    spec.pod_oversubscription);
       out += buf;
     }
     return out;

@@ -42,7 +42,8 @@ bool CheckpointCoordinator::serve(const msg::IoRequest& request) const
       return false;
   }
   const auto size = static_cast<sg_size_t>(request.bytes);
-  FLEETSIM_LOG(Checkpoint, trace, "storage {} of {:.4g} GB starts", request.write ? "write" : "read", request.bytes / 1e9);
+  FLEETSIM_LOG(Checkpoint, trace, "storage {} of {:.4g} GB starts", request.write ? "write" : "read",
+               request.bytes / 1e9);
   link_.active_id_ = request.id;
   link_.active_io_ = request.write ? storage_->write_async(size) : storage_->read_async(size);
   bool completed = true;

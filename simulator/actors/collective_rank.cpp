@@ -62,7 +62,8 @@ void CollectiveRank::exchange(size_t step) const
   const auto r = static_cast<size_t>(rank_);
   for (const auto& f : shared_.outgoing[step][r]) {
     if (f.dst == shared_.sink_rank)
-      comms.push_back(shared_.sink_boxes[r % shared_.sink_boxes.size()]->put_async(&payload, static_cast<uint64_t>(f.bytes)));
+      comms.push_back(
+          shared_.sink_boxes[r % shared_.sink_boxes.size()]->put_async(&payload, static_cast<uint64_t>(f.bytes)));
     else
       comms.push_back(shared_.inbox[static_cast<size_t>(f.dst)]->put_async(&payload, static_cast<uint64_t>(f.bytes)));
   }

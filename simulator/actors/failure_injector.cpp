@@ -1,8 +1,8 @@
 #include "failure_injector.hpp"
 
-#include "simulator/logging/logging.hpp"
 #include "models/random_stream.hpp"
 #include "models/run_plan.hpp"
+#include "simulator/logging/logging.hpp"
 
 #include <functional>
 #include <queue>

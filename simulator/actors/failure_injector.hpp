@@ -22,7 +22,9 @@ private:
 /// drain checks and diurnal ticks. Messages due at the same instant arrive in the order they were set.
 class AlarmClock {
 public:
-  AlarmClock(Inbox<AlarmRequest>& requests, Inbox<SchedulerMessage>& scheduler) : requests_(requests), scheduler_(scheduler) {}
+  AlarmClock(Inbox<AlarmRequest>& requests, Inbox<SchedulerMessage>& scheduler)
+      : requests_(requests), scheduler_(scheduler)
+  {}
   void operator()() const;
 
 private:

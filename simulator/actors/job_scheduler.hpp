@@ -37,10 +37,8 @@ public:
   /// `shape_for(dp)`: the job's shape on dp data-parallel replicas; `shape` is where the current one
   /// lives (the job reads it).
   JobScheduler(const SchedulerWiring& w, JobShape& shape, std::function<JobShape(int)> shape_for)
-      : w_(w), shape_(shape), shape_for_(std::move(shape_for)), repair_times_(w.seed, "repair/times"),
-        stragglers_(w)
-  {
-  }
+      : w_(w), shape_(shape), shape_for_(std::move(shape_for)), repair_times_(w.seed, "repair/times"), stragglers_(w)
+  {}
   void operator()();
 
 private:
@@ -86,7 +84,8 @@ private:
   MaybeFailure timed_phase(models::Phase phase, double duration);
   MaybeFailure reload_phase();
   /// A checkpointed stop, `reshape`, then restart, reload and warm-up, charged to `cause`.
-  MaybeFailure planned_restart(const std::string& cause, const std::string& component, const std::function<MaybeFailure()>& reshape);
+  MaybeFailure planned_restart(const std::string& cause, const std::string& component,
+                               const std::function<MaybeFailure()>& reshape);
   /// Elastic: stops at a checkpoint and restarts on more replicas; returns a failure, if any.
   MaybeFailure regrow(int dp);
   /// Mitigation: stops at a checkpoint, sends the slow node (and every other job node slow for at

@@ -28,55 +28,55 @@ namespace msg {
 /// Injector: a component failed, taking down GPUs [first_gpu, first_gpu + gpus_down) and nodes
 /// [first_node, first_node + nodes) (no nodes for a job- or storage-scope cause).
 struct Failure {
-  int cause = -1;  // index into the scenario's causes
+  int cause = -1;      // index into the scenario's causes
   long component = 0;  // index of the failed component of the cause's scope (models::component_label)
   long first_gpu = 0;
   long gpus_down = 0;
   long first_node = 0;
   long nodes = 0;
 };
-struct Planned {};                  // calendar: a planned interruption is due
-struct Stopped {                    // job: incarnation `epoch` has stopped
+struct Planned {};  // calendar: a planned interruption is due
+struct Stopped {    // job: incarnation `epoch` has stopped
   long epoch = 0;
-  bool clean = false;               // at a checkpoint (planned), not by a failure
+  bool clean = false;  // at a checkpoint (planned), not by a failure
 };
-struct Repaired {                   // alarm: `node` is back from repair
+struct Repaired {  // alarm: `node` is back from repair
   long node = 0;
 };
-struct SlowStart {                  // slowdown injector: `node` starts episode `episode` for `duration`
+struct SlowStart {  // slowdown injector: `node` starts episode `episode` for `duration`
   long node = 0;
   long episode = 0;
   double duration = 0;
 };
-struct SlowEnd {                    // alarm: episode `episode` of `node` ends
+struct SlowEnd {  // alarm: episode `episode` of `node` ends
   long node = 0;
   long episode = 0;
 };
-struct DrainCheck {                 // alarm: has `node` been slow (episode, 0 = persistent) long enough?
+struct DrainCheck {  // alarm: has `node` been slow (episode, 0 = persistent) long enough?
   long node = 0;
   long episode = 0;
 };
-struct Tick {};                     // alarm: the diurnal clock moved
+struct Tick {};  // alarm: the diurnal clock moved
 
 // ---- to the job ----
-struct Start {                      // run incarnation `epoch` from the last checkpoint
+struct Start {  // run incarnation `epoch` from the last checkpoint
   long epoch = 0;
-  bool memory = false;              // from host-memory snapshots, not from storage
+  bool memory = false;  // from host-memory snapshots, not from storage
 };
-struct Interrupt {                  // the job died (failure)
+struct Interrupt {  // the job died (failure)
   long epoch = 0;
-  bool memory = false;              // the scheduler restores from host memory: commit the snapshots
+  bool memory = false;  // the scheduler restores from host memory: commit the snapshots
 };
-struct PlanStop {                   // stop cleanly at the next step boundary
+struct PlanStop {  // stop cleanly at the next step boundary
   long epoch = 0;
-  bool checkpoint_first = false;    // write a checkpoint before stopping
+  bool checkpoint_first = false;  // write a checkpoint before stopping
 };
-struct Retime {                     // the step time changed (read it from the shape)
+struct Retime {  // the step time changed (read it from the shape)
   long epoch = 0;
 };
 
 // ---- storage ----
-struct IoDone {                     // coordinator -> requester: request `id` completed
+struct IoDone {  // coordinator -> requester: request `id` completed
   long id = 0;
 };
 /// To the checkpoint coordinator: write (a checkpoint) or read (a reload) `bytes`; `done` delivers

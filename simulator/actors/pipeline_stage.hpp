@@ -23,8 +23,8 @@ namespace sg4 = simgrid::s4u;
 
 /// A span of the iteration, for the Chrome trace.
 struct TraceSlice {
-  int track = 0;     // 0 compute, 1 NVLink (TP), 2 NIC pipeline sends, 3 NIC data-parallel, 4 NIC context-parallel,
-                     // 5 NIC expert-parallel
+  int track = 0;  // 0 compute, 1 NVLink (TP), 2 NIC pipeline sends, 3 NIC data-parallel, 4 NIC context-parallel,
+                  // 5 NIC expert-parallel
   int stage = 0;
   std::string name;
   double start = 0;  // seconds from the start of the iteration
@@ -32,13 +32,13 @@ struct TraceSlice {
 };
 
 struct PipelineTimes {
-  double forward_flops = 0;   // executed on the GPU (model FLOPs / GEMM efficiency)
+  double forward_flops = 0;  // executed on the GPU (model FLOPs / GEMM efficiency)
   double backward_flops = 0;
-  double tp_per_pass = 0;     // seconds of tensor-parallel all-reduce after each pass
-  double cp_per_pass = 0;     // seconds of context-parallel K/V all-gather (or reduce-scatter) per pass
-  double ep_per_pass = 0;     // seconds of expert-parallel token all-to-alls per pass
-  double transfer = 0;        // seconds from the end of a pass to its input reaching the next stage
-  double dp_all_gather = 0;   // seconds per chunk
+  double tp_per_pass = 0;    // seconds of tensor-parallel all-reduce after each pass
+  double cp_per_pass = 0;    // seconds of context-parallel K/V all-gather (or reduce-scatter) per pass
+  double ep_per_pass = 0;    // seconds of expert-parallel token all-to-alls per pass
+  double transfer = 0;       // seconds from the end of a pass to its input reaching the next stage
+  double dp_all_gather = 0;  // seconds per chunk
   double dp_reduce_scatter = 0;
 };
 
@@ -49,7 +49,7 @@ struct PipelineShared {
   PipelineTimes times;
   std::vector<sg4::Host*> hosts;  // per stage
   bool record = false;
-  double origin = 0;              // simulated time the iteration starts
+  double origin = 0;  // simulated time the iteration starts
 
   // Finished passes: (stage, kind, micro-batch, chunk) -> simulated finish time.
   std::map<std::tuple<int, int, int, int>, double> finished;
@@ -57,9 +57,9 @@ struct PipelineShared {
   sg4::MutexPtr mutex = sg4::Mutex::create();
 
   // Results, per stage.
-  std::vector<double> end;          // compute and data-parallel traffic both done
-  std::vector<double> compute;      // seconds in Execs
-  std::vector<int> remote_sends;    // passes whose output went to another stage
+  std::vector<double> end;        // compute and data-parallel traffic both done
+  std::vector<double> compute;    // seconds in Execs
+  std::vector<int> remote_sends;  // passes whose output went to another stage
   std::vector<TraceSlice> slices;
 };
 

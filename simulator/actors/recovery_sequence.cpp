@@ -18,7 +18,8 @@ void JobScheduler::recover(msg::Failure failure)
   const double restart = w_.policy.restart_seconds(rec);
   while (true) {
     const auto& cause = w_.scenario.causes.at(static_cast<size_t>(failure.cause));
-    MaybeFailure next = timed_phase(Phase::Detection, models::detection_delay(cause, rec.detection, rec.watchdog_timeout).si());
+    MaybeFailure next = timed_phase(Phase::Detection,
+                                    models::detection_delay(cause, rec.detection, rec.watchdog_timeout).si());
     if (!next)
       next = acquire_nodes();
     if (!next)
@@ -144,7 +145,7 @@ JobScheduler::MaybeFailure JobScheduler::drain(long node)
 }
 
 JobScheduler::MaybeFailure JobScheduler::planned_restart(const std::string& cause, const std::string& component,
-                                                    const std::function<MaybeFailure()>& reshape)
+                                                         const std::function<MaybeFailure()>& reshape)
 {
   MaybeFailure failure;
   stop_job(true, true, failure);

@@ -30,7 +30,7 @@ struct JobShape {
   double compute_fraction = 0;   // of the uniform step (only compute stretches on a slow node)
   double tokens_per_step = 0;
   long steps_per_checkpoint = 1;
-  long steps_per_snapshot = 0;   // in_memory: whole steps between host-memory snapshots (0: none)
+  long steps_per_snapshot = 0;  // in_memory: whole steps between host-memory snapshots (0: none)
 };
 
 /// The simulated clock.
@@ -42,16 +42,16 @@ struct EventSourceWiring {
   const scenario::Scenario& scenario;
   const models::NodePool& pool;  // read only: thinning, sizes
   std::uint64_t seed;
-  double horizon;                // end of the simulated window (s)
+  double horizon;  // end of the simulated window (s)
   Inbox<SchedulerMessage>& scheduler;
 };
 
 /// The training job.
 struct JobWiring {
   TraceRecorder& trace;
-  const JobShape& shape;         // the job's current shape (the scheduler changes it)
-  double write_overhead;         // the fixed part of a checkpoint (s)
-  double checkpoint_bytes;       // whole-job checkpoint size
+  const JobShape& shape;    // the job's current shape (the scheduler changes it)
+  double write_overhead;    // the fixed part of a checkpoint (s)
+  double checkpoint_bytes;  // whole-job checkpoint size
   Inbox<JobMessage>& inbox;
   Inbox<SchedulerMessage>& scheduler;
   CoordinatorLink& storage;
@@ -68,7 +68,7 @@ struct SchedulerWiring {
   std::uint64_t seed;
   Inbox<SchedulerMessage>& inbox;
   Inbox<JobMessage>& job;
-  Inbox<AlarmRequest>& alarms;     // AlarmClock: delivers a message to the scheduler after its delay
+  Inbox<AlarmRequest>& alarms;  // AlarmClock: delivers a message to the scheduler after its delay
   CoordinatorLink& storage;
 };
 

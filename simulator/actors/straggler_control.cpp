@@ -39,8 +39,8 @@ bool StragglerControl::apply(const SchedulerMessage& m) const
                         },
                         [&](const msg::Tick&) {
                           // The next tick on the fixed grid k x resolution, however late this one was handled.
-                          const double next =
-                              (std::floor(now() / st.diurnal_resolution + 1e-9) + 1) * st.diurnal_resolution;
+                          const double next = (std::floor(now() / st.diurnal_resolution + 1e-9) + 1) *
+                                              st.diurnal_resolution;
                           alarm(msg::Tick{}, next - now());
                           return true;
                         },
@@ -79,8 +79,9 @@ bool StragglerControl::refresh(JobShape& shape, long replica_slots) const
   shape.steps_per_checkpoint = models::steps_per_checkpoint(s_.checkpoint.interval, units::Seconds(shape.step_time));
   if (shape.steps_per_snapshot > 0) {
     const double every = policy_.snapshot_interval(s_.recovery).value_or(0);
-    shape.steps_per_snapshot =
-        every > 0 ? models::steps_per_checkpoint(units::Seconds(every), units::Seconds(shape.step_time)) : 1;
+    shape.steps_per_snapshot = every > 0 ? models::steps_per_checkpoint(units::Seconds(every),
+                                                                        units::Seconds(shape.step_time))
+                                         : 1;
   }
   return true;
 }

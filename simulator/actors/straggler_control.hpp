@@ -13,9 +13,9 @@ namespace fleetsim::sim {
 
 class StragglerControl {
 public:
-  StragglerControl(const SchedulerWiring& w) : s_(w.scenario), pool_(w.pool), counters_(w.counters), policy_(w.policy), alarms_(w.alarms)
-  {
-  }
+  StragglerControl(const SchedulerWiring& w)
+      : s_(w.scenario), pool_(w.pool), counters_(w.counters), policy_(w.policy), alarms_(w.alarms)
+  {}
   /// The first alarms: the diurnal clock, and a drain check of every persistent straggler.
   void start() const;
   /// Applies a slowdown-episode start or end, or a diurnal tick, to the fleet's state; false for any

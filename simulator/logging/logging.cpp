@@ -38,7 +38,10 @@ public:
     }
     dest.append(text, text + std::max(0, n));
   }
-  [[nodiscard]] std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<SimClockFlag>(); }
+  [[nodiscard]] std::unique_ptr<custom_flag_formatter> clone() const override
+  {
+    return std::make_unique<SimClockFlag>();
+  }
 };
 
 std::array<std::shared_ptr<spdlog::logger>, kNames.size()>& loggers()

@@ -46,16 +46,16 @@ void flush();
 /// Built with -DFLEETSIM_LOGGING=OFF (CMake), the log lines are compiled out: what the benchmark
 /// compares with to measure what logging costs when it is off (docs/benchmarks.md).
 #ifdef FLEETSIM_NO_LOGGING
-#define FLEETSIM_LOG(component, lvl, ...)                                                         \
-  do {                                                                                            \
-    if constexpr (false)                                                                          \
+#define FLEETSIM_LOG(component, lvl, ...)                                                                 \
+  do {                                                                                                    \
+    if constexpr (false)                                                                                  \
       ::fleetsim::log::get(::fleetsim::log::Component::component).log(::spdlog::level::lvl, __VA_ARGS__); \
   } while (0)
 #else
-#define FLEETSIM_LOG(component, lvl, ...)                                                  \
-  do {                                                                                     \
+#define FLEETSIM_LOG(component, lvl, ...)                                                 \
+  do {                                                                                    \
     auto& fleetsim_logger_ = ::fleetsim::log::get(::fleetsim::log::Component::component); \
-    if (fleetsim_logger_.should_log(::spdlog::level::lvl)) [[unlikely]]                    \
-      fleetsim_logger_.log(::spdlog::level::lvl, __VA_ARGS__);                             \
+    if (fleetsim_logger_.should_log(::spdlog::level::lvl)) [[unlikely]]                   \
+      fleetsim_logger_.log(::spdlog::level::lvl, __VA_ARGS__);                            \
   } while (0)
 #endif

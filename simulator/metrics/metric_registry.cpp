@@ -1,7 +1,7 @@
 #include "metric_registry.hpp"
 
-#include <deque>
 #include <cmath>
+#include <deque>
 #include <limits>
 
 namespace fleetsim::metrics {
@@ -50,7 +50,9 @@ std::vector<Metric> builtins()
   for (const auto& term : models::kBreakdownTerms)
     v.push_back(field(std::string(term.name) + "_h", "h", std::string("time_breakdown_s.") + term.name + " in hours",
                       {"time_breakdown_s", term.name}, h));
-  v.push_back(Metric{"lost_to_failures_h", "h", "time charged to the scenario's failure causes, in hours",
+  v.push_back(Metric{"lost_to_failures_h",
+                     "h",
+                     "time charged to the scenario's failure causes, in hours",
                      [](const nlohmann::json& j) {
                        double sum = 0;
                        if (j.contains("interruptions") && j["interruptions"].contains("by_cause"))
@@ -62,9 +64,10 @@ std::vector<Metric> builtins()
   for (const char* k : {"stragglers", "elastic_shrink", "elastic_regrow"})
     v.push_back(field(std::string("lost_to_") + k + "_h", "h", std::string("lost_time_by_cause_s.") + k + " in hours",
                       {"lost_time_by_cause_s", k}, h, 0));
-  for (const char* k : {"swaps", "spares_exhausted", "shrinks", "regrows", "memory_restores", "storage_restores",
-                        "nodes_retired"})
-    v.push_back(field(k, "", std::string("recovery.") + k + " (0 when the policy does not report it)", {"recovery", k}, 1, 0));
+  for (const char* k :
+       {"swaps", "spares_exhausted", "shrinks", "regrows", "memory_restores", "storage_restores", "nodes_retired"})
+    v.push_back(
+        field(k, "", std::string("recovery.") + k + " (0 when the policy does not report it)", {"recovery", k}, 1, 0));
   return v;
 }
 
@@ -122,19 +125,37 @@ std::vector<const Metric*> default_metrics(const std::vector<std::string>& built
 
 const std::vector<std::string>& compare_defaults()
 {
-  static const std::vector<std::string> names = {
-      "ettr", "goodput_ratio", "tokens_trained", "unexpected_interruptions", "detection_h", "restart_h", "reload_h",
-      "warmup_h", "waiting_h", "lost_work_h", "checkpoint_h", "planned_h", "lost_to_failures_h", "lost_to_stragglers_h",
-      "lost_to_elastic_shrink_h", "lost_to_elastic_regrow_h", "swaps", "spares_exhausted", "shrinks", "regrows",
-      "memory_restores", "storage_restores", "nodes_retired"};
+  static const std::vector<std::string> names = {"ettr",
+                                                 "goodput_ratio",
+                                                 "tokens_trained",
+                                                 "unexpected_interruptions",
+                                                 "detection_h",
+                                                 "restart_h",
+                                                 "reload_h",
+                                                 "warmup_h",
+                                                 "waiting_h",
+                                                 "lost_work_h",
+                                                 "checkpoint_h",
+                                                 "planned_h",
+                                                 "lost_to_failures_h",
+                                                 "lost_to_stragglers_h",
+                                                 "lost_to_elastic_shrink_h",
+                                                 "lost_to_elastic_regrow_h",
+                                                 "swaps",
+                                                 "spares_exhausted",
+                                                 "shrinks",
+                                                 "regrows",
+                                                 "memory_restores",
+                                                 "storage_restores",
+                                                 "nodes_retired"};
   return names;
 }
 
 const std::vector<std::string>& sweep_defaults()
 {
   static const std::vector<std::string> names = [] {
-    std::vector<std::string> v = {"ettr", "goodput_ratio", "tokens_trained", "time_to_target_h", "target_reached",
-                                  "unexpected_interruptions"};
+    std::vector<std::string> v = {"ettr",           "goodput_ratio",           "tokens_trained", "time_to_target_h",
+                                  "target_reached", "unexpected_interruptions"};
     for (const auto& term : models::kBreakdownTerms)
       v.push_back(std::string(term.name) + "_h");
     return v;

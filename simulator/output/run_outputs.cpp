@@ -85,11 +85,8 @@ ordered_json interruptions_json(const scenario::Scenario& s, const RunResult& r)
     expected_total += e;
   }
   ordered_json j{
-      {"unexpected", r.report.unexpected},
-      {"planned", r.report.planned},
-      {"by_cause", by_cause},
-      {"expected_unexpected", expected_total},
-      {"expected_by_cause", expected},
+      {"unexpected", r.report.unexpected},     {"planned", r.report.planned},   {"by_cause", by_cause},
+      {"expected_unexpected", expected_total}, {"expected_by_cause", expected},
   };
   if (r.report.reconfigurations > 0)
     j["reconfigurations"] = r.report.reconfigurations;
@@ -211,7 +208,7 @@ ordered_json summary_json(const scenario::Scenario& s, const RunResult& r)
                        {"step_time_s", r.step.step_time.si() * r.straggler_factor},
                        {"persistent_nodes", models::persistent_stragglers(s.stragglers, nodes)},
                        {"probability_step_slowed", models::probability_step_slowed(s.stragglers.transient_probability,
-                                                                                     nodes - s.capacity.spare_nodes)}};
+                                                                                   nodes - s.capacity.spare_nodes)}};
   }
   if (s.heterogeneous.any()) {
     const long nodes = (s.fleet.gpus + s.fleet.gpus_per_node - 1) / s.fleet.gpus_per_node;
@@ -286,8 +283,8 @@ void print_run_table(std::ostream& out, const scenario::Scenario& s, const RunRe
   std::snprintf(line, sizeof line, "%s: %ld GPUs, %.1f days, seed %llu\n", s.name.c_str(), s.fleet.gpus,
                 r.report.elapsed / units::kDay, static_cast<unsigned long long>(r.seed));
   out << line;
-  std::snprintf(line, sizeof line, "  step %.3f s  MFU %.1f%%  binding: %s\n", r.step.step_time.si(),
-                100 * r.step.mfu, r.step.binding_term.c_str());
+  std::snprintf(line, sizeof line, "  step %.3f s  MFU %.1f%%  binding: %s\n", r.step.step_time.si(), 100 * r.step.mfu,
+                r.step.binding_term.c_str());
   if (s.stragglers.any() || s.heterogeneous.any()) {
     out << line;
     const double mean = mean_training_step_time(r);
@@ -300,7 +297,8 @@ void print_run_table(std::ostream& out, const scenario::Scenario& s, const RunRe
   out << line;
   if (s.recovery.policy_name != "restart" || s.capacity.tracks_nodes()) {
     std::snprintf(line, sizeof line, "  recovery: %s, %ld spare nodes; %ld swaps, %ld waits for repairs\n",
-                  s.recovery.policy_name.c_str(), s.capacity.spare_nodes, r.counters.swaps, r.counters.spares_exhausted);
+                  s.recovery.policy_name.c_str(), s.capacity.spare_nodes, r.counters.swaps,
+                  r.counters.spares_exhausted);
     out << line;
   }
   std::snprintf(line, sizeof line, "  ETTR %.4f   goodput %.4f   tokens trained %.4g\n", r.report.ettr,

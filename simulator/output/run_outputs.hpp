@@ -7,8 +7,8 @@
 // half-written file under its final name.
 
 #include "simulator/run/simulation.hpp"
-#include "simulator/trace/atomic_file.hpp"
 #include "simulator/scenario/scenario.hpp"
+#include "simulator/trace/atomic_file.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -23,10 +23,8 @@ void write_timeline_csv(std::ostream& out, const RunResult& r);
 void write_events_csv(std::ostream& out, const RunResult& r);
 
 /// Writes the three files into `dir` (created if needed). Returns "" or an error message.
-[[nodiscard]] std::string write_outputs(const std::string& dir, const scenario::Scenario& s,
-                                        const RunResult& r,
+[[nodiscard]] std::string write_outputs(const std::string& dir, const scenario::Scenario& s, const RunResult& r,
                                         bool traces = true);
-
 
 /// The short table printed on the terminal after a run.
 void print_run_table(std::ostream& out, const scenario::Scenario& s, const RunResult& r);

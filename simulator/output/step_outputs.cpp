@@ -8,15 +8,19 @@ namespace fleetsim::sim {
 
 using nlohmann::ordered_json;
 
-ordered_json step_file_json(const scenario::Scenario& s, const models::StepBreakdown& b,
-                            const SimulatedStep* simulated)
+ordered_json step_file_json(const scenario::Scenario& s, const models::StepBreakdown& b, const SimulatedStep* simulated)
 {
   const auto& l = s.step.layout;
   ordered_json j;
   j["scenario"] = s.name;
   j["model"] = b.model;
   j["gpus"] = s.fleet.gpus;
-  j["layout"] = {{"tp", l.tp}, {"cp", l.cp}, {"pp", l.pp}, {"dp", l.dp}, {"ep", l.ep}, {"virtual_stages", l.virtual_stages},
+  j["layout"] = {{"tp", l.tp},
+                 {"cp", l.cp},
+                 {"pp", l.pp},
+                 {"dp", l.dp},
+                 {"ep", l.ep},
+                 {"virtual_stages", l.virtual_stages},
                  {"micro_batches", b.micro_batches}};
   j["step_time_s"] = b.step_time.si();
   j["compute_s"] = b.compute.si();
@@ -73,10 +77,12 @@ ordered_json step_file_json(const scenario::Scenario& s, const models::StepBreak
 
 ordered_json step_trace_json(const scenario::Scenario& s, const SimulatedStep& step)
 {
-  static constexpr std::array<const char*, 6> kGroups = {
-      "compute: forward / backward passes", "NVLink: tensor-parallel all-reduces", "NIC: pipeline sends",
-      "NIC: data-parallel all-gather / reduce-scatter", "NIC: context-parallel K/V all-gather / reduce-scatter",
-      "NIC: expert-parallel token all-to-all"};
+  static constexpr std::array<const char*, 6> kGroups = {"compute: forward / backward passes",
+                                                         "NVLink: tensor-parallel all-reduces",
+                                                         "NIC: pipeline sends",
+                                                         "NIC: data-parallel all-gather / reduce-scatter",
+                                                         "NIC: context-parallel K/V all-gather / reduce-scatter",
+                                                         "NIC: expert-parallel token all-to-all"};
   ordered_json events = ordered_json::array();
   for (size_t g = 0; g < kGroups.size(); ++g) {
     if ((g == 4 && s.step.layout.cp <= 1) || (g == 5 && s.step.layout.ep <= 1))

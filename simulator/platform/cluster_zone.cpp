@@ -103,8 +103,9 @@ void ClusterZone::build(const ClusterLayout& layout)
                         ->set_latency(layout.nic_latency / 2)
                         ->seal();
     sg4::Link* out = get_iface()
-                         ->create_link("storage-egress", layout.storage_read_bandwidth > 0 ? layout.storage_read_bandwidth
-                                                                                          : layout.storage_write_bandwidth)
+                         ->create_link("storage-egress", layout.storage_read_bandwidth > 0
+                                                             ? layout.storage_read_bandwidth
+                                                             : layout.storage_write_bandwidth)
                          ->set_latency(layout.nic_latency / 2)
                          ->seal();
     // The storage end of a route carries the other half of alpha, as a rank's NIC does: SimGrid's
@@ -166,7 +167,8 @@ void ClusterZone::route_to_core(int rank, bool up, Route* into, double* latency)
 
 void ClusterZone::get_local_route(const NetPoint* src, const NetPoint* dst, Route* into, double* latency)
 {
-  if (storage_ != nullptr && (static_cast<int>(src->id()) == storage_id_ || static_cast<int>(dst->id()) == storage_id_)) {
+  if (storage_ != nullptr &&
+      (static_cast<int>(src->id()) == storage_id_ || static_cast<int>(dst->id()) == storage_id_)) {
     if (src == dst)
       return;
     if (static_cast<int>(dst->id()) == storage_id_) {

@@ -29,9 +29,9 @@ namespace fleetsim::sim {
 /// A rail level splits each group further by the GPU's index in its node (rail r of every node in
 /// the group shares one leaf switch): group = (rank / size) * gpus_per_node + rank % gpus_per_node.
 struct ClusterLevel {
-  int size = 0;          // ranks per group (per block of rails for a rail level)
-  double capacity = 0;   // uplink bandwidth of one group, each direction (bytes/s)
-  std::string name;      // "rack", "pod", "rail": link names are <name><group>-uplink
+  int size = 0;         // ranks per group (per block of rails for a rail level)
+  double capacity = 0;  // uplink bandwidth of one group, each direction (bytes/s)
+  std::string name;     // "rack", "pod", "rail": link names are <name><group>-uplink
   bool rail = false;
 };
 
@@ -47,8 +47,8 @@ struct ClusterLayout {
   double nvlink_latency = 0;
   std::vector<ClusterLevel> levels;  // innermost first (rack, then pod); Clos only
   ClusterTopology topology = ClusterTopology::Clos;
-  std::vector<int> torus_dims;       // Torus: x, y, z (product = ranks); rank = x + X (y + Y z)
-  double torus_link_bandwidth = 0;   // each direction of each link
+  std::vector<int> torus_dims;      // Torus: x, y, z (product = ranks); rank = x + X (y + Y z)
+  double torus_link_bandwidth = 0;  // each direction of each link
   double torus_hop_latency = 0;
   double storage_write_bandwidth = 0;  // > 0: a "storage" host at the core (see build())
   double storage_read_bandwidth = 0;
@@ -66,8 +66,7 @@ public:
   [[nodiscard]] int group_count(size_t level) const { return static_cast<int>(uplinks_[level].size()); }
   [[nodiscard]] int group_of(size_t level, int rank) const;
 
-  void get_local_route(const simgrid::kernel::routing::NetPoint* src,
-                       const simgrid::kernel::routing::NetPoint* dst,
+  void get_local_route(const simgrid::kernel::routing::NetPoint* src, const simgrid::kernel::routing::NetPoint* dst,
                        simgrid::kernel::routing::Route* into, double* latency) override;
 
 private:
@@ -84,12 +83,12 @@ private:
   std::vector<simgrid::s4u::Host*> hosts_;
   std::vector<int> rank_of_id_;  // netpoint id (index in this zone) -> rank, -1 for non-hosts
   std::vector<Port> nic_;
-  std::vector<Port> nvlink_;     // empty without NVLink islands
+  std::vector<Port> nvlink_;                // empty without NVLink islands
   std::vector<std::vector<Port>> uplinks_;  // per level, per group
   std::vector<std::vector<Port>> torus_;    // per dimension, per rank: the link to its + neighbour
   simgrid::s4u::Host* storage_ = nullptr;
-  int storage_id_ = -1;                     // netpoint id of the storage host
-  Port storage_port_;                       // up: into storage (writes), down: out of it (reads)
+  int storage_id_ = -1;  // netpoint id of the storage host
+  Port storage_port_;    // up: into storage (writes), down: out of it (reads)
   void route_to_core(int rank, bool up, simgrid::kernel::routing::Route* into, double* latency) const;
   void build_torus();
   void torus_route(int a, int b, simgrid::kernel::routing::Route* into, double* latency) const;

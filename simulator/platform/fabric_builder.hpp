@@ -36,9 +36,9 @@ using models::FabricSpec;
 struct Fabric {
   std::vector<simgrid::s4u::Host*> ranks;  // index = rank
   int pods = 1;
-  int racks = 0;                           // racks with an uplink (0 when the rack level is 1:1)
-  simgrid::s4u::Host* storage = nullptr;   // when the spec asks for one
-  models::FabricLayout layout;             // what the topology made of the spec
+  int racks = 0;                          // racks with an uplink (0 when the rack level is 1:1)
+  simgrid::s4u::Host* storage = nullptr;  // when the spec asks for one
+  models::FabricLayout layout;            // what the topology made of the spec
 };
 
 /// Builds the fabric in the current Engine as its root zone. Call once, after the Engine is

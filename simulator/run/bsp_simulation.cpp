@@ -21,9 +21,9 @@ constexpr double kNominalSpeed = 1e12;  // flop/s of a uniform worker; only rati
 struct Shared {
   models::StragglerSpec spec;
   long steps = 0;
-  double flops = 0;                  // one worker's work in one step
+  double flops = 0;  // one worker's work in one step
   sg4::BarrierPtr barrier;
-  std::vector<char> slowed_now;      // per worker, this step
+  std::vector<char> slowed_now;  // per worker, this step
   long slowed_steps = 0;
   double total = 0;
 };
@@ -31,16 +31,18 @@ struct Shared {
 class Worker {
 public:
   Worker(Shared& shared, int index, std::uint64_t seed, double host_factor)
-      : shared_(shared), index_(index), random_(seed, "stragglers/transient/" + std::to_string(index)),
+      : shared_(shared),
+        index_(index),
+        random_(seed, "stragglers/transient/" + std::to_string(index)),
         host_factor_(host_factor)
-  {
-  }
+  {}
   void operator()()
   {
     const auto i = static_cast<size_t>(index_);
     for (long step = 0; step < shared_.steps; ++step) {
       const double t0 = sg4::Engine::get_clock();
-      const bool slowed = shared_.spec.transient_probability > 0 && random_.uniform() < shared_.spec.transient_probability;
+      const bool slowed = shared_.spec.transient_probability > 0 &&
+                          random_.uniform() < shared_.spec.transient_probability;
       shared_.slowed_now[i] = slowed ? 1 : 0;
       // The host runs at host_factor of nominal; the model says how fast this step runs.
       const double speed = models::step_speed(shared_.spec, host_factor_, slowed);
@@ -64,8 +66,7 @@ private:
 
 }  // namespace
 
-BspResult run_bsp(const models::StragglerSpec& spec, int workers, long steps, double step_compute_s,
-                  std::uint64_t seed)
+BspResult run_bsp(const models::StragglerSpec& spec, int workers, long steps, double step_compute_s, std::uint64_t seed)
 {
   const auto wall0 = std::chrono::steady_clock::now();
   auto engine = make_engine();

@@ -18,7 +18,11 @@ public:
   /// makes the child fail.
   [[nodiscard]] static std::optional<ChildProcess> start(const std::function<std::string()>& body);
 
-  ChildProcess(ChildProcess&& o) noexcept : pid_(o.pid_), fd_(o.fd_) { o.fd_ = -1; o.pid_ = -1; }
+  ChildProcess(ChildProcess&& o) noexcept : pid_(o.pid_), fd_(o.fd_)
+  {
+    o.fd_ = -1;
+    o.pid_ = -1;
+  }
   ChildProcess& operator=(ChildProcess&&) = delete;
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;

@@ -18,7 +18,6 @@ struct CollectiveTiming {
 
 /// full = true runs every repetition of every step; false runs each distinct step once and
 /// multiplies by its repetitions.
-[[nodiscard]] CollectiveTiming run_collective(const models::CollectivePlan& plan, const FabricSpec& fabric,
-                                              bool full);
+[[nodiscard]] CollectiveTiming run_collective(const models::CollectivePlan& plan, const FabricSpec& fabric, bool full);
 
 }  // namespace fleetsim::sim

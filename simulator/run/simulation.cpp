@@ -1,14 +1,14 @@
 #include "simulation.hpp"
 
+#include "models/failure_model.hpp"
+#include "models/invariant.hpp"
+#include "models/run_plan.hpp"
 #include "simulator/actors/checkpoint_coordinator.hpp"
 #include "simulator/actors/failure_injector.hpp"
 #include "simulator/actors/job_scheduler.hpp"
 #include "simulator/actors/training_job.hpp"
-#include "simulator/platform/platform_builder.hpp"
-#include "models/failure_model.hpp"
-#include "models/invariant.hpp"
 #include "simulator/logging/logging.hpp"
-#include "models/run_plan.hpp"
+#include "simulator/platform/platform_builder.hpp"
 #include "simulator/run/engine_setup.hpp"
 #include "simulator/run/step_source.hpp"
 
@@ -41,9 +41,9 @@ JobShape job_shape(const scenario::Scenario& s, const models::StepBreakdown& ste
     models::StepInputs in = s.step;
     in.layout.dp = dp;
     const models::Workload& w = s.step.workload;
-    in.workload.global_batch_tokens =
-        models::elastic_global_batch(w.global_batch_tokens, static_cast<double>(w.sequence_length) * w.micro_batch_size,
-                                     dp, l.dp, s.recovery.elastic_keep_global_batch);
+    in.workload.global_batch_tokens = models::elastic_global_batch(
+        w.global_batch_tokens, static_cast<double>(w.sequence_length) * w.micro_batch_size, dp, l.dp,
+        s.recovery.elastic_keep_global_batch);
     const models::AnalyticStepModel analytic;
     const models::StepBreakdown whole = analytic.step(s.step);
     const models::StepBreakdown part = analytic.step(in);
@@ -58,7 +58,8 @@ JobShape job_shape(const scenario::Scenario& s, const models::StepBreakdown& ste
   j.steps_per_checkpoint = models::steps_per_checkpoint(s.checkpoint.interval, units::Seconds(j.step_time));
   if (const auto snapshots = policy.snapshot_interval(s.recovery)) {
     const double every = *snapshots;
-    j.steps_per_snapshot = every > 0 ? models::steps_per_checkpoint(units::Seconds(every), units::Seconds(j.step_time)) : 1;
+    j.steps_per_snapshot = every > 0 ? models::steps_per_checkpoint(units::Seconds(every), units::Seconds(j.step_time))
+                                     : 1;
   }
   return j;
 }
@@ -150,7 +151,12 @@ class Replay {
 public:
   Replay(const scenario::Scenario& s, std::uint64_t seed, const models::StepBreakdown& step, const JobShape& full,
          models::RecoveryPolicy& policy)
-      : s_(s), seed_(seed), step_(step), policy_(policy), trace_(full.step_time), pool_(make_pool(s, seed)),
+      : s_(s),
+        seed_(seed),
+        step_(step),
+        policy_(policy),
+        trace_(full.step_time),
+        pool_(make_pool(s, seed)),
         shapes_{{full.dp, full}}
   {
     trace_.reserve(expected_records(s));
@@ -211,8 +217,9 @@ void Replay::start_actors(const Platform& platform, const ProgressFn& progress)
   const double checkpoint_bytes = s_.checkpoint_bytes().si();
   // Each actor gets the few services it uses (run_context.hpp).
   const EventSourceWiring sources{s_, pool_, seed_, horizon, scheduler_inbox_};
-  const JobWiring job{trace_,           shape_,           s_.checkpoint.write_overhead.si(), checkpoint_bytes,
-                      job_inbox_,       scheduler_inbox_, coordinator_link_};
+  const JobWiring job{trace_,           shape_,     s_.checkpoint.write_overhead.si(),
+                      checkpoint_bytes, job_inbox_, scheduler_inbox_,
+                      coordinator_link_};
   const SchedulerWiring scheduler{s_,    trace_,           pool_,      counters_,    policy_,          checkpoint_bytes,
                                   seed_, scheduler_inbox_, job_inbox_, alarm_inbox_, coordinator_link_};
   daemon(platform, "job-scheduler", JobScheduler(scheduler, shape_, [this](int dp) { return shape_for(dp); }));
@@ -275,8 +282,8 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed, co
   Replay replay(s, seed, result.step, full, *policy);
   result.lemon_nodes = replay.pool().lemons();
   replay.start_actors(platform, progress);
-  FLEETSIM_LOG(Run, info, "{} seed {}: replaying {:.1f} days at {:.4f} s per step", s.name, seed, s.duration.si() / 86400,
-               full.step_time);
+  FLEETSIM_LOG(Run, info, "{} seed {}: replaying {:.1f} days at {:.4f} s per step", s.name, seed,
+               s.duration.si() / 86400, full.step_time);
   try {
     result.log = replay.run(*engine);
     break_invariant_for_test(result.log);

@@ -25,11 +25,11 @@ struct RunResult {
   double wall_time_s = 0;         // the replay's own run time (after the step time is known)
   PolicyCounters counters;        // what the recovery policy did
   std::vector<std::pair<std::string, long>> policy_reported;  // the counters the policy reports
-  long nodes_retired = 0;         // lemon retirement
-  long lemons_retired = 0;        // of those, lemons
-  long lemon_nodes = 0;           // lemons drawn at the start
-  bool step_from_cache = false;   // simulated step read from the cache
-  double step_seconds = 0;        // wall time spent obtaining the step (simulation or cache read)
+  long nodes_retired = 0;                                     // lemon retirement
+  long lemons_retired = 0;                                    // of those, lemons
+  long lemon_nodes = 0;                                       // lemons drawn at the start
+  bool step_from_cache = false;                               // simulated step read from the cache
+  double step_seconds = 0;  // wall time spent obtaining the step (simulation or cache read)
 };
 
 /// The job on `dp` data-parallel replicas, given the full layout's step `step`: step time (the

@@ -45,8 +45,8 @@ namespace {
 
 // Phase 1: time each distinct pattern once, all its flows at once, on the whole fabric.
 // With background_bytes > 0, every GPU streams a checkpoint to the storage host meanwhile.
-std::vector<double> time_patterns(const models::CollectivePlan& traffic, const Fabric& fabric,
-                                  sg4::Engine& engine, double background_bytes = 0)
+std::vector<double> time_patterns(const models::CollectivePlan& traffic, const Fabric& fabric, sg4::Engine& engine,
+                                  double background_bytes = 0)
 {
   if (traffic.steps.empty())
     return {};

@@ -35,14 +35,14 @@ namespace fleetsim::sim {
 struct SimulatedStep {
   models::StepBreakdown breakdown;  // breakdown.model == "simulated"
   // Fabric-timed building blocks.
-  double tp_allreduce_s = 0;          // one TP all-reduce of a micro-batch's activations
-  double cp_all_gather_s = 0;         // one CP all-gather of a layer's keys and values
-  double ep_alltoall_s = 0;           // one expert all-to-all of a micro-batch's tokens
-  double pp_transfer_s = 0;           // one stage-to-stage send, all pipelines sending at once
-  double dp_reduce_scatter_chunk_s = 0;  // one chunk's gradient shard over the DP ring (= all-gather)
-  double checkpoint_write_s = 0;      // every GPU writes its state to storage at once, over the fabric
+  double tp_allreduce_s = 0;                 // one TP all-reduce of a micro-batch's activations
+  double cp_all_gather_s = 0;                // one CP all-gather of a layer's keys and values
+  double ep_alltoall_s = 0;                  // one expert all-to-all of a micro-batch's tokens
+  double pp_transfer_s = 0;                  // one stage-to-stage send, all pipelines sending at once
+  double dp_reduce_scatter_chunk_s = 0;      // one chunk's gradient shard over the DP ring (= all-gather)
+  double checkpoint_write_s = 0;             // every GPU writes its state to storage at once, over the fabric
   double step_time_during_checkpoint_s = 0;  // the iteration while a checkpoint drains to storage
-  PipelineTimes contended;            // pass and transfer times with checkpoint traffic on the fabric
+  PipelineTimes contended;                   // pass and transfer times with checkpoint traffic on the fabric
   double pp_exposed_s = 0;
   double dp_exposed_s = 0;
   // One slow node (stragglers or heterogeneous configured): pipeline 0 played again with one
@@ -53,8 +53,8 @@ struct SimulatedStep {
   int critical_stage = 0;
   int pods = 1;
   int racks = 0;
-  std::string fabric;               // describe_fabric()
-  std::vector<TraceSlice> trace;    // the iteration as played, for the Chrome trace
+  std::string fabric;             // describe_fabric()
+  std::vector<TraceSlice> trace;  // the iteration as played, for the Chrome trace
   int stages = 1;
   double wall_time_s = 0;
 };

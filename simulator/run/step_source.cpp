@@ -76,10 +76,10 @@ std::string step_cache_key(const scenario::Scenario& s)
     << in.workload.layers << ' ' << in.workload.hidden << ' ' << in.workload.sequence_length << ' '
     << g17(in.workload.global_batch_tokens) << ' ' << in.workload.micro_batch_size << ' '
     << g17(in.workload.bytes_per_value) << " accelerator " << g17(in.accelerator.peak_flops.si()) << ' '
-    << g17(in.accelerator.gemm_efficiency) << " layout " << in.layout.tp << ' ' << in.layout.pp << ' '
-    << in.layout.dp << ' ' << in.layout.virtual_stages << ' ' << in.layout.cp << " heads "
-    << in.workload.attention_heads << ' ' << in.workload.kv_heads << " moe " << in.workload.experts << ' '
-    << in.workload.experts_per_token << ' ' << g17(in.workload.expert_parameters) << ' ' << in.layout.ep << " fabric";
+    << g17(in.accelerator.gemm_efficiency) << " layout " << in.layout.tp << ' ' << in.layout.pp << ' ' << in.layout.dp
+    << ' ' << in.layout.virtual_stages << ' ' << in.layout.cp << " heads " << in.workload.attention_heads << ' '
+    << in.workload.kv_heads << " moe " << in.workload.experts << ' ' << in.workload.experts_per_token << ' '
+    << g17(in.workload.expert_parameters) << ' ' << in.layout.ep << " fabric";
   const FabricSpec f = fabric_spec(s, static_cast<int>(in.layout.gpus()));
   for (double v : {f.nic_bandwidth, f.nic_latency, f.pod_oversubscription, f.gpu_flops, f.nvlink_bandwidth,
                    f.nvlink_latency, f.rack_oversubscription})
@@ -133,7 +133,8 @@ ResolvedStep resolve_step(const scenario::Scenario& s)
         if (j.at("key").get<std::string>() == key) {
           resolved_from_json(j, r);
           r.from_cache = true;
-          FLEETSIM_LOG(Fabric, info, "step {:.4f} s, read from the cache ({}/{})", r.breakdown.step_time.si(), dir, name);
+          FLEETSIM_LOG(Fabric, info, "step {:.4f} s, read from the cache ({}/{})", r.breakdown.step_time.si(), dir,
+                       name);
           return finish();
         }
       } catch (const std::exception&) {

@@ -15,46 +15,47 @@ ParamSpec quantity(std::string key, Dimension dim, std::optional<std::string> de
                    std::optional<double> min = 0.0, bool min_exclusive = true)
 {
   return ParamSpec{std::move(key), Kind::Quantity, dim, std::move(def), std::move(desc), min,
-                   min_exclusive, std::nullopt, {}};
+                   min_exclusive,  std::nullopt,   {}};
 }
 
 ParamSpec integer(std::string key, std::optional<std::string> def, std::string desc, double min,
                   std::optional<double> max = std::nullopt)
 {
-  return ParamSpec{std::move(key), Kind::Int, Dimension::Time, std::move(def), std::move(desc), min,
-                   false, max, {}};
+  return ParamSpec{std::move(key), Kind::Int, Dimension::Time, std::move(def), std::move(desc), min, false, max, {}};
 }
 
-ParamSpec real(std::string key, std::optional<std::string> def, std::string desc,
-               std::optional<double> min, bool min_exclusive, std::optional<double> max)
+ParamSpec real(std::string key, std::optional<std::string> def, std::string desc, std::optional<double> min,
+               bool min_exclusive, std::optional<double> max)
 {
-  return ParamSpec{std::move(key), Kind::Float, Dimension::Time, std::move(def), std::move(desc), min,
-                   min_exclusive, max, {}};
+  return ParamSpec{
+      std::move(key), Kind::Float, Dimension::Time, std::move(def), std::move(desc), min, min_exclusive, max, {}};
 }
 
 ParamSpec text(std::string key, std::optional<std::string> def, std::string desc)
 {
-  return ParamSpec{std::move(key), Kind::String, Dimension::Time, std::move(def), std::move(desc),
-                   std::nullopt, false, std::nullopt, {}};
+  return ParamSpec{std::move(key), Kind::String,    Dimension::Time,
+                   std::move(def), std::move(desc), std::nullopt,
+                   false,          std::nullopt,    {}};
 }
 
 ParamSpec flag(std::string key, std::string def, std::string desc)
 {
-  return ParamSpec{std::move(key), Kind::Bool, Dimension::Time, std::move(def), std::move(desc),
-                   std::nullopt, false, std::nullopt, {}};
+  return ParamSpec{std::move(key), Kind::Bool, Dimension::Time, std::move(def), std::move(desc), std::nullopt, false,
+                   std::nullopt,   {}};
 }
 
 ParamSpec registered_choice(std::string key, std::string def, std::string desc, std::vector<std::string> (*from)())
 {
-  ParamSpec p{std::move(key), Kind::Enum, units::Dimension::Time, std::move(def), std::move(desc), std::nullopt, false, std::nullopt, {}};
+  ParamSpec p{std::move(key), Kind::Enum, units::Dimension::Time, std::move(def), std::move(desc), std::nullopt, false,
+              std::nullopt,   {}};
   p.choices_from = from;
   return p;
 }
 
 ParamSpec choice(std::string key, std::string def, std::string desc, std::vector<std::string> choices)
 {
-  return ParamSpec{std::move(key), Kind::Enum, Dimension::Time, std::move(def), std::move(desc),
-                   std::nullopt, false, std::nullopt, std::move(choices)};
+  return ParamSpec{std::move(key), Kind::Enum, Dimension::Time, std::move(def),    std::move(desc),
+                   std::nullopt,   false,      std::nullopt,    std::move(choices)};
 }
 
 std::vector<ParamSpec> build_table()
@@ -68,10 +69,12 @@ std::vector<ParamSpec> build_table()
 
       integer("cluster.gpus", "16384", "accelerators in the training job", 1, 1e8),
       integer("cluster.gpus_per_node", "8", "accelerators per server (node scope of failure causes)", 1, 1024),
-      integer("cluster.gpus_per_rack", "16", "accelerators behind one top-of-rack switch (rack scope of failure causes)", 1, 1e6),
+      integer("cluster.gpus_per_rack", "16",
+              "accelerators behind one top-of-rack switch (rack scope of failure causes)", 1, 1e6),
 
       text("accelerator.name", "H100-SXM-80GB", "accelerator model, for reports"),
-      quantity("accelerator.peak_flops", Dimension::FlopRate, "989TFLOPS", "peak dense BF16 throughput per accelerator"),
+      quantity("accelerator.peak_flops", Dimension::FlopRate, "989TFLOPS",
+               "peak dense BF16 throughput per accelerator"),
       quantity("accelerator.memory", B, "80GB", "HBM capacity per accelerator"),
       quantity("accelerator.power", Dimension::Power, "700W", "board power (TDP) per accelerator"),
       real("accelerator.gemm_efficiency", "0.6", "achieved fraction of peak in the model's kernels", 0.0, true, 1.0),
@@ -80,18 +83,25 @@ std::vector<ParamSpec> build_table()
       integer("model.layers", "126", "transformer layers", 1, 1e6),
       integer("model.hidden", "16384", "model dimension", 1, 1e7),
       integer("model.sequence_length", "8192", "tokens per sequence", 1, 1e8),
-      real("model.global_batch_tokens", "16777216", "tokens per optimizer step (global batch)", 0.0, true, std::nullopt),
+      real("model.global_batch_tokens", "16777216", "tokens per optimizer step (global batch)", 0.0, true,
+           std::nullopt),
       integer("model.micro_batch_size", "1", "sequences per micro-batch", 1, 1e6),
       integer("model.attention_heads", "128", "query heads per layer", 1, 1e6),
-      integer("model.kv_heads", "8", "key/value heads per layer (grouped-query attention); sizes context-parallel traffic", 1, 1e6),
+      integer("model.kv_heads", "8",
+              "key/value heads per layer (grouped-query attention); sizes context-parallel traffic", 1, 1e6),
       integer("model.experts", "0", "experts per MoE layer (0: dense); every layer's MLP is MoE", 0, 1e6),
       integer("model.experts_per_token", "2", "experts each token is routed to (top-k)", 1, 1e6),
-      real("model.expert_parameters", "0", "parameters in all experts of all layers, part of model.parameters", 0.0, false, std::nullopt),
+      real("model.expert_parameters", "0", "parameters in all experts of all layers, part of model.parameters", 0.0,
+           false, std::nullopt),
       real("model.bytes_per_value", "2", "bytes per activation or gradient value on the wire", 0.0, true, 16.0),
 
       integer("parallelism.tp", "8", "tensor-parallel degree", 1, 1e6),
-      integer("parallelism.cp", "1", "context-parallel degree: each sequence split over cp GPUs (all-gather based, as Llama 3's long-context stage)", 1, 1e6),
-      integer("parallelism.ep", "1", "expert-parallel degree: experts sharded over ep data-parallel replicas (MoE models)", 1, 1e6),
+      integer("parallelism.cp", "1",
+              "context-parallel degree: each sequence split over cp GPUs (all-gather based, as Llama 3's long-context "
+              "stage)",
+              1, 1e6),
+      integer("parallelism.ep", "1",
+              "expert-parallel degree: experts sharded over ep data-parallel replicas (MoE models)", 1, 1e6),
       integer("parallelism.pp", "16", "pipeline-parallel degree", 1, 1e6),
       integer("parallelism.dp", "128", "data-parallel degree", 1, 1e8),
       integer("parallelism.virtual_stages", "1", "interleaved pipeline chunks per device (v)", 1, 1024),
@@ -100,64 +110,129 @@ std::vector<ParamSpec> build_table()
       quantity("network.nvlink_latency", T, "1us", "scale-up per-message latency", 0.0, false),
       quantity("network.nic_bandwidth", BW, "400Gbps", "scale-out NIC bandwidth per GPU, one direction"),
       quantity("network.nic_latency", T, "5us", "scale-out per-message latency", 0.0, false),
-      real("network.dp_overlap", "0.8", "analytic step model only: fraction of data-parallel traffic hidden behind the backward pass (the simulated step measures it)", 0.0, false, 1.0),
+      real("network.dp_overlap", "0.8",
+           "analytic step model only: fraction of data-parallel traffic hidden behind the backward pass (the simulated "
+           "step measures it)",
+           0.0, false, 1.0),
       integer("network.pod_size", "0", "GPUs per full-bisection pod of the scale-out fabric (0: one pod)", 0, 1e8),
-      real("network.pod_oversubscription", "1", "pod-to-aggregation oversubscription (7 means 1:7)", 1.0, false, std::nullopt),
-      choice("network.preset", "none", "a named fabric whose values replace the defaults of the keys the scenario leaves unset: llama3 = 8-GPU nodes, 16-GPU racks at 1:1, 3,072-GPU pods at full bisection joined at 1:7, 400 Gbps NICs, 450 GB/s NVLink ([L3] section 3.3.1)", {"none", "llama3"}),
-      registered_choice("network.topology", "clos", "fabric of the simulated step: Clos of racks and pods, rail-optimized pods, or a 3-D torus (TPU-style) (models/topology.hpp: the registry)", models::topology_names),
+      real("network.pod_oversubscription", "1", "pod-to-aggregation oversubscription (7 means 1:7)", 1.0, false,
+           std::nullopt),
+      choice("network.preset", "none",
+             "a named fabric whose values replace the defaults of the keys the scenario leaves unset: llama3 = 8-GPU "
+             "nodes, 16-GPU racks at 1:1, 3,072-GPU pods at full bisection joined at 1:7, 400 Gbps NICs, 450 GB/s "
+             "NVLink ([L3] section 3.3.1)",
+             {"none", "llama3"}),
+      registered_choice("network.topology", "clos",
+                        "fabric of the simulated step: Clos of racks and pods, rail-optimized pods, or a 3-D torus "
+                        "(TPU-style) (models/topology.hpp: the registry)",
+                        models::topology_names),
       text("network.torus_dims", "", "torus shape XxYxZ, product = cluster.gpus (topology torus only)"),
       quantity("network.torus_link_bandwidth", BW, "45GB/s", "each direction of each torus link (topology torus only)"),
       quantity("network.torus_hop_latency", T, "1us", "latency of one torus hop (topology torus only)", 0.0, false),
-      real("network.rack_oversubscription", "1", "rack (top-of-rack switch) uplink oversubscription within a pod", 1.0, false, std::nullopt),
+      real("network.rack_oversubscription", "1", "rack (top-of-rack switch) uplink oversubscription within a pod", 1.0,
+           false, std::nullopt),
 
       real("stragglers.persistent_fraction", "0", "fraction of nodes that always run slow", 0.0, false, 1.0),
       real("stragglers.persistent_speed", "1", "speed of a persistent straggler, relative to nominal", 0.0, true, 1.0),
-      real("stragglers.transient_probability", "0", "probability that a node runs slow in a given step", 0.0, false, 1.0),
+      real("stragglers.transient_probability", "0", "probability that a node runs slow in a given step", 0.0, false,
+           1.0),
       real("stragglers.transient_speed", "1", "speed of a node in a slow step, relative to nominal", 0.0, true, 1.0),
-      quantity("stragglers.episode_interval", T, "0s", "mean time between slowdown episodes of one node (0: none); episodes start at exponential intervals", 0.0, false),
+      quantity("stragglers.episode_interval", T, "0s",
+               "mean time between slowdown episodes of one node (0: none); episodes start at exponential intervals",
+               0.0, false),
       quantity("stragglers.episode_duration", T, "30min", "mean duration of a slowdown episode"),
-      choice("stragglers.episode_distribution", "exponential", "distribution of episode durations around their mean", {"exponential", "fixed"}),
-      real("stragglers.episode_speed", "1", "speed of a node during a slowdown episode, relative to nominal", 0.0, true, 1.0),
-      real("stragglers.diurnal_amplitude", "0", "peak-to-trough throughput swing of every node over a day (Llama 3 saw 1-2%)", 0.0, false, 0.5),
-      quantity("stragglers.diurnal_peak", T, "15h", "time of day (from the start of the run) at which nodes are slowest", 0.0, false),
+      choice("stragglers.episode_distribution", "exponential", "distribution of episode durations around their mean",
+             {"exponential", "fixed"}),
+      real("stragglers.episode_speed", "1", "speed of a node during a slowdown episode, relative to nominal", 0.0, true,
+           1.0),
+      real("stragglers.diurnal_amplitude", "0",
+           "peak-to-trough throughput swing of every node over a day (Llama 3 saw 1-2%)", 0.0, false, 0.5),
+      quantity("stragglers.diurnal_peak", T, "15h",
+               "time of day (from the start of the run) at which nodes are slowest", 0.0, false),
       quantity("stragglers.diurnal_resolution", T, "1h", "how often the replay updates the diurnal speed"),
-      real("stragglers.drain_below", "0", "mitigation: drain a node whose speed stays below this for stragglers.drain_after (0: never)", 0.0, false, 1.0),
-      quantity("stragglers.drain_after", T, "10min", "mitigation: how long a node must stay slow before it is drained", 0.0, false),
-      quantity("stragglers.drain_repair", T, "4h", "mitigation: until a drained node is back, at full speed", 0.0, false),
+      real("stragglers.drain_below", "0",
+           "mitigation: drain a node whose speed stays below this for stragglers.drain_after (0: never)", 0.0, false,
+           1.0),
+      quantity("stragglers.drain_after", T, "10min", "mitigation: how long a node must stay slow before it is drained",
+               0.0, false),
+      quantity("stragglers.drain_repair", T, "4h", "mitigation: until a drained node is back, at full speed", 0.0,
+               false),
 
-      real("heterogeneous.fraction", "0", "fraction of the job's nodes that are of an older accelerator generation", 0.0, false, 1.0),
+      real("heterogeneous.fraction", "0", "fraction of the job's nodes that are of an older accelerator generation",
+           0.0, false, 1.0),
       text("heterogeneous.accelerator", "A100-SXM-80GB", "the older generation's accelerator, for reports"),
-      real("heterogeneous.speed", "0.315", "the older generation's throughput relative to accelerator.peak_flops (A100 312 / H100 989 TFLOPS dense BF16)", 0.0, true, 1.0),
-      choice("heterogeneous.placement", "block", "where the older nodes sit: the job's last nodes (racks of their own), or spread at random", {"block", "spread"}),
-      choice("heterogeneous.balance", "none", "none: every data-parallel replica gets the same batch share, so the slowest gates the step; micro_batches: replicas get micro-batches in proportion to their generation's speed", {"none", "micro_batches"}),
+      real("heterogeneous.speed", "0.315",
+           "the older generation's throughput relative to accelerator.peak_flops (A100 312 / H100 989 TFLOPS dense "
+           "BF16)",
+           0.0, true, 1.0),
+      choice("heterogeneous.placement", "block",
+             "where the older nodes sit: the job's last nodes (racks of their own), or spread at random",
+             {"block", "spread"}),
+      choice("heterogeneous.balance", "none",
+             "none: every data-parallel replica gets the same batch share, so the slowest gates the step; "
+             "micro_batches: replicas get micro-batches in proportion to their generation's speed",
+             {"none", "micro_batches"}),
 
       quantity("storage.write_bandwidth", BW, "2TB/s", "aggregate checkpoint write bandwidth of the storage service"),
       quantity("storage.read_bandwidth", BW, "2TB/s", "aggregate checkpoint read bandwidth of the storage service"),
 
-      quantity("checkpoint.interval", T, "30min", "training time between the end of one checkpoint and the start of the next"),
+      quantity("checkpoint.interval", T, "30min",
+               "training time between the end of one checkpoint and the start of the next"),
       quantity("checkpoint.state_per_gpu", B, "400MB", "checkpoint bytes written per accelerator"),
-      quantity("checkpoint.state_total", B, std::nullopt, "the model's whole checkpoint (e.g. 14 B/parameter x parameters); when given, each GPU writes state_total / cluster.gpus and checkpoint.state_per_gpu is ignored, so a sweep over cluster.gpus keeps the checkpoint one size"),
-      quantity("checkpoint.write_overhead", T, "0s", "fixed cost of each checkpoint besides the data transfer (barrier, metadata)", 0.0, false),
+      quantity("checkpoint.state_total", B, std::nullopt,
+               "the model's whole checkpoint (e.g. 14 B/parameter x parameters); when given, each GPU writes "
+               "state_total / cluster.gpus and checkpoint.state_per_gpu is ignored, so a sweep over cluster.gpus keeps "
+               "the checkpoint one size"),
+      quantity("checkpoint.write_overhead", T, "0s",
+               "fixed cost of each checkpoint besides the data transfer (barrier, metadata)", 0.0, false),
 
       quantity("recovery.detection", T, "5min", "from a failure to the job being declared failed"),
-      quantity("recovery.restart", T, "10min", "rescheduling, process start, communicator init and rendezvous", 0.0, false),
-      quantity("recovery.warmup", T, "0s", "time after reload before steps run at full speed (counted as lost)", 0.0, false),
-      quantity("recovery.watchdog_timeout", T, "10min", "collective timeout that detects hangs (PyTorch's NCCL default is 10 min)"),
-      registered_choice("recovery.policy", "restart", "what happens after a failure: restart = resubmit the whole job from the last checkpoint; hot_spare = keep the allocation, swap warm spare nodes in (recovery.spare_swap); elastic = continue on fewer data-parallel replicas and grow back when nodes return; in_memory = restore from checkpoint copies in peers' host memory (Gemini-style), remote storage only when every copy of a shard is lost (models/recovery_policy.hpp: the registry)", models::recovery_policy_names),
-      quantity("recovery.spare_swap", T, "2min", "hot_spare: restart in the job's own allocation with warm spares swapped in (replaces recovery.restart)", 0.0, false),
-      choice("recovery.elastic_batch", "global", "elastic: keep the global batch (more micro-batches per replica) or the per-replica batch (smaller global batch)", {"global", "per_replica"}),
-      integer("recovery.elastic_min_dp", "1", "elastic: fewest data-parallel replicas to train on; below it the job waits for nodes", 1, 1e8),
-      quantity("recovery.memory_snapshot_interval", T, "0s", "in_memory: training time between snapshots to host memory (0: every step); snapshots are assumed hidden behind training", 0.0, false),
-      quantity("recovery.memory_reload", T, "30s", "in_memory: restoring the state from host memory and peers (replaces the storage reload)", 0.0, false),
-      integer("recovery.memory_copies", "2", "in_memory: copies of each node's shard, on its own node and on peers in other racks", 1, 64),
+      quantity("recovery.restart", T, "10min", "rescheduling, process start, communicator init and rendezvous", 0.0,
+               false),
+      quantity("recovery.warmup", T, "0s", "time after reload before steps run at full speed (counted as lost)", 0.0,
+               false),
+      quantity("recovery.watchdog_timeout", T, "10min",
+               "collective timeout that detects hangs (PyTorch's NCCL default is 10 min)"),
+      registered_choice("recovery.policy", "restart",
+                        "what happens after a failure: restart = resubmit the whole job from the last checkpoint; "
+                        "hot_spare = keep the allocation, swap warm spare nodes in (recovery.spare_swap); elastic = "
+                        "continue on fewer data-parallel replicas and grow back when nodes return; in_memory = restore "
+                        "from checkpoint copies in peers' host memory (Gemini-style), remote storage only when every "
+                        "copy of a shard is lost (models/recovery_policy.hpp: the registry)",
+                        models::recovery_policy_names),
+      quantity("recovery.spare_swap", T, "2min",
+               "hot_spare: restart in the job's own allocation with warm spares swapped in (replaces recovery.restart)",
+               0.0, false),
+      choice("recovery.elastic_batch", "global",
+             "elastic: keep the global batch (more micro-batches per replica) or the per-replica batch (smaller global "
+             "batch)",
+             {"global", "per_replica"}),
+      integer("recovery.elastic_min_dp", "1",
+              "elastic: fewest data-parallel replicas to train on; below it the job waits for nodes", 1, 1e8),
+      quantity("recovery.memory_snapshot_interval", T, "0s",
+               "in_memory: training time between snapshots to host memory (0: every step); snapshots are assumed "
+               "hidden behind training",
+               0.0, false),
+      quantity("recovery.memory_reload", T, "30s",
+               "in_memory: restoring the state from host memory and peers (replaces the storage reload)", 0.0, false),
+      integer("recovery.memory_copies", "2",
+              "in_memory: copies of each node's shard, on its own node and on peers in other racks", 1, 64),
 
       integer("spares.nodes", "0", "warm spare nodes beside the job's; failures strike them too", 0, 1e7),
-      quantity("repair.time", T, "0s", "mean time until a failed node is back in service (0: the scheduler always finds a healthy replacement at once)", 0.0, false),
-      choice("repair.distribution", "exponential", "distribution of repair times around their mean", {"exponential", "fixed"}),
+      quantity("repair.time", T, "0s",
+               "mean time until a failed node is back in service (0: the scheduler always finds a healthy replacement "
+               "at once)",
+               0.0, false),
+      choice("repair.distribution", "exponential", "distribution of repair times around their mean",
+             {"exponential", "fixed"}),
 
-      real("lemons.fraction", "0", "fraction of nodes that fail much more often than the others (GPU- and node-scope causes)", 0.0, false, 1.0),
-      real("lemons.rate_multiplier", "10", "failure rate of a lemon node over a normal node's (the fleet average stays as configured)", 1.0, false, std::nullopt),
-      integer("lemons.retire_after", "0", "retire a node after this many of its own failures within lemons.retire_window (0: never)", 0, 1e6),
+      real("lemons.fraction", "0",
+           "fraction of nodes that fail much more often than the others (GPU- and node-scope causes)", 0.0, false, 1.0),
+      real("lemons.rate_multiplier", "10",
+           "failure rate of a lemon node over a normal node's (the fleet average stays as configured)", 1.0, false,
+           std::nullopt),
+      integer("lemons.retire_after", "0",
+              "retire a node after this many of its own failures within lemons.retire_window (0: never)", 0, 1e6),
       quantity("lemons.retire_window", T, "7d", "window over which a node's failures count toward retirement"),
       quantity("lemons.replace_time", T, "0s", "until a retired node's position holds a new, healthy node", 0.0, false),
 
@@ -169,19 +244,37 @@ std::vector<ParamSpec> build_table()
 
       integer("failures.reference_gpus", "16384", "fleet size at which failure counts were observed", 1, 1e9),
       quantity("failures.reference_window", T, "54d", "window over which failure counts were observed"),
-      real("failures.causes.<name>.count", std::nullopt, "interruptions in the reference window at the reference fleet size", 0.0, false, std::nullopt),
-      quantity("failures.causes.<name>.mtbf", T, std::nullopt, "mean time between failures of one component of the cause's scope (instead of count)"),
-      registered_choice("failures.causes.<name>.scope", "gpu", "failure domain the cause takes down: a GPU (its node goes to repair), a node, a node's network link, a rack (its top-of-rack switch), a pod (network.pod_size GPUs; the whole job without pods), the storage service (the job fails and cannot reload from storage until the cause's repair time has passed), or the job (software) (models/failure_scope.hpp: the registry)", models::scope_names),
-      choice("failures.causes.<name>.detected_by", "auto", "health_check: recovery.detection; watchdog: the job hangs until recovery.watchdog_timeout; auto: watchdog for link failures, health_check otherwise (a cause's own detection wins)", {"auto", "health_check", "watchdog"}),
+      real("failures.causes.<name>.count", std::nullopt,
+           "interruptions in the reference window at the reference fleet size", 0.0, false, std::nullopt),
+      quantity("failures.causes.<name>.mtbf", T, std::nullopt,
+               "mean time between failures of one component of the cause's scope (instead of count)"),
+      registered_choice(
+          "failures.causes.<name>.scope", "gpu",
+          "failure domain the cause takes down: a GPU (its node goes to repair), a node, a node's network link, a rack "
+          "(its top-of-rack switch), a pod (network.pod_size GPUs; the whole job without pods), the storage service "
+          "(the job fails and cannot reload from storage until the cause's repair time has passed), or the job "
+          "(software) (models/failure_scope.hpp: the registry)",
+          models::scope_names),
+      choice("failures.causes.<name>.detected_by", "auto",
+             "health_check: recovery.detection; watchdog: the job hangs until recovery.watchdog_timeout; auto: "
+             "watchdog for link failures, health_check otherwise (a cause's own detection wins)",
+             {"auto", "health_check", "watchdog"}),
       text("failures.causes.<name>.category", "", "root-cause category, for reports"),
       flag("failures.causes.<name>.scales_with_fleet", "true", "a count-based rate grows linearly with cluster.gpus"),
-      quantity("failures.causes.<name>.detection", T, std::nullopt, "detection delay of this cause (default recovery.detection)", 0.0, false),
-      quantity("failures.causes.<name>.repair", T, std::nullopt, "mean repair time of the nodes this cause takes down (default repair.time)", 0.0, false),
+      quantity("failures.causes.<name>.detection", T, std::nullopt,
+               "detection delay of this cause (default recovery.detection)", 0.0, false),
+      quantity("failures.causes.<name>.repair", T, std::nullopt,
+               "mean repair time of the nodes this cause takes down (default repair.time)", 0.0, false),
 
       quantity("run.duration", T, "54d", "simulated window"),
-      real("run.token_target", "0", "tokens to train (e.g. 15.6e12): summary.json reports when the net tokens trained reached them for good (time_to_target); 0 = no target. The run still lasts run.duration: make it long enough", 0.0, false, std::nullopt),
+      real("run.token_target", "0",
+           "tokens to train (e.g. 15.6e12): summary.json reports when the net tokens trained reached them for good "
+           "(time_to_target); 0 = no target. The run still lasts run.duration: make it long enough",
+           0.0, false, std::nullopt),
       integer("run.seed", "1", "root random seed (overridden by --seed)", 0, 9.007199254740992e15),
-      choice("run.step_model", "simulated", "source of the step time: one iteration simulated on the fabric (cached), or the alpha-beta formulas", {"simulated", "analytic"}),
+      choice("run.step_model", "simulated",
+             "source of the step time: one iteration simulated on the fabric (cached), or the alpha-beta formulas",
+             {"simulated", "analytic"}),
   };
 }
 
@@ -239,10 +332,10 @@ const std::vector<ParamSpec>& parameter_table()
 std::vector<std::pair<std::string, std::string>> preset_values(std::string_view preset)
 {
   if (preset == "llama3")  // [L3] section 3.3.1 and shared/reference/published.md
-    return {{"cluster.gpus_per_node", "8"},          {"cluster.gpus_per_rack", "16"},
-            {"network.topology", "clos"},            {"network.rack_oversubscription", "1"},
-            {"network.pod_size", "3072"},            {"network.pod_oversubscription", "7"},
-            {"network.nic_bandwidth", "400Gbps"},    {"network.nvlink_bandwidth", "450GB/s"}};
+    return {{"cluster.gpus_per_node", "8"},       {"cluster.gpus_per_rack", "16"},
+            {"network.topology", "clos"},         {"network.rack_oversubscription", "1"},
+            {"network.pod_size", "3072"},         {"network.pod_oversubscription", "7"},
+            {"network.nic_bandwidth", "400Gbps"}, {"network.nvlink_bandwidth", "450GB/s"}};
   return {};
 }
 

@@ -25,7 +25,7 @@ struct ParamSpec {
   std::string description;
   std::optional<double> min;  // inclusive unless min_exclusive (SI units for quantities)
   bool min_exclusive = false;
-  std::optional<double> max;  // inclusive
+  std::optional<double> max;         // inclusive
   std::vector<std::string> choices;  // Kind::Enum only
   /// Kind::Enum whose values come from a registry (recovery.policy): asked when needed, so that
   /// values registered at start-up (a test's policy, a plugin's) are valid too.

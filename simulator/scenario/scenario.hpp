@@ -25,13 +25,13 @@ constexpr long kMaxSimulatedExpertFlows = 500000;
 
 /// The scale-out fabric's shape beyond the per-GPU NIC (which lives in the step inputs).
 struct FabricShape {
-  long pod_size = 0;               // GPUs per full-bisection pod; 0 = one pod
+  long pod_size = 0;  // GPUs per full-bisection pod; 0 = one pod
   double pod_oversubscription = 1;
   double rack_oversubscription = 1;  // rack (ToR) uplinks: 1:1 unless the scenario says otherwise
   std::string topology = "clos";     // clos | rail_optimized | torus
   std::vector<int> torus_dims;
-  double torus_link_bandwidth = 0;   // bytes/s
-  double torus_hop_latency = 0;      // s
+  double torus_link_bandwidth = 0;  // bytes/s
+  double torus_hop_latency = 0;     // s
 };
 
 struct StorageSpec {
@@ -40,9 +40,9 @@ struct StorageSpec {
 };
 
 struct CheckpointSpec {
-  units::Seconds interval{0};       // training time between checkpoints
-  units::Bytes state_per_gpu{0};    // bytes written per accelerator
-  units::Seconds write_overhead{0}; // fixed part of each checkpoint
+  units::Seconds interval{0};        // training time between checkpoints
+  units::Bytes state_per_gpu{0};     // bytes written per accelerator
+  units::Seconds write_overhead{0};  // fixed part of each checkpoint
 };
 
 using models::RecoverySpec;  // models/recovery_policy.hpp: the policies read it
@@ -59,11 +59,11 @@ struct CapacitySpec {
 };
 
 struct PlannedSpec {
-  double count = 0;             // per window
+  double count = 0;  // per window
   units::Seconds window{0};
   units::Seconds duration{0};
   bool checkpoint_before = true;
-  bool poisson = false;         // false: evenly spaced
+  bool poisson = false;  // false: evenly spaced
 };
 
 /// Mixed accelerator generations in one job.

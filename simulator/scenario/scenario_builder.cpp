@@ -75,8 +75,7 @@ public:
         }
         break;
       }
-      default:
-        return 0;
+      default: return 0;
     }
     // An out-of-range value reads as 0: it has its diagnostic, and 1e300 must not reach a cast to long.
     return check_range(key, *spec, x, v->text) ? x : 0;
@@ -200,8 +199,8 @@ void read_step_inputs(Reader& r, Scenario& s)
       start = end + 1;
     }
     if (!ok || s.fabric.torus_dims.size() > 3) {
-      r.error("network.torus_dims", "network.torus_dims must be one to three positive integers like 16x16x64 (got '" +
-                                        dims + "')");
+      r.error("network.torus_dims",
+              "network.torus_dims must be one to three positive integers like 16x16x64 (got '" + dims + "')");
       s.fabric.torus_dims.clear();
     }
   }
@@ -235,13 +234,14 @@ void read_causes(Reader& r, const std::vector<ResolvedValue>& resolved, Scenario
     const std::string detected_by = r.text(base + "detected_by");
     c.hang = detected_by == "watchdog" || (detected_by == "auto" && c.scope.model().hangs());
     std::vector<std::string> cause_keys;
-    for (const char* k : {"mtbf", "count", "scope", "category", "scales_with_fleet", "detection", "repair", "detected_by"})
+    for (const char* k :
+         {"mtbf", "count", "scope", "category", "scales_with_fleet", "detection", "repair", "detected_by"})
       cause_keys.push_back(base + k);
     if (c.count && c.component_mtbf)
       r.error_at_first_given(cause_keys, "failure cause '" + name + "' gives both count and mtbf; keep one");
     else if (!c.count && !c.component_mtbf)
-      r.error_at_first_given(cause_keys, "failure cause '" + name +
-                                             "' needs a rate: count (over the reference window) or mtbf");
+      r.error_at_first_given(cause_keys,
+                             "failure cause '" + name + "' needs a rate: count (over the reference window) or mtbf");
     s.causes.push_back(std::move(c));
   }
 }
@@ -301,12 +301,24 @@ void read_stragglers(Reader& r, Scenario& s)
 // Returns whether there was any.
 bool check_layout(Reader& r, const Scenario& s)
 {
-  const std::vector<std::string> layout_keys = {
-      "parallelism.dp",        "parallelism.tp",          "parallelism.pp",     "parallelism.virtual_stages",
-      "parallelism.cp",        "model.attention_heads",   "model.kv_heads",   "parallelism.ep",
-      "model.experts",         "model.experts_per_token", "model.expert_parameters",
-      "cluster.gpus",          "model.global_batch_tokens", "model.sequence_length", "model.micro_batch_size",
-      "model.layers",          "network.nvlink_bandwidth", "network.nic_bandwidth"};
+  const std::vector<std::string> layout_keys = {"parallelism.dp",
+                                                "parallelism.tp",
+                                                "parallelism.pp",
+                                                "parallelism.virtual_stages",
+                                                "parallelism.cp",
+                                                "model.attention_heads",
+                                                "model.kv_heads",
+                                                "parallelism.ep",
+                                                "model.experts",
+                                                "model.experts_per_token",
+                                                "model.expert_parameters",
+                                                "cluster.gpus",
+                                                "model.global_batch_tokens",
+                                                "model.sequence_length",
+                                                "model.micro_batch_size",
+                                                "model.layers",
+                                                "network.nvlink_bandwidth",
+                                                "network.nic_bandwidth"};
   const auto layout_problems = models::check_step_inputs(s.step, s.fleet.gpus);
   for (const auto& msg : layout_problems) {
     // Point at the keys the message is about first, then at the layout in general.
@@ -332,7 +344,8 @@ void check_simulated_step(Reader& r, const Scenario& s)
   if (!models::schedule_supported(l.pp, static_cast<int>(std::lround(m)), l.virtual_stages))
     r.error_at_first_given({"parallelism.virtual_stages", "parallelism.pp", "model.global_batch_tokens"},
                            "the interleaved pipeline schedule (virtual_stages > 1) needs the micro-batches per "
-                           "step (" + std::to_string(std::lround(m)) + ") to be a multiple of parallelism.pp");
+                           "step (" +
+                               std::to_string(std::lround(m)) + ") to be a multiple of parallelism.pp");
   const long ep_flows = s.fleet.gpus * (static_cast<long>(l.ep) - 1);
   if (ep_flows > kMaxSimulatedExpertFlows)
     r.error_at_first_given({"parallelism.ep", "cluster.gpus", "run.step_model"},
@@ -378,8 +391,7 @@ void check_cross_keys(Reader& r, const Scenario& s)
 
 }  // namespace
 
-Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::string& file,
-                        Diagnostics& diags)
+Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::string& file, Diagnostics& diags)
 {
   Reader r(resolved, file, diags);
   Scenario s;
@@ -398,8 +410,8 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
   s.checkpoint.state_per_gpu = units::Bytes(r.number("checkpoint.state_per_gpu"));
   // The model's whole checkpoint, when given, fixes each GPU's share at any cluster size.
   if (r.has("checkpoint.state_total"))
-    s.checkpoint.state_per_gpu =
-        units::Bytes(r.number("checkpoint.state_total") / static_cast<double>(std::max<long>(1, s.fleet.gpus)));
+    s.checkpoint.state_per_gpu = units::Bytes(r.number("checkpoint.state_total") /
+                                              static_cast<double>(std::max<long>(1, s.fleet.gpus)));
   s.checkpoint.write_overhead = units::Seconds(r.number("checkpoint.write_overhead"));
   read_recovery_and_capacity(r, s);
   read_causes(r, resolved, s);

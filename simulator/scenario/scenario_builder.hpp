@@ -11,7 +11,7 @@ namespace fleetsim::scenario {
 
 /// Converts every resolved value to its type, checks ranges and cross-key rules, and reports each
 /// problem at the location of the value that causes it.
-[[nodiscard]] Scenario build_scenario(const std::vector<ResolvedValue>& resolved,
-                                      const std::string& file, Diagnostics& diags);
+[[nodiscard]] Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::string& file,
+                                      Diagnostics& diags);
 
 }  // namespace fleetsim::scenario

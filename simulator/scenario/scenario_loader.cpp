@@ -110,7 +110,8 @@ std::vector<YAML::Mark> document_starts(const std::string& text)
 class Flattener {
 public:
   Flattener(std::string file, std::vector<ResolvedValue>& out, Diagnostics& diags)
-      : file_(std::move(file)), out_(out), diags_(diags) {}
+      : file_(std::move(file)), out_(out), diags_(diags)
+  {}
 
   void walk_map(const YAML::Node& map, const std::string& prefix)
   {
@@ -127,19 +128,18 @@ public:
       const std::string path = join(prefix, name);
       if (name.find('.') != std::string::npos) {
         diags_.error(at(file_, k.Mark()), "key '" + name + "' contains '.': nest it instead (" +
-                                             name.substr(0, name.find('.')) + ": {" +
-                                             name.substr(name.find('.') + 1) + ": ...})");
+                                              name.substr(0, name.find('.')) + ": {" + name.substr(name.find('.') + 1) +
+                                              ": ...})");
         continue;
       }
       const bool wildcard = is_wildcard_level(prefix);
       if (wildcard && !valid_name(name)) {
         diags_.error(at(file_, k.Mark()), "invalid name '" + name + "' for an entry of '" + prefix +
-                                             "' (use lower-case letters, digits and _)");
+                                              "' (use lower-case letters, digits and _)");
         continue;
       }
       if (wildcard && (v.IsNull() || (v.IsMap() && v.size() == 0))) {
-        diags_.error(at(file_, k.Mark()), "'" + path + "' is empty: give its keys (" +
-                                             join_children(path) + ")");
+        diags_.error(at(file_, k.Mark()), "'" + path + "' is empty: give its keys (" + join_children(path) + ")");
         continue;
       }
       if (is_section(path)) {
@@ -177,8 +177,8 @@ private:
   {
     for (const auto& earlier : out_) {
       if (earlier.key == path) {
-        diags_.error(at(file_, key_mark), "duplicate key '" + path + "' (first given at line " +
-                                              std::to_string(earlier.where.line) + ")");
+        diags_.error(at(file_, key_mark),
+                     "duplicate key '" + path + "' (first given at line " + std::to_string(earlier.where.line) + ")");
         return;
       }
     }
@@ -229,8 +229,7 @@ std::vector<std::string> concrete_keys(const std::string& user_key)
   return keys;
 }
 
-void apply_overrides(const std::vector<std::string>& overrides, std::vector<ResolvedValue>& values,
-                     Diagnostics& diags)
+void apply_overrides(const std::vector<std::string>& overrides, std::vector<ResolvedValue>& values, Diagnostics& diags)
 {
   for (const auto& o : overrides) {
     const SourceLocation where{"command line", 0, 0};
@@ -250,8 +249,7 @@ void apply_overrides(const std::vector<std::string>& overrides, std::vector<Reso
       continue;
     }
     if (auto name = wildcard_name(key); name && !valid_name(*name)) {
-      diags.error(where, "--set: invalid name '" + *name + "' in '" + key +
-                             "' (use lower-case letters, digits and _)");
+      diags.error(where, "--set: invalid name '" + *name + "' in '" + key + "' (use lower-case letters, digits and _)");
       continue;
     }
     bool replaced = false;
@@ -400,8 +398,8 @@ LoadResult load_scenario_file(const std::string& path, const std::vector<std::st
   }
   LoadResult result = load_scenario_text(buffer.str(), path, overrides);
   if (result.scenario)
-    FLEETSIM_LOG(Scenario, info, "{}: {} GPUs, {} failure causes, {:.1f} days, recovery {}", path, result.scenario->fleet.gpus,
-                 result.scenario->causes.size(), result.scenario->duration.si() / 86400,
+    FLEETSIM_LOG(Scenario, info, "{}: {} GPUs, {} failure causes, {:.1f} days, recovery {}", path,
+                 result.scenario->fleet.gpus, result.scenario->causes.size(), result.scenario->duration.si() / 86400,
                  result.scenario->recovery.policy_name);
   return result;
 }

@@ -22,14 +22,13 @@ struct ResolvedValue {
 };
 
 struct LoadResult {
-  std::optional<Scenario> scenario;      // set only when diagnostics is empty
-  std::vector<ResolvedValue> resolved;   // every parameter, defaults included, in table order
+  std::optional<Scenario> scenario;     // set only when diagnostics is empty
+  std::vector<ResolvedValue> resolved;  // every parameter, defaults included, in table order
   Diagnostics diagnostics;
 };
 
 /// `overrides` are "dotted.key=value" strings (from --set), applied on top of the file.
-[[nodiscard]] LoadResult load_scenario_file(const std::string& path,
-                                            const std::vector<std::string>& overrides = {});
+[[nodiscard]] LoadResult load_scenario_file(const std::string& path, const std::vector<std::string>& overrides = {});
 [[nodiscard]] LoadResult load_scenario_text(std::string_view yaml, const std::string& display_name,
                                             const std::vector<std::string>& overrides = {});
 

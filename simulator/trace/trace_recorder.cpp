@@ -42,8 +42,8 @@ void TraceRecorder::close(double t, bool interrupted, long steps)
   if (seg.phase == models::Phase::Training)
     seg.steps = steps >= 0 ? steps : steps_in(seg.t_begin, t);
   if (seg.phase == models::Phase::Training)
-    FLEETSIM_LOG(Run, trace, "training {} after {:.3f} s, {} steps", interrupted ? "interrupted" : "ends", t - seg.t_begin,
-                 seg.steps);
+    FLEETSIM_LOG(Run, trace, "training {} after {:.3f} s, {} steps", interrupted ? "interrupted" : "ends",
+                 t - seg.t_begin, seg.steps);
   else if (seg.phase == models::Phase::Checkpoint)
     FLEETSIM_LOG(Checkpoint, debug, "checkpoint {} after {:.3f} s", interrupted ? "interrupted" : "written",
                  t - seg.t_begin);
@@ -57,8 +57,8 @@ void TraceRecorder::close(double t, bool interrupted, long steps)
 void TraceRecorder::interruption(models::Interruption rec)
 {
   if (rec.planned)
-    FLEETSIM_LOG(Scheduler, debug, "{}: {} stops the job", rec.reconfiguration ? "reconfiguration" : "planned interruption",
-                 rec.cause);
+    FLEETSIM_LOG(Scheduler, debug, "{}: {} stops the job",
+                 rec.reconfiguration ? "reconfiguration" : "planned interruption", rec.cause);
   else
     FLEETSIM_LOG(Scheduler, debug, "interruption: {} on {} during {} ({} GPUs down){}", rec.cause, rec.component,
                  models::phase_name(rec.during), rec.gpus_down, rec.from_memory ? "; restores from host memory" : "");

@@ -9,12 +9,13 @@
 
 namespace {
 
-constexpr const char* kBase = "name: fuzz\n"
-                              "cluster: {gpus: 1024}\n"
-                              "parallelism: {tp: 8, pp: 4, dp: 32}\n"
-                              "failures:\n"
-                              "  causes:\n"
-                              "    gpu: {count: 148, scope: gpu, category: hardware}\n";
+constexpr const char* kBase =
+    "name: fuzz\n"
+    "cluster: {gpus: 1024}\n"
+    "parallelism: {tp: 8, pp: 4, dp: 32}\n"
+    "failures:\n"
+    "  causes:\n"
+    "    gpu: {count: 148, scope: gpu, category: hardware}\n";
 
 }  // namespace
 

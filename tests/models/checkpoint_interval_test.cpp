@@ -45,10 +45,8 @@ TEST(DalyInterval, Gives9Point14MinutesWhenMtbfIs15Minutes)
 
 TEST(DalyInterval, ReturnsMtbfWhenCheckpointTakesAtLeastTwiceMtbf)
 {
-  EXPECT_DOUBLE_EQ(daly_interval(Seconds(20 * kMinute), Seconds(10 * kMinute)).si(),
-                   10 * kMinute);
-  EXPECT_DOUBLE_EQ(daly_interval(Seconds(30 * kMinute), Seconds(10 * kMinute)).si(),
-                   10 * kMinute);
+  EXPECT_DOUBLE_EQ(daly_interval(Seconds(20 * kMinute), Seconds(10 * kMinute)).si(), 10 * kMinute);
+  EXPECT_DOUBLE_EQ(daly_interval(Seconds(30 * kMinute), Seconds(10 * kMinute)).si(), 10 * kMinute);
 }
 
 TEST(DalyUsefulFraction, MatchesClosedFormWhenParametersAreRound)
@@ -56,8 +54,7 @@ TEST(DalyUsefulFraction, MatchesClosedFormWhenParametersAreRound)
   // tau = 60 min, delta = 5 min, R = 10 min, M = 6 h (all in minutes):
   // 60 / (360 e^{10/360} (e^{65/360} - 1)) = 0.81918...
   const double expected = 60.0 / (360.0 * std::exp(10.0 / 360.0) * (std::exp(65.0 / 360.0) - 1));
-  const double f = daly_useful_fraction(Seconds(60 * kMinute), kDelta, Seconds(10 * kMinute),
-                                        Seconds(6 * kHour));
+  const double f = daly_useful_fraction(Seconds(60 * kMinute), kDelta, Seconds(10 * kMinute), Seconds(6 * kHour));
   EXPECT_NEAR(f, expected, 1e-12);
   EXPECT_NEAR(f, 0.81918, 1e-5);
 }
@@ -83,8 +80,7 @@ TEST(DalyUsefulFraction, PeaksNearDalyIntervalWhenScannedOverTau)
 TEST(DalyUsefulFraction, TendsToTauOverTauPlusDeltaWhenMtbfIsHuge)
 {
   // No failures: one checkpoint of 5 min per 55 min of work -> 55/60.
-  const double f = daly_useful_fraction(Seconds(55 * kMinute), kDelta, Seconds(10 * kMinute),
-                                        Seconds(1e12));
+  const double f = daly_useful_fraction(Seconds(55 * kMinute), kDelta, Seconds(10 * kMinute), Seconds(1e12));
   EXPECT_NEAR(f, 55.0 / 60.0, 1e-6);
 }
 

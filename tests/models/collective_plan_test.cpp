@@ -36,7 +36,7 @@ TEST(CollectivePlan, RingPriceEqualsTheAlphaBetaFormula)
 TEST(CollectivePlan, BinomialTreeGivesEachReceiverOneMessagePerLevel)
 {
   const auto p = make_plan(CollectiveOp::AllReduce, CollectiveAlgo::Tree, 8, 1e6);
-  ASSERT_EQ(p.steps.size(), 6u);  // 3 reduce levels, 3 broadcast levels
+  ASSERT_EQ(p.steps.size(), 6u);           // 3 reduce levels, 3 broadcast levels
   EXPECT_EQ(p.steps[0].flows.size(), 4u);  // 1->0, 3->2, 5->4, 7->6
   EXPECT_EQ(p.steps[2].flows.size(), 1u);  // 4->0
   EXPECT_EQ(p.steps[2].flows[0].src, 4);

@@ -71,8 +71,7 @@ TEST(FleetRate, StaysConstantWhenCauseDoesNotScaleWithFleet)
 {
   const double reference = 148.0 / (54.0 * 86400.0);
   for (long gpus : {1L, 8192L, kLlamaGpus, 32768L, 100000L})
-    EXPECT_DOUBLE_EQ(fleet_rate_per_second(counted(148, false), fleet(gpus)), reference)
-        << gpus << " GPUs";
+    EXPECT_DOUBLE_EQ(fleet_rate_per_second(counted(148, false), fleet(gpus)), reference) << gpus << " GPUs";
 }
 
 TEST(ExpectedCount, Is148Over54DaysWhenFleetIsTheReferenceSize)
@@ -109,15 +108,11 @@ TEST(FleetRate, MultipliesPerComponentRateByComponentCountWhenMtbfIsGiven)
   const Seconds mtbf(1e6 * kHour);
   const double one = 1.0 / mtbf.si();  // failures per second of one component
   const FleetShape f = fleet(kLlamaGpus);
-  EXPECT_DOUBLE_EQ(fleet_rate_per_second(per_component(Scope::Gpu, mtbf), f),
-                   16384 * one);
-  EXPECT_DOUBLE_EQ(fleet_rate_per_second(per_component(Scope::Node, mtbf), f),
-                   2048 * one);
-  EXPECT_DOUBLE_EQ(fleet_rate_per_second(per_component(Scope::Rack, mtbf), f),
-                   1024 * one);
+  EXPECT_DOUBLE_EQ(fleet_rate_per_second(per_component(Scope::Gpu, mtbf), f), 16384 * one);
+  EXPECT_DOUBLE_EQ(fleet_rate_per_second(per_component(Scope::Node, mtbf), f), 2048 * one);
+  EXPECT_DOUBLE_EQ(fleet_rate_per_second(per_component(Scope::Rack, mtbf), f), 1024 * one);
   EXPECT_DOUBLE_EQ(fleet_rate_per_second(per_component(Scope::Job, mtbf), f), one);
-  EXPECT_DOUBLE_EQ(fleet_rate_per_second(per_component(Scope::Node, mtbf), fleet(17)),
-                   3 * one);
+  EXPECT_DOUBLE_EQ(fleet_rate_per_second(per_component(Scope::Node, mtbf), fleet(17)), 3 * one);
 }
 
 TEST(ExpectedCount, IsWindowOverComponentMtbfTimesComponentsWhenMtbfIsGiven)
@@ -225,7 +220,8 @@ public:
   {
     return 2 * ((f.gpus + f.gpus_per_rack - 1) / f.gpus_per_rack);
   }
-  [[nodiscard]] fleetsim::models::GpuRange blast_radius(long index, const fleetsim::models::FleetShape& f) const override
+  [[nodiscard]] fleetsim::models::GpuRange blast_radius(long index,
+                                                        const fleetsim::models::FleetShape& f) const override
   {
     return {index * f.gpus_per_rack / 2, f.gpus_per_rack / 2};
   }
@@ -242,10 +238,9 @@ public:
 TEST(FailureScopes, BuiltInsKeepTheirNamesAndHandles)
 {
   using fleetsim::models::Scope;
-  const std::vector<std::pair<Scope, const char*>> builtins = {{Scope::Gpu, "gpu"},   {Scope::Node, "node"},
-                                                               {Scope::Link, "link"}, {Scope::Rack, "rack"},
-                                                               {Scope::Pod, "pod"},   {Scope::Storage, "storage"},
-                                                               {Scope::Job, "job"}};
+  const std::vector<std::pair<Scope, const char*>> builtins = {
+      {Scope::Gpu, "gpu"}, {Scope::Node, "node"},       {Scope::Link, "link"}, {Scope::Rack, "rack"},
+      {Scope::Pod, "pod"}, {Scope::Storage, "storage"}, {Scope::Job, "job"}};
   for (const auto& [scope, name] : builtins) {
     EXPECT_EQ(fleetsim::models::scope_name(scope), name);
     EXPECT_EQ(fleetsim::models::scope_from_name(name), scope) << name;
@@ -259,8 +254,8 @@ TEST(FailureScopes, BuiltInsKeepTheirNamesAndHandles)
 }
 
 // Registered once, at static initialisation, as a plugin's scope would be.
-const std::optional<fleetsim::models::Scope> kHalfRack =
-    fleetsim::models::register_failure_scope("test_half_rack", std::make_unique<HalfRackScope>());
+const std::optional<fleetsim::models::Scope> kHalfRack = fleetsim::models::register_failure_scope(
+    "test_half_rack", std::make_unique<HalfRackScope>());
 
 TEST(FailureScopes, ARegisteredScopeIsUsedThroughTheSameFunctions)
 {

@@ -53,9 +53,8 @@ void expect_consistent(const TraceLog& log, const GoodputReport& r)
 
 TEST(Account, CountsCommittedTrainingAsProductiveWhenEveryCheckpointCommits)
 {
-  const TraceLog log{seg(0, 100, Phase::Training),   seg(100, 110, Phase::Checkpoint),
-                     commit(110, 50),                seg(110, 210, Phase::Training),
-                     seg(210, 220, Phase::Checkpoint), commit(220, 100)};
+  const TraceLog log{seg(0, 100, Phase::Training),   seg(100, 110, Phase::Checkpoint), commit(110, 50),
+                     seg(110, 210, Phase::Training), seg(210, 220, Phase::Checkpoint), commit(220, 100)};
   const GoodputReport r = account(log, kStep, kTokensPerStep);
   expect_consistent(log, r);
   EXPECT_NEAR(r.breakdown.productive, 200, kEps);
@@ -123,12 +122,9 @@ TEST(Account, MovesUncommittedTrainingToLostWorkWhenFailureInterruptsTraining)
 
 TEST(Account, LosesTrainingBeforeCheckpointWhenFailureInterruptsTheWrite)
 {
-  const TraceLog log{seg(0, 100, Phase::Training),
-                     seg(100, 105, Phase::Checkpoint, true),  // no commit
-                     failure(105, Phase::Checkpoint),
-                     seg(105, 115, Phase::Detection),
-                     seg(115, 135, Phase::Restart),
-                     seg(135, 145, Phase::Reload),
+  const TraceLog log{seg(0, 100, Phase::Training),    seg(100, 105, Phase::Checkpoint, true),  // no commit
+                     failure(105, Phase::Checkpoint), seg(105, 115, Phase::Detection),
+                     seg(115, 135, Phase::Restart),   seg(135, 145, Phase::Reload),
                      seg(145, 245, Phase::Training)};
   const GoodputReport r = account(log, kStep, kTokensPerStep);
   expect_consistent(log, r);
@@ -149,10 +145,14 @@ TEST(Account, LosesTrainingBeforeCheckpointWhenFailureInterruptsTheWrite)
 
 TEST(Account, LosesNothingWhenPlannedInterruptionFollowsCommit)
 {
-  const TraceLog log{seg(0, 100, Phase::Training),  seg(100, 110, Phase::Checkpoint),
-                     commit(110, 50),               planned(110),
-                     seg(110, 140, Phase::Planned), seg(140, 150, Phase::Restart),
-                     seg(150, 160, Phase::Reload),  seg(160, 260, Phase::Training)};
+  const TraceLog log{seg(0, 100, Phase::Training),
+                     seg(100, 110, Phase::Checkpoint),
+                     commit(110, 50),
+                     planned(110),
+                     seg(110, 140, Phase::Planned),
+                     seg(140, 150, Phase::Restart),
+                     seg(150, 160, Phase::Reload),
+                     seg(160, 260, Phase::Training)};
   const GoodputReport r = account(log, kStep, kTokensPerStep);
   expect_consistent(log, r);
   ASSERT_EQ(r.lost_per_interruption.size(), 1u);
@@ -171,8 +171,8 @@ TEST(Account, LosesNothingWhenPlannedInterruptionFollowsCommit)
 
 TEST(Account, LosesPendingTrainingWhenPlannedInterruptionHasNoCommitBefore)
 {
-  const TraceLog log{seg(0, 100, Phase::Training, true), planned(100),
-                     seg(100, 130, Phase::Planned), seg(130, 230, Phase::Training)};
+  const TraceLog log{seg(0, 100, Phase::Training, true), planned(100), seg(100, 130, Phase::Planned),
+                     seg(130, 230, Phase::Training)};
   const GoodputReport r = account(log, kStep, kTokensPerStep);
   expect_consistent(log, r);
   ASSERT_EQ(r.lost_per_interruption.size(), 1u);
@@ -188,8 +188,8 @@ TEST(Account, LosesPendingTrainingWhenPlannedInterruptionHasNoCommitBefore)
 
 TEST(Account, CountsUncommittedTrainingAsProductiveWhenWindowCloses)
 {
-  const TraceLog log{seg(0, 100, Phase::Training), seg(100, 110, Phase::Checkpoint),
-                     commit(110, 50), seg(110, 170, Phase::Training)};
+  const TraceLog log{seg(0, 100, Phase::Training), seg(100, 110, Phase::Checkpoint), commit(110, 50),
+                     seg(110, 170, Phase::Training)};
   const GoodputReport r = account(log, kStep, kTokensPerStep);
   expect_consistent(log, r);
   EXPECT_NEAR(r.breakdown.productive, 160, kEps);
@@ -239,16 +239,26 @@ TEST(Account, LosesNothingMoreWhenSecondFailureHitsDuringRecovery)
 
 TEST(Account, CountsInterruptionsAndCheckpointsByKindWhenLogMixesThem)
 {
-  const TraceLog log{seg(0, 100, Phase::Training),         seg(100, 110, Phase::Checkpoint),
-                     commit(110, 50),                      seg(110, 130, Phase::Training, true),
-                     failure(130),                         seg(130, 140, Phase::Detection),
-                     seg(140, 150, Phase::Restart),        seg(150, 160, Phase::Reload),
-                     seg(160, 200, Phase::Training),       seg(200, 210, Phase::Checkpoint),
-                     commit(210, 70),                      planned(210),
-                     seg(210, 240, Phase::Planned),        seg(240, 250, Phase::Reload),
-                     seg(250, 270, Phase::Training, true), failure(270),
-                     seg(270, 280, Phase::Detection),      seg(280, 290, Phase::Reload),
-                     seg(290, 390, Phase::Training),       seg(390, 400, Phase::Checkpoint),
+  const TraceLog log{seg(0, 100, Phase::Training),
+                     seg(100, 110, Phase::Checkpoint),
+                     commit(110, 50),
+                     seg(110, 130, Phase::Training, true),
+                     failure(130),
+                     seg(130, 140, Phase::Detection),
+                     seg(140, 150, Phase::Restart),
+                     seg(150, 160, Phase::Reload),
+                     seg(160, 200, Phase::Training),
+                     seg(200, 210, Phase::Checkpoint),
+                     commit(210, 70),
+                     planned(210),
+                     seg(210, 240, Phase::Planned),
+                     seg(240, 250, Phase::Reload),
+                     seg(250, 270, Phase::Training, true),
+                     failure(270),
+                     seg(270, 280, Phase::Detection),
+                     seg(280, 290, Phase::Reload),
+                     seg(290, 390, Phase::Training),
+                     seg(390, 400, Phase::Checkpoint),
                      commit(400, 120)};
   const GoodputReport r = account(log, kStep, kTokensPerStep);
   expect_consistent(log, r);
@@ -313,10 +323,9 @@ TEST(TimeToTokens, ATargetTakenBackByAnInterruptionCountsOnlyWhenReachedAgain)
 {
   using fleetsim::models::Phase;
   // 1,500 tokens trained by t = 150, but the failure at 200 takes the job back to 1,000.
-  const std::vector<fleetsim::models::TimelineRow> rows = {timeline_row(0, 100, Phase::Training, 1000),
-                                                           timeline_row(100, 200, Phase::Training, 1000),
-                                                           timeline_row(200, 300, Phase::Restart, 1000),
-                                                           timeline_row(300, 400, Phase::Training, 2000)};
+  const std::vector<fleetsim::models::TimelineRow> rows = {
+      timeline_row(0, 100, Phase::Training, 1000), timeline_row(100, 200, Phase::Training, 1000),
+      timeline_row(200, 300, Phase::Restart, 1000), timeline_row(300, 400, Phase::Training, 2000)};
   EXPECT_DOUBLE_EQ(*fleetsim::models::time_to_tokens(rows, 1500), 350);
 }
 

@@ -21,8 +21,8 @@ using testing::seg;
 constexpr double kRate = kTokensPerStep / kStep;
 
 // Training at its own rate: `step_time` s per step (stragglers included), `tokens_per_step` tokens.
-PhaseSegment training(double begin, double end, double step_time, double tokens_per_step,
-                      double straggler_factor = 1, bool interrupted = false)
+PhaseSegment training(double begin, double end, double step_time, double tokens_per_step, double straggler_factor = 1,
+                      bool interrupted = false)
 {
   PhaseSegment s = seg(begin, end, Phase::Training, interrupted);
   s.step_time = step_time;
@@ -105,12 +105,10 @@ void expect_balanced(const GoodputReport& r)
 
 TEST(AccountTiers, LosesOnlyTheTailSinceTheSnapshotWhenRestoringFromMemory)
 {
-  const TraceLog log{seg(0, 100, Phase::Training, true),
-                     memory_commit(100, 40, 20),  // 80 s safe in host memory, 20 s not
-                     failure(100, "faulty_gpu", true),
-                     seg(100, 110, Phase::Detection),
-                     seg(110, 120, Phase::Restart),
-                     seg(120, 220, Phase::Training)};
+  const TraceLog log{
+      seg(0, 100, Phase::Training, true), memory_commit(100, 40, 20),  // 80 s safe in host memory, 20 s not
+      failure(100, "faulty_gpu", true),   seg(100, 110, Phase::Detection),
+      seg(110, 120, Phase::Restart),      seg(120, 220, Phase::Training)};
   const GoodputReport r = account(log, kStep, kTokensPerStep);
   expect_balanced(r);
   ASSERT_EQ(r.lost_per_interruption.size(), 1u);
@@ -128,15 +126,11 @@ TEST(AccountTiers, LosesOnlyTheTailSinceTheSnapshotWhenRestoringFromMemory)
 
 TEST(AccountTiers, LosesEverythingSinceTheStorageCommitWhenTheSnapshotsAreGone)
 {
-  const TraceLog log{seg(0, 100, Phase::Training),
-                     seg(100, 110, Phase::Checkpoint),
-                     storage_commit(110, 50),
-                     seg(110, 210, Phase::Training, true),
-                     memory_commit(210, 100, 30),      // 70 s in host memory...
-                     failure(210, "rack_power", false),  // ...but the failure took the copies too
-                     seg(210, 220, Phase::Detection),
-                     seg(220, 240, Phase::Reload),
-                     seg(240, 300, Phase::Training)};
+  const TraceLog log{
+      seg(0, 100, Phase::Training),         seg(100, 110, Phase::Checkpoint), storage_commit(110, 50),
+      seg(110, 210, Phase::Training, true), memory_commit(210, 100, 30),  // 70 s in host memory...
+      failure(210, "rack_power", false),                                  // ...but the failure took the copies too
+      seg(210, 220, Phase::Detection),      seg(220, 240, Phase::Reload),     seg(240, 300, Phase::Training)};
   const GoodputReport r = account(log, kStep, kTokensPerStep);
   expect_balanced(r);
   ASSERT_EQ(r.lost_per_interruption.size(), 1u);
@@ -175,14 +169,10 @@ TEST(AccountTiers, ClearsBothTiersWhenAStorageCheckpointCommitsAfterSnapshots)
 
 TEST(AccountTiers, KeepsTheStoredWorkWhenARestoreFromMemoryFollowsAStorageCommit)
 {
-  const TraceLog log{seg(0, 100, Phase::Training),
-                     seg(100, 110, Phase::Checkpoint),
-                     storage_commit(110, 50),
-                     seg(110, 150, Phase::Training, true),
-                     memory_commit(150, 70, 10),
-                     failure(150, "faulty_gpu", true),
-                     seg(150, 160, Phase::Restart),
-                     seg(160, 200, Phase::Training)};
+  const TraceLog log{seg(0, 100, Phase::Training),  seg(100, 110, Phase::Checkpoint),
+                     storage_commit(110, 50),       seg(110, 150, Phase::Training, true),
+                     memory_commit(150, 70, 10),    failure(150, "faulty_gpu", true),
+                     seg(150, 160, Phase::Restart), seg(160, 200, Phase::Training)};
   const GoodputReport r = account(log, kStep, kTokensPerStep);
   expect_balanced(r);
   ASSERT_EQ(r.lost_per_interruption.size(), 1u);
@@ -194,7 +184,7 @@ TEST(AccountTiers, KeepsTheStoredWorkWhenARestoreFromMemoryFollowsAStorageCommit
 
 TEST(AccountTiers, SumsTheTokensOfEachSegmentAtItsOwnRate)
 {
-  const TraceLog log{training(0, 100, 2.0, 1000),  // 50 steps x 1000 = 50,000
+  const TraceLog log{training(0, 100, 2.0, 1000),    // 50 steps x 1000 = 50,000
                      training(100, 160, 3.0, 600)};  // 20 steps x 600 = 12,000
   const GoodputReport r = account(log, kStep, kTokensPerStep);
   expect_balanced(r);
@@ -223,8 +213,8 @@ TEST(AccountTiers, UsesTheNominalRateForTrainingSegmentsWithoutTheirOwn)
 // always stamps a step time today, so this bites only hand-built or future logs.)
 TEST(AccountTiers, UsesTheNominalRateForASegmentWithoutItsOwnEvenAfterARatedSegment)
 {
-  const TraceLog log{training(0, 60, 3.0, 600),        // 12,000 tokens
-                     seg(60, 160, Phase::Training)};   // nominal: 100 s x 500 = 50,000 tokens
+  const TraceLog log{training(0, 60, 3.0, 600),       // 12,000 tokens
+                     seg(60, 160, Phase::Training)};  // nominal: 100 s x 500 = 50,000 tokens
   const GoodputReport r = account(log, kStep, kTokensPerStep);
   expect_balanced(r);
   EXPECT_NEAR(r.tokens, 12000 + 50000, 1e-6);
@@ -235,8 +225,7 @@ TEST(AccountTiers, UsesTheNominalRateForASegmentWithoutItsOwnEvenAfterARatedSegm
 TEST(AccountTiers, ChargesTheSlowerStepToStragglersOnCommittedTraining)
 {
   // Same job, steps 1.25 x the nominal 2 s: 0.8 of the nominal tokens.
-  const TraceLog log{training(0, 100, 2.5, 1000, 1.25), seg(100, 110, Phase::Checkpoint),
-                     storage_commit(110, 40)};
+  const TraceLog log{training(0, 100, 2.5, 1000, 1.25), seg(100, 110, Phase::Checkpoint), storage_commit(110, 40)};
   const GoodputReport r = account(log, kStep, kTokensPerStep);
   expect_balanced(r);
   EXPECT_NEAR(r.tokens, 0.8 * 100 * kRate, 1e-6);
@@ -268,15 +257,15 @@ TEST(AccountTiers, SplitsAShrunkAndStragglingSegmentBetweenBothCauses)
   const TraceLog log{training(0, 100, 2.5, 500, 1.25)};
   const GoodputReport r = account(log, kStep, kTokensPerStep);
   expect_balanced(r);
-  EXPECT_NEAR(r.goodput_s, 100 * 0.5 * 0.8, 1e-9);      // 40
-  EXPECT_NEAR(lost(r, "elastic_shrink"), 50, 1e-9);    // the uniform shrunk job reaches 50
-  EXPECT_NEAR(lost(r, "stragglers"), 10, 1e-9);        // and stragglers take 10 of those
+  EXPECT_NEAR(r.goodput_s, 100 * 0.5 * 0.8, 1e-9);   // 40
+  EXPECT_NEAR(lost(r, "elastic_shrink"), 50, 1e-9);  // the uniform shrunk job reaches 50
+  EXPECT_NEAR(lost(r, "stragglers"), 10, 1e-9);      // and stragglers take 10 of those
 }
 
 TEST(AccountTiers, ChargesLostSlowTrainingToTheFailureRatherThanToStragglers)
 {
-  const TraceLog log{training(0, 100, 2.5, 1000, 1.25, true), failure(100, "faulty_gpu"),
-                     seg(100, 110, Phase::Restart), training(110, 210, kStep, kTokensPerStep)};
+  const TraceLog log{training(0, 100, 2.5, 1000, 1.25, true), failure(100, "faulty_gpu"), seg(100, 110, Phase::Restart),
+                     training(110, 210, kStep, kTokensPerStep)};
   const GoodputReport r = account(log, kStep, kTokensPerStep);
   expect_balanced(r);
   EXPECT_NEAR(lost(r, "faulty_gpu"), 100 + 10, kEps);
@@ -310,10 +299,14 @@ TEST(AccountAttribution, ChargesTheRecoveryPhasesToTheCauseOfTheInterruption)
 
 TEST(AccountAttribution, ChargesEachRecoveryToTheLatestInterruption)
 {
-  const TraceLog log{seg(0, 40, Phase::Training, true), failure(40, "x"),
-                     seg(40, 50, Phase::Detection),     seg(50, 60, Phase::Restart, true),
-                     failure(60, "y"),                  seg(60, 70, Phase::Detection),
-                     seg(70, 90, Phase::Restart),       seg(90, 190, Phase::Training)};
+  const TraceLog log{seg(0, 40, Phase::Training, true),
+                     failure(40, "x"),
+                     seg(40, 50, Phase::Detection),
+                     seg(50, 60, Phase::Restart, true),
+                     failure(60, "y"),
+                     seg(60, 70, Phase::Detection),
+                     seg(70, 90, Phase::Restart),
+                     seg(90, 190, Phase::Training)};
   const GoodputReport r = account(log, kStep, kTokensPerStep);
   expect_balanced(r);
   EXPECT_NEAR(lost(r, "x"), 40 + 10 + 10, kEps);
@@ -323,16 +316,13 @@ TEST(AccountAttribution, ChargesEachRecoveryToTheLatestInterruption)
 
 TEST(AccountAttribution, ChargesCheckpointAndPlannedSegmentsToThemselvesWhateverCameBefore)
 {
-  const TraceLog log{seg(0, 50, Phase::Training, true),
-                     failure(50, "x"),
-                     seg(50, 60, Phase::Restart),
-                     seg(60, 100, Phase::Training),
-                     seg(100, 110, Phase::Checkpoint),  // after the failure, still "checkpoint"
-                     storage_commit(110, 20),
-                     planned(110),
-                     seg(110, 140, Phase::Planned),
-                     seg(140, 150, Phase::Restart),  // recovering from the maintenance
-                     seg(150, 200, Phase::Training)};
+  const TraceLog log{
+      seg(0, 50, Phase::Training, true), failure(50, "x"),
+      seg(50, 60, Phase::Restart),       seg(60, 100, Phase::Training),
+      seg(100, 110, Phase::Checkpoint),  // after the failure, still "checkpoint"
+      storage_commit(110, 20),           planned(110),
+      seg(110, 140, Phase::Planned),     seg(140, 150, Phase::Restart),  // recovering from the maintenance
+      seg(150, 200, Phase::Training)};
   const GoodputReport r = account(log, kStep, kTokensPerStep);
   expect_balanced(r);
   EXPECT_NEAR(lost(r, "x"), 50 + 10, kEps);
@@ -377,37 +367,36 @@ TEST(AccountAttribution, CountsReconfigurationsApartFromPlannedAndUnexpectedInte
 
 TEST(AccountAttribution, BalancesGoodputAndLossesAgainstElapsedOnAMixedLog)
 {
-  const TraceLog log{
-      training(0, 100, 2.5, 1000, 1.25),             // stragglers
-      seg(100, 110, Phase::Checkpoint),
-      storage_commit(110, 40),
-      training(110, 170, 2.5, 1000, 1.25, true),
-      memory_commit(170, 64, 10),
-      failure(170, "faulty_gpu", true),              // loses 10 s
-      seg(170, 180, Phase::Detection),
-      seg(180, 200, Phase::Restart),
-      seg(200, 230, Phase::Waiting),                 // too few nodes
-      seg(230, 240, Phase::Reload),
-      training(240, 300, kStep, kTokensPerStep / 2),  // shrunk job
-      seg(300, 310, Phase::Checkpoint),
-      storage_commit(310, 94),
-      planned(310),
-      seg(310, 340, Phase::Planned),
-      seg(340, 350, Phase::Restart),
-      training(350, 400, kStep, kTokensPerStep / 2, 1, true),
-      failure(400, "rack_power", false),             // loses 50 s
-      seg(400, 415, Phase::Detection),
-      seg(415, 435, Phase::Waiting),
-      seg(435, 445, Phase::Reload),
-      training(445, 500, kStep, kTokensPerStep / 2),
-      seg(500, 510, Phase::Checkpoint),
-      storage_commit(510, 122),
-      regrow(510),                                   // back to full size, nothing lost
-      seg(510, 520, Phase::Restart),
-      training(520, 620, 2.2, 1000, 1.1),
-      seg(620, 630, Phase::Checkpoint),
-      storage_commit(630, 167),
-      training(630, 710.5, 2.2, 1000, 1.1)};  // still running when the window closes
+  const TraceLog log{training(0, 100, 2.5, 1000, 1.25),  // stragglers
+                     seg(100, 110, Phase::Checkpoint),
+                     storage_commit(110, 40),
+                     training(110, 170, 2.5, 1000, 1.25, true),
+                     memory_commit(170, 64, 10),
+                     failure(170, "faulty_gpu", true),  // loses 10 s
+                     seg(170, 180, Phase::Detection),
+                     seg(180, 200, Phase::Restart),
+                     seg(200, 230, Phase::Waiting),  // too few nodes
+                     seg(230, 240, Phase::Reload),
+                     training(240, 300, kStep, kTokensPerStep / 2),  // shrunk job
+                     seg(300, 310, Phase::Checkpoint),
+                     storage_commit(310, 94),
+                     planned(310),
+                     seg(310, 340, Phase::Planned),
+                     seg(340, 350, Phase::Restart),
+                     training(350, 400, kStep, kTokensPerStep / 2, 1, true),
+                     failure(400, "rack_power", false),  // loses 50 s
+                     seg(400, 415, Phase::Detection),
+                     seg(415, 435, Phase::Waiting),
+                     seg(435, 445, Phase::Reload),
+                     training(445, 500, kStep, kTokensPerStep / 2),
+                     seg(500, 510, Phase::Checkpoint),
+                     storage_commit(510, 122),
+                     regrow(510),  // back to full size, nothing lost
+                     seg(510, 520, Phase::Restart),
+                     training(520, 620, 2.2, 1000, 1.1),
+                     seg(620, 630, Phase::Checkpoint),
+                     storage_commit(630, 167),
+                     training(630, 710.5, 2.2, 1000, 1.1)};  // still running when the window closes
   const GoodputReport r = account(log, kStep, kTokensPerStep);
   EXPECT_NEAR(r.elapsed, 710.5, kEps);
   EXPECT_NEAR(r.breakdown.total(), r.elapsed, 1e-6 * r.elapsed);

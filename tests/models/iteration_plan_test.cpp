@@ -45,8 +45,8 @@ TEST(PipelineOrder, InterleavedForwardsWalkChunksInGroupsOfPMicroBatches)
 {
   // p = 2, v = 2: forwards go mb 0,1 on chunk 0, mb 0,1 on chunk 1, then mb 2,3 on chunk 0 ...
   const auto order = pipeline_order(2, 4, 2, 0);
-  const std::vector<PipelineOp> expected_start{{PassKind::Forward, 0, 0}, {PassKind::Forward, 1, 0},
-                                               {PassKind::Forward, 0, 1}, {PassKind::Forward, 1, 1}};
+  const std::vector<PipelineOp> expected_start{
+      {PassKind::Forward, 0, 0}, {PassKind::Forward, 1, 0}, {PassKind::Forward, 0, 1}, {PassKind::Forward, 1, 1}};
   for (size_t k = 0; k < expected_start.size(); ++k)
     EXPECT_EQ(order[k], expected_start[k]) << k;
   EXPECT_FALSE(schedule_supported(4, 6, 2));  // interleaving needs m a multiple of p
@@ -73,8 +73,8 @@ TEST(ReplaySchedule, BubbleIsPMinus1OverVMOfTheComputeWithoutTransfers)
 {
   // With free transfers a stage computes m v (f + b) and idles (p - 1)(f + b): the textbook bubble
   // (p - 1) / (v m), for 1F1B and for the interleaved schedule alike.
-  for (auto [p, m, v] : {std::tuple{4, 8, 1}, std::tuple{8, 3, 1}, std::tuple{4, 8, 2}, std::tuple{8, 16, 2},
-                         std::tuple{16, 16, 4}}) {
+  for (auto [p, m, v] :
+       {std::tuple{4, 8, 1}, std::tuple{8, 3, 1}, std::tuple{4, 8, 2}, std::tuple{8, 16, 2}, std::tuple{16, 16, 4}}) {
     const double f = 1.0 / v;
     const double b = 2.0 / v;
     const auto r = replay_schedule(p, m, v, f, b, 0.0);
@@ -190,16 +190,16 @@ TEST(DecomposePlayedIteration, AddsUpAndNeverOverlapsNegatively)
   p.blocking_per_pass[0] = 0.004;  // TP: 0.512 s over 128 passes
   p.own_pp = 0.05;                 // the stage's own sends ...
   p.own_dp = 0.25;
-  p.makespan_free_net = 5.6;       // compute + TP + a 1.088 s bubble
-  p.makespan_free_dp = 5.68;       // ... but the critical path pays 0.08 s of PP
-  p.makespan = 5.74;               // and 0.06 s of DP
+  p.makespan_free_net = 5.6;  // compute + TP + a 1.088 s bubble
+  p.makespan_free_dp = 5.68;  // ... but the critical path pays 0.08 s of PP
+  p.makespan = 5.74;          // and 0.06 s of DP
   p.barrier = 0.001;
   const StepBreakdown b = decompose_played_iteration(plan, p, units::FlopsPerSecond(989e12));
   EXPECT_NEAR(b.tp_comm.si(), 0.512, 1e-12);
   EXPECT_NEAR(b.pp_comm.si(), 0.08, 1e-12);  // the exposed time exceeds the own sends: it counts
   EXPECT_NEAR(b.dp_comm.si(), 0.25, 1e-12);
   EXPECT_NEAR(b.comm_exposed.si(), 0.512 + 0.08 + 0.06, 1e-12);
-  EXPECT_NEAR(b.overlap.si(), 0.19, 1e-12);   // DP only: 0.25 - 0.06
+  EXPECT_NEAR(b.overlap.si(), 0.19, 1e-12);  // DP only: 0.25 - 0.06
   EXPECT_NEAR(b.bubble.si(), 5.6 - 4.0 - 0.512, 1e-12);
   EXPECT_NEAR(b.step_time.si(), 5.741, 1e-12);
   EXPECT_NEAR((b.compute + b.comm + b.sync - b.overlap).si(), b.step_time.si(), 1e-12);

@@ -167,10 +167,7 @@ TEST(RandomStream, BelowHasNoModuloBiasWhenNIsThreeQuartersOfTheRange)
   EXPECT_NEAR(static_cast<double>(low) / kDraws, p, 5 * std::sqrt(p * (1 - p) / kDraws));
 }
 
-TEST(StableHash, IsFnv1aOffsetBasisWhenTextIsEmpty)
-{
-  EXPECT_EQ(stable_hash(""), 0xcbf29ce484222325ULL);
-}
+TEST(StableHash, IsFnv1aOffsetBasisWhenTextIsEmpty) { EXPECT_EQ(stable_hash(""), 0xcbf29ce484222325ULL); }
 
 TEST(StableHash, MatchesFnv1aReferenceWhenTextIsA)
 {

@@ -134,7 +134,7 @@ TEST(ElasticRules, WidthIsTheMostWholeReplicasTheHealthyNodesHold)
   EXPECT_EQ(elastic_width(2031, 128, 8, 128, 2048), 126);
   EXPECT_EQ(elastic_width(5000, 128, 8, 128, 2048), 128);  // at most the layout's dp
   EXPECT_EQ(elastic_width(15, 128, 8, 128, 2048), 0);
-  EXPECT_EQ(elastic_width(1, 4, 8, 100, 50), 2);           // two 4-GPU replicas on one node
+  EXPECT_EQ(elastic_width(1, 4, 8, 100, 50), 2);  // two 4-GPU replicas on one node
 }
 
 TEST(ElasticRules, GlobalBatchKeptToWholeMicroBatchesOrPerReplicaBatchKept)

@@ -57,7 +57,8 @@ TEST(Statistics, ConfidenceIntervalNarrowsAsTheSquareRootOfTheReplicas)
   const auto a = summarize(small);
   const auto b = summarize(large);
   // sd = sqrt(n / (n - 1)) for +-1 values; ci = t sd / sqrt(n): four times the replicas, half the width.
-  const double expected = (student_t975(99) * std::sqrt(100.0 / 99) / 10) / (student_t975(399) * std::sqrt(400.0 / 399) / 20);
+  const double expected = (student_t975(99) * std::sqrt(100.0 / 99) / 10) /
+                          (student_t975(399) * std::sqrt(400.0 / 399) / 20);
   EXPECT_NEAR(a.ci95 / b.ci95, expected, 1e-12);
   EXPECT_NEAR(a.ci95 / b.ci95, 2.0, 0.05);
 }

@@ -231,8 +231,7 @@ StepInputs llama3_405b()
   in.workload = Workload{405e9, 126, 16384, 8192, 16777216.0, 1, 2.0};
   in.accelerator = Accelerator{FlopsPerSecond(989e12), Bytes(80e9), 0.6};
   in.layout = ParallelLayout{8, 16, 128, 4};
-  in.fabric = FabricParams{BytesPerSecond(450e9), Seconds(1e-6), BytesPerSecond(50e9),
-                           Seconds(5e-6), 0.8};
+  in.fabric = FabricParams{BytesPerSecond(450e9), Seconds(1e-6), BytesPerSecond(50e9), Seconds(5e-6), 0.8};
   return in;
 }
 

@@ -35,7 +35,7 @@ TEST(Stragglers, HundredWorkersAtOnePercentSlowSixtyThreePercentOfSteps)
   s.persistent_fraction = 0.01;
   s.persistent_speed = 0.4;
   EXPECT_DOUBLE_EQ(expected_step_factor(s, 100, 1.0), 2.5);
-  EXPECT_DOUBLE_EQ(step_speed(s, 0.4, true), 0.4);   // both: the lower of the two speeds
+  EXPECT_DOUBLE_EQ(step_speed(s, 0.4, true), 0.4);  // both: the lower of the two speeds
   EXPECT_DOUBLE_EQ(step_speed(s, 1.0, true), 0.5);
   EXPECT_DOUBLE_EQ(step_speed(s, 0.4, false), 0.4);
   EXPECT_FALSE(StragglerSpec{}.any());

@@ -133,13 +133,12 @@ TEST(FormatQuantity, RoundTripsThroughParseAcrossMagnitudes)
     Dimension dim;
   };
   const Case cases[] = {
-      {2.5e-9, Dimension::Time},  {5e-6, Dimension::Time},        {0.0425, Dimension::Time},
-      {1.5, Dimension::Time},     {1800.0, Dimension::Time},      {4665600.0, Dimension::Time},
-      {3.0, Dimension::Bytes},    {4.29497e9, Dimension::Bytes},  {2.4e14, Dimension::Bytes},
-      {7.5e17, Dimension::Bytes}, {125.0, Dimension::Bandwidth},  {5e10, Dimension::Bandwidth},
-      {4.5e11, Dimension::Bandwidth}, {9.89e14, Dimension::FlopRate},
-      {1.6e19, Dimension::FlopRate},  {0.25, Dimension::Power},  {2.5e7, Dimension::Power},
-      {-90.0, Dimension::Time},
+      {2.5e-9, Dimension::Time},      {5e-6, Dimension::Time},        {0.0425, Dimension::Time},
+      {1.5, Dimension::Time},         {1800.0, Dimension::Time},      {4665600.0, Dimension::Time},
+      {3.0, Dimension::Bytes},        {4.29497e9, Dimension::Bytes},  {2.4e14, Dimension::Bytes},
+      {7.5e17, Dimension::Bytes},     {125.0, Dimension::Bandwidth},  {5e10, Dimension::Bandwidth},
+      {4.5e11, Dimension::Bandwidth}, {9.89e14, Dimension::FlopRate}, {1.6e19, Dimension::FlopRate},
+      {0.25, Dimension::Power},       {2.5e7, Dimension::Power},      {-90.0, Dimension::Time},
   };
   for (const Case& c : cases) {
     const std::string text = format_quantity(c.value, c.dim);

@@ -65,8 +65,9 @@ TEST(CheckpointIntervalSweep, EttrPeaksWithin15PercentOfDalysInterval)
   // Its maximum, from a parabola through the points around the best one (in log tau).
   const size_t lo = best >= 2 ? best - 2 : 0;
   const size_t hi = std::min(factors.size(), lo + 5);
-  const double peak = std::exp(parabola_vertex({log_tau.begin() + static_cast<long>(lo), log_tau.begin() + static_cast<long>(hi)},
-                                               {ettr.begin() + static_cast<long>(lo), ettr.begin() + static_cast<long>(hi)}));
+  const double peak = std::exp(
+      parabola_vertex({log_tau.begin() + static_cast<long>(lo), log_tau.begin() + static_cast<long>(hi)},
+                      {ettr.begin() + static_cast<long>(lo), ettr.begin() + static_cast<long>(hi)}));
   EXPECT_NEAR(peak / daly, 1.0, 0.15) << "simulated optimum " << peak << " s vs Daly " << daly << " s";
   EXPECT_NEAR(std::exp(log_tau[best]) / daly, 1.0, 0.3);
 

@@ -92,9 +92,9 @@ TEST(Collective, ReducedSimulationAgreesWithFullWithin2Percent)
     EXPECT_NEAR(reduced, full, 0.02 * full) << models::op_name(op) << " " << models::algo_name(algo);
   }
   // The double tree and the hierarchical all-reduce on 8-GPU NVLink nodes, in 64-GPU pods at 1:4.
-  for (const auto& plan : {models::make_plan(CollectiveOp::AllReduce, CollectiveAlgo::DoubleTree, 256, 256e6),
-                           models::make_plan(CollectiveOp::AllReduce, CollectiveAlgo::Hierarchical, 256, 256e6,
-                                             {0, 8})}) {
+  for (const auto& plan :
+       {models::make_plan(CollectiveOp::AllReduce, CollectiveAlgo::DoubleTree, 256, 256e6),
+        models::make_plan(CollectiveOp::AllReduce, CollectiveAlgo::Hierarchical, 256, 256e6, {0, 8})}) {
     const double full = simulate_on_nodes(plan, 64, 4, true);
     const double reduced = simulate_on_nodes(plan, 64, 4, false);
     ASSERT_GT(full, 0);
@@ -144,8 +144,8 @@ TEST(Collective, HierarchicalDoubleTreeAndAllToAllMatchTheirEndpointModelWhenNot
   // 2 x 7 x (1 us + 125 MB / 450 GB/s) + 2 x 31 x (5 us + 3.9 MB / 50 GB/s) = 3.9 + 5.2 = 9.1 ms,
   // against 42.4 ms for the ring, whose every step waits for its NIC hops.
   const double flat = simulate_on_nodes(models::make_plan(CollectiveOp::AllReduce, CollectiveAlgo::Ring, 256, 1e9));
-  const double hier =
-      simulate_on_nodes(models::make_plan(CollectiveOp::AllReduce, CollectiveAlgo::Hierarchical, 256, 1e9, {0, 8}));
+  const double hier = simulate_on_nodes(
+      models::make_plan(CollectiveOp::AllReduce, CollectiveAlgo::Hierarchical, 256, 1e9, {0, 8}));
   EXPECT_LT(hier, 0.25 * flat);
 }
 

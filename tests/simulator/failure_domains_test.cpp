@@ -47,8 +47,9 @@ TEST(FailureDomains, AStorageOutageHoldsTheReloadUntilStorageIsBackButNotAnInMem
   // Only storage outages (fixed 1 h), and no other failure: every outage interrupts the job; a
   // restart from storage waits, after detection (2 min) and restart (6 min), for the remaining 52 min.
   std::vector<std::string> sets = llama3_without_failures();
-  for (const char* extra : {"planned.count=0", "failures.causes.outage.count=10", "failures.causes.outage.scope=storage",
-                            "failures.causes.outage.repair=1h", "repair.distribution=fixed"})
+  for (const char* extra :
+       {"planned.count=0", "failures.causes.outage.count=10", "failures.causes.outage.scope=storage",
+        "failures.causes.outage.repair=1h", "repair.distribution=fixed"})
     sets.emplace_back(extra);
   std::vector<std::string> memory = sets;
   memory.push_back("recovery.policy=in_memory");

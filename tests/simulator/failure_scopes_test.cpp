@@ -32,7 +32,10 @@ TEST(FailureScopes, LinkFailuresHangTheJobUntilTheWatchdog)
   };
   const std::vector<Case> cases{
       {"auto: the watchdog's default 10 min", link, {{"link_flap", 600}}, {{"link_flap", 8}}},
-      {"auto: recovery.watchdog_timeout", with({"recovery.watchdog_timeout=7min"}), {{"link_flap", 420}}, {{"link_flap", 8}}},
+      {"auto: recovery.watchdog_timeout",
+       with({"recovery.watchdog_timeout=7min"}),
+       {{"link_flap", 420}},
+       {{"link_flap", 8}}},
       {"health_check: recovery.detection",
        with({"recovery.detection=3min", "failures.causes.link_flap.detected_by=health_check"}),
        {{"link_flap", 180}},
@@ -248,18 +251,17 @@ TEST(Heterogeneous, AFailureThatChangesTheFleetSpeedLeavesNoEmptyTrainingRow)
   // trained said interrupted=0, and a zero-length row at a step the job never ran said interrupted=1
   // (Llama 3, spread balanced old nodes, seed 1, t = 455,875.66 s; no_failures.yaml with episodes and
   // node failures, seed 3, t = 69,520.57 s).
-  auto runs = run_children(
-      {{llama3(),
-        {"run.step_model=analytic", "heterogeneous.fraction=0.25", "heterogeneous.placement=spread",
-         "heterogeneous.balance=micro_batches"},
-        1,
-        true},
-       {no_failures(),
-        {"run.duration=60d", "spares.nodes=3", "repair.time=3h", "failures.causes.host.scope=node",
-         "failures.causes.host.mtbf=10d", "stragglers.episode_interval=5d", "stragglers.episode_duration=1h",
-         "stragglers.episode_speed=0.6"},
-        3,
-        true}});
+  auto runs = run_children({{llama3(),
+                             {"run.step_model=analytic", "heterogeneous.fraction=0.25",
+                              "heterogeneous.placement=spread", "heterogeneous.balance=micro_batches"},
+                             1,
+                             true},
+                            {no_failures(),
+                             {"run.duration=60d", "spares.nodes=3", "repair.time=3h", "failures.causes.host.scope=node",
+                              "failures.causes.host.mtbf=10d", "stragglers.episode_interval=5d",
+                              "stragglers.episode_duration=1h", "stragglers.episode_speed=0.6"},
+                             3,
+                             true}});
   for (const auto& r : runs) {
     ASSERT_TRUE(r.ok) << r.error;
     const auto rows = timeline_rows(r.timeline);

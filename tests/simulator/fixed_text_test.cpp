@@ -27,12 +27,34 @@ std::string fast(double v, int decimals)
 
 TEST(FixedText, MatchesToCharsOnEdgeCases)
 {
-  const double cases[] = {0.0, -0.0, 1e-9, -1e-9, 0.5, 1.5, 2.5, -2.5, 0.0000005, 0.0000015, 0.0000025,
-                          603.09962, 4665600.0, 1577058304.0, 10834906284589.121, 9007199254740993.0,
-                          1e300, -1e300, 123456789.1234565, 0.9999995, 0.99999949999,
-                          std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
-                          std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::denorm_min(),
-                          std::nextafter(0.5, 1.0), std::nextafter(0.5, 0.0), std::nextafter(2.5, 3.0)};
+  const double cases[] = {0.0,
+                          -0.0,
+                          1e-9,
+                          -1e-9,
+                          0.5,
+                          1.5,
+                          2.5,
+                          -2.5,
+                          0.0000005,
+                          0.0000015,
+                          0.0000025,
+                          603.09962,
+                          4665600.0,
+                          1577058304.0,
+                          10834906284589.121,
+                          9007199254740993.0,
+                          1e300,
+                          -1e300,
+                          123456789.1234565,
+                          0.9999995,
+                          0.99999949999,
+                          std::numeric_limits<double>::infinity(),
+                          -std::numeric_limits<double>::infinity(),
+                          std::numeric_limits<double>::quiet_NaN(),
+                          std::numeric_limits<double>::denorm_min(),
+                          std::nextafter(0.5, 1.0),
+                          std::nextafter(0.5, 0.0),
+                          std::nextafter(2.5, 3.0)};
   for (double v : cases)
     for (int d : {0, 1, 3, 6, 9, 12})
       EXPECT_EQ(fast(v, d), reference(v, d)) << "value " << v << " with " << d << " decimals";

@@ -287,8 +287,7 @@ TEST(RecoveryPolicies, InMemoryWithOneCopyAndNoSoftwareFailuresIsRestart)
 {
   // Without job-scope causes every failure strikes a node; with one copy each of them destroys a
   // shard, so in_memory must recover exactly as restart does: the same run, to the event.
-  const std::vector<std::string> sets = {"spares.nodes=16", "repair.time=6h",
-                                         "failures.causes.software_bug.count=0",
+  const std::vector<std::string> sets = {"spares.nodes=16", "repair.time=6h", "failures.causes.software_bug.count=0",
                                          "failures.causes.nccl_watchdog_timeouts.count=0",
                                          "failures.causes.dependency.count=0"};
   auto restart_sets = sets, memory_sets = sets;
@@ -322,9 +321,8 @@ TEST(RecoveryPolicies, EveryPolicyAccountsForEveryHour)
                          "lemons.retire_after=2", "lemons.replace_time=1h"},
                         3));
   names.push_back("elastic, per-cause repairs, lemons");
-  runs.push_back(llama3({"recovery.policy=in_memory", "recovery.memory_snapshot_interval=5min", "spares.nodes=4",
-                         "repair.time=1h"},
-                        3));
+  runs.push_back(llama3(
+      {"recovery.policy=in_memory", "recovery.memory_snapshot_interval=5min", "spares.nodes=4", "repair.time=1h"}, 3));
   names.push_back("in_memory, 5 min snapshots");
   auto results = run_children(runs);
   for (size_t i = 0; i < results.size(); ++i) {
@@ -388,9 +386,8 @@ TEST(RecoveryPolicies, FailuresOfSparesDoNotInterruptTheJob)
 // narrower for longer).
 TEST(RecoveryPolicies, ElasticGrowsBackWhenNodesReturnDuringRecovery)
 {
-  auto r = run_child(llama3({"recovery.policy=elastic", "spares.nodes=0", "repair.time=5min",
-                             "repair.distribution=fixed"},
-                            1, true));
+  auto r = run_child(
+      llama3({"recovery.policy=elastic", "spares.nodes=0", "repair.time=5min", "repair.distribution=fixed"}, 1, true));
   ASSERT_TRUE(r.ok) << r.error;
   expect_accounting(r, "elastic, 5 min repairs");
   EXPECT_GT(recovery(r, "shrinks"), 0);
@@ -406,7 +403,8 @@ TEST(RecoveryPolicies, SameSeedSameRun)
 {
   const ChildRun elastic = llama3({"recovery.policy=elastic", "spares.nodes=0", "repair.time=6h"}, 7, true);
   const ChildRun memory = llama3({"recovery.policy=in_memory", "spares.nodes=4", "repair.time=3h"}, 7, true);
-  const ChildRun lemons{scenario_path(kLemons), {"recovery.policy=hot_spare", "spares.nodes=2", "repair.time=1d"}, 7, true};
+  const ChildRun lemons{
+      scenario_path(kLemons), {"recovery.policy=hot_spare", "spares.nodes=2", "repair.time=1d"}, 7, true};
   auto r = run_children({elastic, elastic, memory, memory, lemons, lemons});
   for (size_t i = 0; i < r.size(); i += 2) {
     SCOPED_TRACE(i / 2);
@@ -475,8 +473,8 @@ TEST(Lemons, LemonsConcentrateFailuresWithoutAddingAny)
 {
   // The lemon weights are normalised to a fleet mean of 1: lemons change which nodes fail, not how
   // many failures the fleet has. Without retirement, the interruptions are those of a uniform fleet.
-  auto results = run_children({{scenario_path(kLemons), {"lemons.fraction=0"}, 1},
-                               {scenario_path(kLemons), {"lemons.retire_after=0"}, 1}});
+  auto results = run_children(
+      {{scenario_path(kLemons), {"lemons.fraction=0"}, 1}, {scenario_path(kLemons), {"lemons.retire_after=0"}, 1}});
   ASSERT_TRUE(results[0].ok) << results[0].error;
   ASSERT_TRUE(results[1].ok) << results[1].error;
   expect_accounting(results[0], "no lemons");

@@ -18,12 +18,12 @@ TEST(RecoveryRegressions, AFailureWhileTheJobWaitsForNodesIsAnInterruption)
 {
   // in_memory with no spares: a failure while the job waits for repairs may destroy the last copy of a
   // shard. It used to go unrecorded, so the accounting kept progress the job no longer had.
-  auto r = run_child({lemons(),
-                      {"recovery.policy=in_memory", "repair.time=2h", "failures.causes.gpu_fault.mtbf=120d",
-                       "failures.causes.host_fault.mtbf=60d", "lemons.retire_after=0", "spares.nodes=0",
-                       "run.duration=30d"},
-                      1,
-                      true});
+  auto r = run_child(
+      {lemons(),
+       {"recovery.policy=in_memory", "repair.time=2h", "failures.causes.gpu_fault.mtbf=120d",
+        "failures.causes.host_fault.mtbf=60d", "lemons.retire_after=0", "spares.nodes=0", "run.duration=30d"},
+       1,
+       true});
   ASSERT_TRUE(r.ok) << r.error;
   long during_waiting = 0;
   for (const auto& e : events_of(r.events))
@@ -71,13 +71,13 @@ TEST(RecoveryRegressions, EveryPersistentStragglerIsDrainedEvenIfItFailsFirst)
 {
   // A slow node that failed before its drain check came back from repair still slow and was never
   // checked again.
-  auto r = run_child({lemons(),
-                      {"stragglers.persistent_fraction=0.03", "stragglers.persistent_speed=0.5",
-                       "stragglers.drain_below=0.8", "stragglers.drain_after=10d",
-                       "failures.causes.host_fault.mtbf=20d", "lemons.fraction=0", "spares.nodes=40",
-                       "repair.distribution=fixed", "repair.time=5d", "run.duration=60d"},
-                      1,
-                      true});
+  auto r = run_child(
+      {lemons(),
+       {"stragglers.persistent_fraction=0.03", "stragglers.persistent_speed=0.5", "stragglers.drain_below=0.8",
+        "stragglers.drain_after=10d", "failures.causes.host_fault.mtbf=20d", "lemons.fraction=0", "spares.nodes=40",
+        "repair.distribution=fixed", "repair.time=5d", "run.duration=60d"},
+       1,
+       true});
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(r.summary["recovery"]["drains"].get<long>(), r.summary["stragglers"]["persistent_nodes"].get<long>());
   const auto rows = timeline_rows(r.timeline);

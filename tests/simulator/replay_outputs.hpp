@@ -78,8 +78,8 @@ inline std::vector<Event> events_of(const std::string& csv)
       ADD_FAILURE() << "events row with " << c.size() << " cells: " << line;
       continue;
     }
-    events.push_back({std::stod(c[0]), c[1], c[2], c[3], c[4], std::stod(c[5]), c[6],
-                      c[7].empty() ? -1 : std::stol(c[7])});
+    events.push_back(
+        {std::stod(c[0]), c[1], c[2], c[3], c[4], std::stod(c[5]), c[6], c[7].empty() ? -1 : std::stol(c[7])});
   }
   return events;
 }
@@ -118,6 +118,5 @@ inline std::vector<std::string> llama3_without_failures()
     sets.push_back(std::string("failures.causes.") + c + ".count=0");
   return sets;
 }
-
 
 }  // namespace fleetsim::testing

@@ -3,10 +3,10 @@
 // a scenario, runs it and sends back summary.json, timeline.csv and events.csv through a pipe.
 // Up to `parallel` children run at once.
 
+#include "simulator/output/run_outputs.hpp"
 #include "simulator/run/child_process.hpp"
 #include "simulator/run/simulation.hpp"
 #include "simulator/scenario/scenario_loader.hpp"
-#include "simulator/output/run_outputs.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <deque>
 #include <cstdlib>
+#include <deque>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -38,10 +38,7 @@ struct ChildResult {
   std::string events;
 };
 
-inline std::string scenario_path(const std::string& name)
-{
-  return std::string(FLEETSIM_SOURCE_DIR) + "/" + name;
-}
+inline std::string scenario_path(const std::string& name) { return std::string(FLEETSIM_SOURCE_DIR) + "/" + name; }
 
 namespace detail {
 

@@ -43,8 +43,8 @@ TEST(RunInvariants, BreakdownSumsToElapsedTimeOnLlama3)
     const double elapsed = r.summary["simulated_time_s"].get<double>();
     EXPECT_DOUBLE_EQ(elapsed, 54 * 86400.0);
     EXPECT_NEAR(breakdown_sum(r.summary), elapsed, 1e-6 * elapsed);
-    EXPECT_NEAR(r.summary["ettr"].get<double>(),
-                r.summary["time_breakdown_s"]["productive"].get<double>() / elapsed, 1e-12);
+    EXPECT_NEAR(r.summary["ettr"].get<double>(), r.summary["time_breakdown_s"]["productive"].get<double>() / elapsed,
+                1e-12);
   }
 }
 
@@ -135,7 +135,8 @@ TEST(RunInvariants, PlannedInterruptionsAfterACheckpointLoseNoWork)
 TEST(RunInvariants, PlannedInterruptionsWithoutCheckpointLoseTheWorkSinceTheLastOne)
 {
   auto r = run_child({scenario_path("scenarios/no_failures.yaml"),
-                      {"planned.count=10", "planned.window=7d", "planned.checkpoint_before=false"}, 1});
+                      {"planned.count=10", "planned.window=7d", "planned.checkpoint_before=false"},
+                      1});
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(r.summary["interruptions"]["planned"].get<long>(), 10);
   EXPECT_GT(r.summary["time_breakdown_s"]["lost_work"].get<double>(), 0.0);
@@ -165,9 +166,9 @@ TEST(RunInvariants, DifferentSeedChangesOutputs)
 TEST(RunInvariants, ChangingOneCauseLeavesTheOthersFailuresInPlace)
 {
   // Named streams: doubling one cause's count must not move another cause's failure times.
-  auto runs = run_children({{scenario_path("scenarios/llama3_405b_16k.yaml"), {}, 5, true},
-                            {scenario_path("scenarios/llama3_405b_16k.yaml"),
-                             {"failures.causes.faulty_gpu.count=296"}, 5, true}});
+  auto runs = run_children(
+      {{scenario_path("scenarios/llama3_405b_16k.yaml"), {}, 5, true},
+       {scenario_path("scenarios/llama3_405b_16k.yaml"), {"failures.causes.faulty_gpu.count=296"}, 5, true}});
   ASSERT_TRUE(runs[0].ok && runs[1].ok);
   auto times_of = [&](const std::string& events, const std::string& cause) {
     std::vector<std::string> t;

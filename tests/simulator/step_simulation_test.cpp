@@ -91,8 +91,8 @@ TEST(StepSimulation, BubbleIsPMinus1OverVMOfComputePlusTensorParallelTime)
   };
   for (const Case c : {Case{16, 8, 1, 16}, Case{16, 8, 2, 16}, Case{16, 8, 2, 32}, Case{8, 16, 1, 8},
                        Case{8, 16, 1, 12}, Case{8, 16, 2, 8}, Case{8, 16, 4, 16}}) {
-    SCOPED_TRACE("pp " + std::to_string(c.pp) + " dp " + std::to_string(c.dp) + " v " + std::to_string(c.v) +
-                 " m " + std::to_string(c.m));
+    SCOPED_TRACE("pp " + std::to_string(c.pp) + " dp " + std::to_string(c.dp) + " v " + std::to_string(c.v) + " m " +
+                 std::to_string(c.m));
     const auto s = load(kSmall, {"parallelism.pp=" + std::to_string(c.pp), "parallelism.dp=" + std::to_string(c.dp),
                                  "parallelism.virtual_stages=" + std::to_string(c.v), batch_for(c.dp, c.m)});
     const auto b = simulate(s).at("breakdown");
@@ -136,7 +136,8 @@ TEST(StepSimulation, OneSlowStageStretchesTheIterationButItsBubbleAbsorbsPartOfI
 TEST(StepSimulation, DecompositionAddsUpAndComputeMatchesTheAnalyticModel)
 {
   for (const std::vector<std::string>& sets :
-       {std::vector<std::string>{}, {"parallelism.virtual_stages=2", batch_for(8, 32)},
+       {std::vector<std::string>{},
+        {"parallelism.virtual_stages=2", batch_for(8, 32)},
         {"parallelism.pp=8", "parallelism.dp=16", batch_for(16, 8), "network.pod_size=128",
          "network.pod_oversubscription=4"},
         {"parallelism.cp=2", "parallelism.dp=4", batch_for(4, 16)},

@@ -102,7 +102,9 @@ TEST(StragglerState, DiurnalSwingFollowsTheClockPiecewise)
   };
   const std::vector<Case> cases{
       {0.02, 15 * 3600.0, 3600, {"stragglers.diurnal_amplitude=0.02"}},  // default peak 15 h, resolution 1 h
-      {0.05, 5 * 3600.0, 1800,
+      {0.05,
+       5 * 3600.0,
+       1800,
        {"stragglers.diurnal_amplitude=0.05", "stragglers.diurnal_peak=5h", "stragglers.diurnal_resolution=30min",
         "run.duration=3d"}},
   };
@@ -131,7 +133,8 @@ TEST(StragglerState, DiurnalSwingFollowsTheClockPiecewise)
       const double tick = std::floor(row.t0 / cs.resolution + 1e-9) * cs.resolution;
       const double now = step_at(uniform, c, clock(tick));
       const double before = step_at(uniform, c, clock(tick - cs.resolution));
-      EXPECT_TRUE(std::fabs(row.step - now) <= kPrinted || (row.length() < 1e-6 && std::fabs(row.step - before) <= kPrinted))
+      EXPECT_TRUE(std::fabs(row.step - now) <= kPrinted ||
+                  (row.length() < 1e-6 && std::fabs(row.step - before) <= kPrinted))
           << "row at " << row.t0 << ": " << row.step << " s, the clock at " << tick << " s gives " << now << " s";
       ++checked;
       lo = std::min(lo, row.step);
@@ -337,7 +340,8 @@ TEST(StragglerState, EpisodesDiurnalSwingAndDrainsAreDeterministic)
                                       "stragglers.drain_repair=2h",
                                       "stragglers.transient_probability=0.0001",
                                       "stragglers.transient_speed=0.5"};
-  auto runs = run_children({{no_failures(), sets, 3, true}, {no_failures(), sets, 3, true}, {no_failures(), sets, 4, true}});
+  auto runs = run_children(
+      {{no_failures(), sets, 3, true}, {no_failures(), sets, 3, true}, {no_failures(), sets, 4, true}});
   for (const auto& r : runs)
     ASSERT_TRUE(r.ok) << r.error;
   EXPECT_GT(num(runs[0].summary, "recovery", "drains"), 0);

@@ -233,7 +233,8 @@ TEST(CliOptions, EveryCommandTakesTheLoggingOptionsSpelledTheSameWay)
       EXPECT_NE(r.out.find(option), std::string::npos) << option;
     const Result bad_level = fleetsim(tmp, {command, "--log-level", "loud"});
     EXPECT_EQ(bad_level.exit_code, 2);
-    EXPECT_NE(bad_level.err.find("option --log-level: loud not in {off,error,warn,info,debug,trace}"), std::string::npos)
+    EXPECT_NE(bad_level.err.find("option --log-level: loud not in {off,error,warn,info,debug,trace}"),
+              std::string::npos)
         << bad_level.err;
   }
 }
@@ -241,8 +242,10 @@ TEST(CliOptions, EveryCommandTakesTheLoggingOptionsSpelledTheSameWay)
 TEST(CliOptions, ExitsTwoNamingTheOptionWhenItsValueIsMissing)
 {
   TempDir tmp;
-  for (const std::vector<std::string>& args : {std::vector<std::string>{"run", "--out"}, {"sweep", "x.yaml", "-j"},
-                                               {"compare", "--vary"}, {"run", "--log-file"}}) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"run", "--out"},
+                                               {"sweep", "x.yaml", "-j"},
+                                               {"compare", "--vary"},
+                                               {"run", "--log-file"}}) {
     const Result r = fleetsim(tmp, args);
     EXPECT_EQ(r.exit_code, 2) << args[1];
     EXPECT_EQ(r.err.rfind("fleetsim: error: option ", 0), 0u) << r.err;
@@ -264,7 +267,8 @@ TEST(CliOptions, ExitsTwoWithAHintWhenAnOptionIsMisspelledOrBelongsToAnotherComm
       << elsewhere.err;
   const Result validate_out = fleetsim(tmp, {"validate", kLlama3, "--out", tmp / "out"});
   EXPECT_EQ(validate_out.exit_code, 2);
-  EXPECT_NE(validate_out.err.find("'--out' is not an option of 'validate' (it is one of run, step, compare, sweep and report)"),
+  EXPECT_NE(validate_out.err.find(
+                "'--out' is not an option of 'validate' (it is one of run, step, compare, sweep and report)"),
             std::string::npos)
       << validate_out.err;
   const Result extra = fleetsim(tmp, {"run", kLlama3, kLlama3});
@@ -277,8 +281,8 @@ TEST(CliOptions, AnOptionGivenTwiceKeepsItsLastValueAndRepeatableOnesKeepThemAll
 {
   TempDir tmp;
   const std::string scenario = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/no_failures.yaml";
-  const Result r = fleetsim(tmp, {"run", scenario, "--seed", "1", "--seed", "12", "--out", tmp / "a", "--out", tmp / "b",
-                                  "--set", "run.duration=1d", "--set", "checkpoint.interval=2h", "--quiet"});
+  const Result r = fleetsim(tmp, {"run", scenario, "--seed", "1", "--seed", "12", "--out", tmp / "a", "--out",
+                                  tmp / "b", "--set", "run.duration=1d", "--set", "checkpoint.interval=2h", "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(fs::exists(tmp / "a"));
   const auto summary = nlohmann::json::parse(read_file(tmp / "b/summary.json"));
@@ -287,7 +291,9 @@ TEST(CliOptions, AnOptionGivenTwiceKeepsItsLastValueAndRepeatableOnesKeepThemAll
   EXPECT_DOUBLE_EQ(summary["checkpoints"]["interval_s"].get<double>(), 7200.0);
   // Any 64-bit seed; nothing beyond.
   EXPECT_EQ(fleetsim(tmp, {"run", scenario, "--seed", "18446744073709551615", "--set", "run.duration=1h", "--quiet",
-                           "--out", tmp / "c"}).exit_code, 0);
+                           "--out", tmp / "c"})
+                .exit_code,
+            0);
   EXPECT_EQ(fleetsim(tmp, {"run", scenario, "--seed", "18446744073709551616", "--out", tmp / "d"}).exit_code, 2);
   EXPECT_FALSE(fs::exists(tmp / "d"));
 }
@@ -396,8 +402,8 @@ TEST(CliRun, WritesSummaryTimelineAndEventsForShortLlama3)
   for (const char* key : {"unexpected", "planned", "by_cause"})
     EXPECT_TRUE(j["interruptions"].contains(key)) << key;
   double breakdown_total = 0;
-  for (const char* key : {"productive", "checkpoint", "detection", "restart", "reload", "warmup", "lost_work",
-                          "planned"}) {
+  for (const char* key :
+       {"productive", "checkpoint", "detection", "restart", "reload", "warmup", "lost_work", "planned"}) {
     ASSERT_TRUE(j["time_breakdown_s"].contains(key)) << key;
     breakdown_total += j["time_breakdown_s"][key].get<double>();
   }

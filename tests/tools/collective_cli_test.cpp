@@ -15,7 +15,8 @@ const std::string kScenario = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/lla
 
 TEST(CollectiveCli, PrintsSimulatedTimeBesideTheAlphaBetaPrediction)
 {
-  const Output o = fleetsim("collective " + kScenario + " --op allreduce --algo ring --ranks 64 --size 64MB --mode full");
+  const Output o = fleetsim("collective " + kScenario +
+                            " --op allreduce --algo ring --ranks 64 --size 64MB --mode full");
   ASSERT_EQ(o.code, 0) << o.text;
   // 2*63*5us + 2*63/64*64MB/50GB/s = 0.63 ms + 2.52 ms = 3.15 ms.
   EXPECT_NE(o.text.find("0.003150"), std::string::npos) << o.text;

@@ -30,8 +30,10 @@ TEST(CliCompare, RunsEveryPointOfTheGridOnTheSameSeedsAndWritesCompareCsv)
 {
   TempDir tmp;
   const std::string out = tmp / "cmp";
-  const auto r = compare(kLemons + " --set run.duration=20d --vary lemons.retire_after=0,3 --vary spares.nodes=0,4 "
-                                   "--seeds 2 --out " + out);
+  const auto r = compare(kLemons +
+                         " --set run.duration=20d --vary lemons.retire_after=0,3 --vary spares.nodes=0,4 "
+                         "--seeds 2 --out " +
+                         out);
   ASSERT_EQ(r.code, 0) << r.text;
   // 2 x 2 points, each with two seeds' outputs.
   for (const char* point : {"lemons.retire_after=0,spares.nodes=0", "lemons.retire_after=0,spares.nodes=4",
@@ -47,8 +49,10 @@ TEST(CliCompare, RunsEveryPointOfTheGridOnTheSameSeedsAndWritesCompareCsv)
   // The means are those of the runs' own summaries.
   double ettr = 0;
   for (const char* seed : {"seed-1", "seed-2"})
-    ettr += nlohmann::json::parse(read_file(fs::path(out) / "lemons.retire_after=3,spares.nodes=0" / seed /
-                                            "summary.json"))["ettr"].get<double>() / 2;
+    ettr += nlohmann::json::parse(
+                read_file(fs::path(out) / "lemons.retire_after=3,spares.nodes=0" / seed / "summary.json"))["ettr"]
+                .get<double>() /
+            2;
   std::stringstream row(rows[3]);
   std::vector<std::string> cells;
   for (std::string c; std::getline(row, c, ',');)
@@ -60,8 +64,9 @@ TEST(CliCompare, RunsEveryPointOfTheGridOnTheSameSeedsAndWritesCompareCsv)
   // spares) are identical, so its interruption count is the same at every point.
   std::vector<long> software;
   for (const char* point : {"lemons.retire_after=0,spares.nodes=0", "lemons.retire_after=3,spares.nodes=4"})
-    software.push_back(nlohmann::json::parse(read_file(fs::path(out) / point / "seed-1" / "summary.json"))
-                           ["interruptions"]["by_cause"]["software"].get<long>());
+    software.push_back(nlohmann::json::parse(read_file(fs::path(out) / point / "seed-1" /
+                                                       "summary.json"))["interruptions"]["by_cause"]["software"]
+                           .get<long>());
   EXPECT_EQ(software[0], software[1]);
 }
 

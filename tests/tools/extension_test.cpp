@@ -33,7 +33,8 @@ using fleetsim::testing::TempDir;
 class InstantRestartPolicy final : public fleetsim::models::RecoveryPolicy {
 public:
   [[nodiscard]] double restart_seconds(const fleetsim::models::RecoverySpec&) const override { return 1.0; }
-  [[nodiscard]] std::vector<std::pair<std::string, long>> reported(const fleetsim::models::PolicyCounters& c) const override
+  [[nodiscard]] std::vector<std::pair<std::string, long>> reported(
+      const fleetsim::models::PolicyCounters& c) const override
   {
     return {{"instant_restarts", c.storage_restores + c.memory_restores}};
   }
@@ -47,12 +48,12 @@ std::optional<double> checkpoints_per_day(const fleetsim::metrics::RunFacts& run
   return static_cast<double>(run.report.checkpoints) / (run.report.elapsed / 86400);
 }
 
-const bool kRegistered =
-    fleetsim::models::register_recovery_policy(
-        {"test_instant_restart", "a 1 s restart phase (tests/tools/extension_test.cpp)",
-         [] { return std::make_unique<InstantRestartPolicy>(); }}) &&
-    fleetsim::metrics::register_metric({"test_checkpoints_per_day", "1/d", "committed checkpoints per simulated day",
-                                        nullptr, checkpoints_per_day});
+const bool kRegistered = fleetsim::models::register_recovery_policy(
+                             {"test_instant_restart", "a 1 s restart phase (tests/tools/extension_test.cpp)",
+                              [] { return std::make_unique<InstantRestartPolicy>(); }}) &&
+                         fleetsim::metrics::register_metric({"test_checkpoints_per_day", "1/d",
+                                                             "committed checkpoints per simulated day", nullptr,
+                                                             checkpoints_per_day});
 
 // ---- running them --------------------------------------------------------------------------------------
 
@@ -65,7 +66,10 @@ fleetsim::testing::ProcessOutput fleetsim(const std::string& args)
   return run_command(self_path() + " --as-fleetsim " + args + " 2>&1");
 }
 
-nlohmann::json summary_of(const std::string& dir) { return nlohmann::json::parse(read_file(fs::path(dir) / "summary.json")); }
+nlohmann::json summary_of(const std::string& dir)
+{
+  return nlohmann::json::parse(read_file(fs::path(dir) / "summary.json"));
+}
 
 std::vector<std::string> cells(const std::string& row)
 {
@@ -114,7 +118,8 @@ TEST(Extensions, ThePolicyDrivesARunAndTheMetricIsInItsSummaryAndReport)
   EXPECT_FALSE(b["recovery"].contains("instant_restarts"));
   // The metric, computed by the run, in both summaries.
   for (const auto* s : {&m, &b}) {
-    const double per_day = (*s)["checkpoints"]["committed"].get<double>() / ((*s)["simulated_time_s"].get<double>() / 86400);
+    const double per_day = (*s)["checkpoints"]["committed"].get<double>() /
+                           ((*s)["simulated_time_s"].get<double>() / 86400);
     EXPECT_NEAR((*s)["metrics"]["test_checkpoints_per_day"].get<double>(), per_day, 1e-9);
   }
   const auto report = fleetsim("report " + (tmp / "mine"));
@@ -127,9 +132,11 @@ TEST(Extensions, ThePolicyDrivesARunAndTheMetricIsInItsSummaryAndReport)
 TEST(Extensions, ComparePutsThePolicyAndTheMetricSideBySide)
 {
   TempDir tmp;
-  const auto r = fleetsim("compare " + kScenario +
-                          " --set run.duration=3d --vary recovery.policy=restart,test_instant_restart --seeds 2 --quiet "
-                          "--out " + (tmp / "cmp"));
+  const auto r = fleetsim(
+      "compare " + kScenario +
+      " --set run.duration=3d --vary recovery.policy=restart,test_instant_restart --seeds 2 --quiet "
+      "--out " +
+      (tmp / "cmp"));
   ASSERT_EQ(r.code, 0) << r.text;
   const auto rows = lines_of(read_file(tmp / "cmp/compare.csv"));
   ASSERT_EQ(rows.size(), 3u);
@@ -149,13 +156,16 @@ TEST(Extensions, ASweepAggregatesTheMetricAndItsReportChartsIt)
 {
   TempDir tmp;
   const std::string sweep = tmp.write(
-      "s.yaml", "base: " + kScenario + "\nreplicas: 3\nset: {run.duration: 2d}\nvary:\n  recovery.policy: [restart, test_instant_restart]\n");
+      "s.yaml",
+      "base: " + kScenario +
+          "\nreplicas: 3\nset: {run.duration: 2d}\nvary:\n  recovery.policy: [restart, test_instant_restart]\n");
   const auto r = fleetsim("sweep " + sweep + " -j 2 --quiet --out " + (tmp / "sw"));
   ASSERT_EQ(r.code, 0) << r.text;
   const auto rows = lines_of(read_file(tmp / "sw/results.csv"));
   ASSERT_EQ(rows.size(), 3u);
   const auto header = cells(rows[0]);
-  for (const char* col : {"test_checkpoints_per_day_mean", "test_checkpoints_per_day_ci95", "test_checkpoints_per_day_p95"})
+  for (const char* col :
+       {"test_checkpoints_per_day_mean", "test_checkpoints_per_day_ci95", "test_checkpoints_per_day_p95"})
     EXPECT_LT(column(header, col), header.size()) << col << " in " << rows[0];
   const size_t mean = column(header, "test_checkpoints_per_day_mean");
   const size_t ettr = column(header, "ettr_mean");

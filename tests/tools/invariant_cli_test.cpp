@@ -10,8 +10,8 @@
 
 namespace {
 
-using fleetsim::testing::TempDir;
 using fleetsim::testing::run_command;
+using fleetsim::testing::TempDir;
 
 const std::string kScenario = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/no_failures.yaml";
 
@@ -53,7 +53,8 @@ TEST(CliInvariants, WithoutTheHookTheSameRunSucceeds)
 TEST(CliInvariants, ASweepReplicaThatBreaksAnInvariantFailsTheSweep)
 {
   TempDir dir;
-  const std::string sweep = dir.write("s.yaml", "base: " + kScenario + "\nreplicas: 2\nvary:\n  checkpoint.interval: [30min]\n");
+  const std::string sweep = dir.write("s.yaml",
+                                      "base: " + kScenario + "\nreplicas: 2\nvary:\n  checkpoint.interval: [30min]\n");
   const auto r = run_with_fault("drop_segment", "sweep " + sweep + " --quiet --out " + (dir / "out"));
   EXPECT_EQ(r.code, 3) << r.text;
   EXPECT_NE(r.text.find("broke an invariant (a bug in fleetsim)"), std::string::npos) << r.text;
@@ -64,8 +65,9 @@ TEST(CliInvariants, ASweepReplicaThatBreaksAnInvariantFailsTheSweep)
 TEST(CliInvariants, ACompareRunThatBreaksAnInvariantExitsWith3)
 {
   TempDir dir;
-  const auto r = run_with_fault("drop_segment", "compare " + kScenario + " --vary checkpoint.interval=20min,40min --quiet --out " +
-                                                    (dir / "out"));
+  const auto r = run_with_fault(
+      "drop_segment",
+      "compare " + kScenario + " --vary checkpoint.interval=20min,40min --quiet --out " + (dir / "out"));
   EXPECT_EQ(r.code, 3) << r.text;
   EXPECT_FALSE(std::filesystem::exists(dir / "out/compare.csv"));
 }

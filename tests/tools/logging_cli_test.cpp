@@ -42,8 +42,8 @@ double stamp_seconds(const std::string& line, std::string& component, std::strin
 TEST(CliLogging, DebugPrintsFailuresCheckpointsAndRecoveryPhasesStampedWithSimulatedTime)
 {
   TempDir dir;
-  const auto r = run_command(fleetsim("run " + kScenario + kShort + " --quiet --log-level debug --out " + (dir / "out"),
-                                      dir / "err.txt"));
+  const auto r = run_command(
+      fleetsim("run " + kScenario + kShort + " --quiet --log-level debug --out " + (dir / "out"), dir / "err.txt"));
   ASSERT_EQ(r.code, 0) << read_file(dir / "err.txt");
   const auto lines = lines_of(read_file(dir / "err.txt"));
   ASSERT_GT(lines.size(), 50u);
@@ -100,8 +100,8 @@ TEST(CliLogging, LogFileGetsTheLinesAndTheTerminalNone)
   EXPECT_GT(stamped, 50);
   EXPECT_NE(r.text.find("ETTR"), std::string::npos) << "the run table is still printed:\n" << r.text;
   // A log file under a regular file cannot be created: bad input, and no run.
-  const auto no_dir =
-      run_command(fleetsim("run " + kScenario + " --log-file " + log + "/x.log --out " + (dir / "never"), "&1"));
+  const auto no_dir = run_command(
+      fleetsim("run " + kScenario + " --log-file " + log + "/x.log --out " + (dir / "never"), "&1"));
   EXPECT_EQ(no_dir.code, 2);
   EXPECT_NE(no_dir.text.find("cannot open log file"), std::string::npos) << no_dir.text;
   EXPECT_FALSE(std::filesystem::exists(dir / "never"));
@@ -121,9 +121,10 @@ TEST(CliLogging, OffLeavesTheTerminalAndTheOutputsUnchanged)
 {
   TempDir dir;
   const auto plain = run_command(fleetsim("run " + kScenario + kShort + " --out " + (dir / "plain"), dir / "e1"));
-  const auto off = run_command(fleetsim("run " + kScenario + kShort + " --log-level off --out " + (dir / "off"), dir / "e2"));
-  const auto debug =
-      run_command(fleetsim("run " + kScenario + kShort + " --log-level trace --out " + (dir / "debug"), dir / "e3"));
+  const auto off = run_command(
+      fleetsim("run " + kScenario + kShort + " --log-level off --out " + (dir / "off"), dir / "e2"));
+  const auto debug = run_command(
+      fleetsim("run " + kScenario + kShort + " --log-level trace --out " + (dir / "debug"), dir / "e3"));
   ASSERT_EQ(plain.code, 0);
   ASSERT_EQ(off.code, 0);
   ASSERT_EQ(debug.code, 0);
@@ -141,7 +142,8 @@ TEST(CliLogging, OffLeavesTheTerminalAndTheOutputsUnchanged)
     EXPECT_EQ(read_file(dir / ("plain/" + std::string(f))), read_file(dir / ("off/" + std::string(f)))) << f;
     EXPECT_EQ(read_file(dir / ("plain/" + std::string(f))), read_file(dir / ("debug/" + std::string(f)))) << f;
   }
-  EXPECT_EQ(without_wall_time(read_file(dir / "plain/summary.json")), without_wall_time(read_file(dir / "debug/summary.json")));
+  EXPECT_EQ(without_wall_time(read_file(dir / "plain/summary.json")),
+            without_wall_time(read_file(dir / "debug/summary.json")));
 }
 
 TEST(CliLogging, SimgridLogSettingReachesSimGridsOwnLog)

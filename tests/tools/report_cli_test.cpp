@@ -49,9 +49,10 @@ TEST(CliReport, RunReportIsSelfContainedDeterministicAndHasEveryChart)
   const std::string html = read_file(fs::path(dir) / "report.html");
   ASSERT_FALSE(html.empty());
   EXPECT_TRUE(self_contained(html));
-  for (const char* s : {"<!DOCTYPE html>", "fleetsim run report: llama3_405b_16k", "Goodput over time", "State timeline",
-                        "Interruptions by cause", "Where the time went", "Lost time by cause", "faulty_gpu",
-                        "gpu_hbm3_memory", "silent_data_corruption", "checkpoint", "restart", "ETTR", "MFU", "<svg"})
+  for (const char* s :
+       {"<!DOCTYPE html>", "fleetsim run report: llama3_405b_16k", "Goodput over time", "State timeline",
+        "Interruptions by cause", "Where the time went", "Lost time by cause", "faulty_gpu", "gpu_hbm3_memory",
+        "silent_data_corruption", "checkpoint", "restart", "ETTR", "MFU", "<svg"})
     EXPECT_NE(html.find(s), std::string::npos) << s;
   for (const char* bad : {"\"nan", ",nan", ">nan", "-nan", "inf\"", "n/a"})
     EXPECT_EQ(html.find(bad), std::string::npos) << bad;
@@ -118,7 +119,8 @@ TEST(CliReport, SweepJsonGroupsZippedKeysAndNewMetricsAppear)
              "," + std::to_string(e + 0.02) + ",1200,30,40,1150,1250\n";
     }
   tmp.write("s/results.csv", csv);
-  tmp.write("s/sweep.json", R"({"axes": [{"keys": ["cluster.gpus", "parallelism.dp"]}, {"keys": ["checkpoint.interval"]}],
+  tmp.write("s/sweep.json",
+            R"({"axes": [{"keys": ["cluster.gpus", "parallelism.dp"]}, {"keys": ["checkpoint.interval"]}],
                                "replicas": 4, "first_seed": 1, "metrics": ["ettr", "time_to_target_h"]})");
   const auto r = report(tmp / "s");
   ASSERT_EQ(r.code, 0) << r.text;
@@ -164,7 +166,8 @@ TEST(CliReport, MalformedInputsExitTwoWithTheFileAndWriteNothing)
   EXPECT_FALSE(fs::exists(tmp.path() / "bad_json" / "report.html"));
 
   fs::create_directories(tmp.path() / "bad_csv");
-  tmp.write("bad_csv/results.csv", "spares.nodes,replicas,ettr_mean,ettr_sd,ettr_ci95,ettr_p5,ettr_p95\n0,2,x,0,0,0,0\n");
+  tmp.write("bad_csv/results.csv",
+            "spares.nodes,replicas,ettr_mean,ettr_sd,ettr_ci95,ettr_p5,ettr_p95\n0,2,x,0,0,0,0\n");
   r = report(tmp / "bad_csv");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.text.find("results.csv:2: error: column 'ettr_mean' is not a number"), std::string::npos) << r.text;

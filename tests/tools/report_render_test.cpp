@@ -52,8 +52,8 @@ Image read_png(const std::string& path)
 }
 
 struct Stats {
-  double non_white = 0;        // share of pixels that are not (near) white
-  std::size_t colours = 0;     // distinct colours
+  double non_white = 0;     // share of pixels that are not (near) white
+  std::size_t colours = 0;  // distinct colours
 };
 
 Stats stats_of(const Image& img)
@@ -74,7 +74,8 @@ Stats stats_of(const Image& img)
 // Pixels within 3 of colour #rrggbb on every channel.
 std::size_t pixels_of(const Image& img, std::uint32_t hex)
 {
-  const int want[3] = {static_cast<int>(hex >> 16 & 0xff), static_cast<int>(hex >> 8 & 0xff), static_cast<int>(hex & 0xff)};
+  const int want[3] = {static_cast<int>(hex >> 16 & 0xff), static_cast<int>(hex >> 8 & 0xff),
+                       static_cast<int>(hex & 0xff)};
   std::size_t n = 0;
   for (std::size_t i = 0; i + 2 < img.rgb.size(); i += 3)
     n += (std::abs(img.rgb[i] - want[0]) <= 3 && std::abs(img.rgb[i + 1] - want[1]) <= 3 &&
@@ -96,11 +97,12 @@ Render render(const TempDir& tmp, const std::string& html, int height)
   Render out;
   const std::string png = tmp / "shot.png";
   const std::string log = tmp / "chromium.log";
-  const std::string cmd = "timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars "
-                          "--force-color-profile=srgb --user-data-dir=" + (tmp / "profile") +
-                          " --screenshot=" + png + " --window-size=" + std::to_string(kWidth) + "," +
-                          std::to_string(height) + " --enable-logging=stderr --v=0 file://" +
-                          fs::absolute(html).string() + " > /dev/null 2> " + log;
+  const std::string cmd =
+      "timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars "
+      "--force-color-profile=srgb --user-data-dir=" +
+      (tmp / "profile") + " --screenshot=" + png + " --window-size=" + std::to_string(kWidth) + "," +
+      std::to_string(height) + " --enable-logging=stderr --v=0 file://" + fs::absolute(html).string() +
+      " > /dev/null 2> " + log;
   out.code = run_command(cmd).code;
   out.log = read_file(log);
   out.image = read_png(png);
@@ -122,7 +124,8 @@ TEST(ReportRender, RunReportDrawsItsCharts)
   ASSERT_TRUE(have_chromium()) << kInstallHint;
   TempDir tmp;
   const std::string dir = tmp / "run";
-  auto r = run_command(kBinary + " run --set run.duration=20d --set run.step_model=analytic --quiet --out " + dir + " 2>&1");
+  auto r = run_command(kBinary + " run --set run.duration=20d --set run.step_model=analytic --quiet --out " + dir +
+                       " 2>&1");
   ASSERT_EQ(r.code, 0) << r.text;
   r = run_command(kBinary + " report " + dir + " --quiet 2>&1");
   ASSERT_EQ(r.code, 0) << r.text;

@@ -73,7 +73,7 @@ TEST(StepCli, SimulatesLlama3IterationIntoStepJsonAndChromeTrace)
   const auto trace = nlohmann::json::parse(read_file(fs::path(out) / "step_trace.json"));
   ASSERT_TRUE(trace.contains("traceEvents"));
   ASSERT_TRUE(trace["traceEvents"].is_array());
-  std::map<int, int> complete;                // pid -> "X" events
+  std::map<int, int> complete;                 // pid -> "X" events
   std::map<int, std::set<int>> named_threads;  // pid -> tids with a thread_name
   for (const auto& e : trace["traceEvents"]) {
     const std::string ph = e.at("ph").get<std::string>();
@@ -101,9 +101,10 @@ TEST(StepCli, TwoRunsWriteIdenticalOutputs)
 {
   TempDir tmp;
   // 1,024 GPUs, TP 8 x PP 16 x DP 8, interleaved in 2 chunks over 32 micro-batches, in pods of 256.
-  const std::string args = " --set run.step_model=simulated --set parallelism.virtual_stages=2"
-                           " --set model.global_batch_tokens=2097152 --set network.pod_size=256"
-                           " --set network.pod_oversubscription=3";
+  const std::string args =
+      " --set run.step_model=simulated --set parallelism.virtual_stages=2"
+      " --set model.global_batch_tokens=2097152 --set network.pod_size=256"
+      " --set network.pod_oversubscription=3";
   for (const char* run : {"a", "b"}) {
     const Output o = fleetsim("step " + kNoFailures + args + " --out " + (tmp / run));
     ASSERT_EQ(o.code, 0) << o.text;
@@ -126,7 +127,8 @@ TEST(StepCli, RejectsInterleavingWhenMicroBatchesAreNotAMultipleOfStages)
   const std::string out = tmp / "out";
   const Output o = fleetsim("step " + kNoFailures +
                             " --set run.step_model=simulated --set parallelism.virtual_stages=2"
-                            " --set model.global_batch_tokens=524288 --out " + out);
+                            " --set model.global_batch_tokens=524288 --out " +
+                            out);
   EXPECT_EQ(o.code, 2) << o.text;
   EXPECT_NE(o.text.find("error: "), std::string::npos) << o.text;
   EXPECT_NE(o.text.find("virtual_stages"), std::string::npos) << o.text;

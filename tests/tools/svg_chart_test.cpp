@@ -1,8 +1,8 @@
 // Unit tests of the report's chart code: ticks, scales, x placement, downsampling, escaping,
 // number formats, per-pixel state shares and the CSV reader.
+#include "report/svg_chart.hpp"
 #include "report/report_inputs.hpp"
 #include "report/run_report.hpp"
-#include "report/svg_chart.hpp"
 #include "report/sweep_report.hpp"
 
 #include <gtest/gtest.h>

@@ -49,17 +49,17 @@ TEST(CliSweep, WritesOneResultRowPerPointAndOneReplicaRowPerSeed)
   ASSERT_EQ(r.code, 0) << r.text;
   const auto results = lines_of(read_file(fs::path(out) / "results.csv"));
   const auto replicas = lines_of(read_file(fs::path(out) / "replicas.csv"));
-  ASSERT_EQ(results.size(), 5u);   // header + 2 x 2 points
+  ASSERT_EQ(results.size(), 5u);    // header + 2 x 2 points
   ASSERT_EQ(replicas.size(), 13u);  // header + 4 points x 3 seeds
-  EXPECT_EQ(results[0].rfind("lemons.retire_after,spares.nodes,replicas,ettr_mean,ettr_sd,ettr_ci95,ettr_p5,ettr_p95,", 0),
-            0u);
+  EXPECT_EQ(
+      results[0].rfind("lemons.retire_after,spares.nodes,replicas,ettr_mean,ettr_sd,ettr_ci95,ettr_p5,ettr_p95,", 0),
+      0u);
   EXPECT_EQ(replicas[0].rfind("lemons.retire_after,spares.nodes,seed,ettr,", 0), 0u);
   // Point (3, 2): the mean of its three replicas, which are the runs' own summaries.
   double sum = 0;
   for (int seed = 1; seed <= 3; ++seed) {
-    const auto j = nlohmann::json::parse(
-        read_file(fs::path(out) / "runs" / "lemons.retire_after=3,spares.nodes=2" / ("seed-" + std::to_string(seed)) /
-                  "summary.json"));
+    const auto j = nlohmann::json::parse(read_file(fs::path(out) / "runs" / "lemons.retire_after=3,spares.nodes=2" /
+                                                   ("seed-" + std::to_string(seed)) / "summary.json"));
     EXPECT_EQ(j["seed"].get<int>(), seed);
     sum += j["ettr"].get<double>();
   }
@@ -69,7 +69,7 @@ TEST(CliSweep, WritesOneResultRowPerPointAndOneReplicaRowPerSeed)
   EXPECT_NEAR(std::stod(row[3]), sum / 3, 1e-9);
   EXPECT_LE(std::stod(row[6]), std::stod(row[3]));  // p5 <= mean <= p95
   EXPECT_GE(std::stod(row[7]), std::stod(row[3]));
-  EXPECT_GT(std::stod(row[5]), 0);                  // a confidence interval
+  EXPECT_GT(std::stod(row[5]), 0);  // a confidence interval
 }
 
 TEST(CliSweep, GivesTheSameFilesWhateverTheNumberOfProcesses)
@@ -134,9 +134,10 @@ TEST(CliSweep, ZippedKeysVaryTogetherAsOneAxis)
 {
   TempDir tmp;
   const std::string out = tmp / "out";
-  const std::string file = tmp.write("zip.yaml", "base: " + kLemons + "\nreplicas: 2\nset: {run.duration: 10d}\n"
-                                                 "zip:\n  - {cluster.gpus: [512, 1024], parallelism.dp: [4, 8]}\n"
-                                                 "vary:\n  spares.nodes: [0, 2]\n");
+  const std::string file = tmp.write("zip.yaml", "base: " + kLemons +
+                                                     "\nreplicas: 2\nset: {run.duration: 10d}\n"
+                                                     "zip:\n  - {cluster.gpus: [512, 1024], parallelism.dp: [4, 8]}\n"
+                                                     "vary:\n  spares.nodes: [0, 2]\n");
   const auto r = sweep(file + " --out " + out);
   ASSERT_EQ(r.code, 0) << r.text;
   const auto results = lines_of(read_file(fs::path(out) / "results.csv"));
@@ -147,8 +148,8 @@ TEST(CliSweep, ZippedKeysVaryTogetherAsOneAxis)
   const auto j = nlohmann::json::parse(
       read_file(fs::path(out) / "runs" / "cluster.gpus=512,spares.nodes=2" / "seed-1" / "summary.json"));
   EXPECT_EQ(j["gpus"].get<long>(), 512);
-  const std::string uneven = tmp.write("uneven.yaml", "base: " + kLemons +
-                                                          "\nzip:\n  - {cluster.gpus: [512, 1024], parallelism.dp: [4]}\n");
+  const std::string uneven = tmp.write(
+      "uneven.yaml", "base: " + kLemons + "\nzip:\n  - {cluster.gpus: [512, 1024], parallelism.dp: [4]}\n");
   const auto bad = sweep(uneven + " --out " + (tmp / "bad"));
   EXPECT_EQ(bad.code, 2) << bad.text;
   EXPECT_NE(bad.text.find("as long as the others"), std::string::npos) << bad.text;
@@ -164,15 +165,15 @@ TEST(CliSweep, RefusesToMixTheResultsOfAnotherSweepIntoItsDirectory)
   EXPECT_NE(r.text.find("runs.manifest"), std::string::npos) << r.text;
 }
 
-
 TEST(CliSweep, ReportsTheTimeToATokenTargetAndLeavesItBlankWhereAReplicaMissedIt)
 {
   TempDir tmp;
   const std::string out = tmp / "out";
   // 20 days of the 1,024-GPU lemons scenario train ~1.84e11 tokens: 1.2e11 is reached in ~13 days,
   // 1.9e11 never.
-  const std::string file = tmp.write("target.yaml", "base: " + kLemons + "\nreplicas: 2\nset: {run.duration: 20d}\n"
-                                                    "vary:\n  run.token_target: [1.2e11, 1.9e11]\n");
+  const std::string file = tmp.write("target.yaml", "base: " + kLemons +
+                                                        "\nreplicas: 2\nset: {run.duration: 20d}\n"
+                                                        "vary:\n  run.token_target: [1.2e11, 1.9e11]\n");
   const auto r = sweep(file + " --out " + out);
   ASSERT_EQ(r.code, 0) << r.text;
   const auto results = lines_of(read_file(fs::path(out) / "results.csv"));
@@ -201,13 +202,16 @@ TEST(CliSweep, ReportsTheTimeToATokenTargetAndLeavesItBlankWhereAReplicaMissedIt
 TEST(CliSweep, AggregatesOnlyTheMetricsItIsAskedFor)
 {
   TempDir tmp;
-  const std::string file = tmp.write("m.yaml", "base: " + kLemons + "\nreplicas: 2\nset: {run.duration: 5d}\n"
-                                               "metrics: [unexpected_interruptions, ettr]\nvary:\n  spares.nodes: [0, 2]\n");
+  const std::string file = tmp.write("m.yaml",
+                                     "base: " + kLemons +
+                                         "\nreplicas: 2\nset: {run.duration: 5d}\n"
+                                         "metrics: [unexpected_interruptions, ettr]\nvary:\n  spares.nodes: [0, 2]\n");
   ASSERT_EQ(sweep(file + " --out " + (tmp / "out")).code, 0);
   const auto results = lines_of(read_file(fs::path(tmp / "out") / "results.csv"));
-  EXPECT_EQ(results[0], "spares.nodes,replicas,unexpected_interruptions_mean,unexpected_interruptions_sd,"
-                        "unexpected_interruptions_ci95,unexpected_interruptions_p5,unexpected_interruptions_p95,"
-                        "ettr_mean,ettr_sd,ettr_ci95,ettr_p5,ettr_p95");  // in the file's order
+  EXPECT_EQ(results[0],
+            "spares.nodes,replicas,unexpected_interruptions_mean,unexpected_interruptions_sd,"
+            "unexpected_interruptions_ci95,unexpected_interruptions_p5,unexpected_interruptions_p95,"
+            "ettr_mean,ettr_sd,ettr_ci95,ettr_p5,ettr_p95");  // in the file's order
   const std::string bad = tmp.write("bad.yaml", "base: " + kLemons + "\nmetrics: [ettr, mfu]\n");
   const auto r = sweep(bad + " --out " + (tmp / "bad"));
   EXPECT_EQ(r.code, 2) << r.text;
@@ -215,7 +219,6 @@ TEST(CliSweep, AggregatesOnlyTheMetricsItIsAskedFor)
   EXPECT_NE(r.text.find("unknown metric 'mfu'"), std::string::npos) << r.text;
   EXPECT_FALSE(fs::exists(tmp / "bad"));
 }
-
 
 // The planners' cluster-size sweep (scenarios/sweeps/): ETTR falls as the job grows, and the
 // confidence intervals narrow as replicas are added (about as 1/sqrt(n)).
@@ -251,29 +254,30 @@ TEST(CliSweepPlanners, ClusterSizeSweepEttrFallsWithSizeAndItsConfidenceInterval
   }
 }
 
-
 TEST(CliSweep, RangesExpandToEveryValueFromFirstToLastWithTheirUnit)
 {
   TempDir tmp;
   const std::string out = tmp / "out";
-  const std::string file = tmp.write("range.yaml", "base: " + kLemons + "\nreplicas: 1\nset: {run.duration: 2d}\n"
-                                                   "vary:\n  checkpoint.interval: {from: 5min, to: 15min, step: 5min}\n"
-                                                   "  spares.nodes: {from: 1, to: 8, times: 2}\n");
+  const std::string file = tmp.write("range.yaml",
+                                     "base: " + kLemons +
+                                         "\nreplicas: 1\nset: {run.duration: 2d}\n"
+                                         "vary:\n  checkpoint.interval: {from: 5min, to: 15min, step: 5min}\n"
+                                         "  spares.nodes: {from: 1, to: 8, times: 2}\n");
   const auto r = sweep(file + " --out " + out + " --quiet");
   ASSERT_EQ(r.code, 0) << r.text;
   const auto j = nlohmann::json::parse(read_file(fs::path(out) / "sweep.json"));
   EXPECT_EQ(j["axes"][0]["values"][0], nlohmann::json({"5min", "10min", "15min"}));
   EXPECT_EQ(j["axes"][1]["values"][0], nlohmann::json({"1", "2", "4", "8"}));
   EXPECT_EQ(lines_of(read_file(fs::path(out) / "results.csv")).size(), 13u);  // header + 3 x 4
-  const std::string bad = tmp.write("bad.yaml", "base: " + kLemons + "\nvary:\n  spares.nodes: {from: 8, to: 1, times: 2}\n"
-                                                "  checkpoint.interval: {from: 5min, to: 1h, step: 5min}\n");
+  const std::string bad = tmp.write("bad.yaml", "base: " + kLemons +
+                                                    "\nvary:\n  spares.nodes: {from: 8, to: 1, times: 2}\n"
+                                                    "  checkpoint.interval: {from: 5min, to: 1h, step: 5min}\n");
   const auto b = sweep(bad + " --out " + (tmp / "bad"));
   EXPECT_EQ(b.code, 2) << b.text;
   EXPECT_NE(b.text.find("bad.yaml:3:"), std::string::npos) << b.text;  // to < from
   EXPECT_NE(b.text.find("bad.yaml:4:"), std::string::npos) << b.text;  // units differ
   EXPECT_FALSE(fs::exists(tmp / "bad"));
 }
-
 
 TEST(CliSweep, KeepSummaryWritesOnlyEachReplicasSummaryAndTheSameResults)
 {

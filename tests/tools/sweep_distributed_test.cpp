@@ -67,9 +67,9 @@ TEST(CliSweepMpi, TwoRanksWriteByteIdenticalResultsToOneProcess)
   const std::string file = sweep_file(tmp, 4);
   ASSERT_EQ(fleetsim("sweep " + file + " --out " + (tmp / "local") + " -j 2").code, 0);
   // Open MPI refuses root unless told; --oversubscribe lets 2 ranks share a small CI machine.
-  const auto r = run_command("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " + std::string(FLEETSIM_MPIEXEC) +
-                             " --oversubscribe -np 2 " + FLEETSIM_BINARY + " sweep " + file + " --out " + (tmp / "mpi") +
-                             " 2>&1");
+  const auto r = run_command("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " +
+                             std::string(FLEETSIM_MPIEXEC) + " --oversubscribe -np 2 " + FLEETSIM_BINARY + " sweep " +
+                             file + " --out " + (tmp / "mpi") + " 2>&1");
   ASSERT_EQ(r.code, 0) << r.text;
   for (const char* f : {"results.csv", "replicas.csv"}) {
     const std::string local = read_file(fs::path(tmp / "local") / f);
@@ -211,9 +211,10 @@ TEST(CliSweepPlan, DescribesTheSweepInSweepJson)
 {
   TempDir tmp;
   const std::string out = tmp / "out";
-  const std::string file =
-      tmp.write("zip.yaml", "base: " + kLemons + "\nreplicas: 2\nseed: 7\nset: {run.duration: 5d}\n"
-                            "zip:\n  - {cluster.gpus: [512, 1024], parallelism.dp: [4, 8]}\nvary:\n  spares.nodes: [0, 2]\n");
+  const std::string file = tmp.write(
+      "zip.yaml", "base: " + kLemons +
+                      "\nreplicas: 2\nseed: 7\nset: {run.duration: 5d}\n"
+                      "zip:\n  - {cluster.gpus: [512, 1024], parallelism.dp: [4, 8]}\nvary:\n  spares.nodes: [0, 2]\n");
   ASSERT_EQ(fleetsim("sweep " + file + " --out " + out).code, 0);
   const auto j = nlohmann::json::parse(read_file(fs::path(out) / "sweep.json"));
   EXPECT_EQ(j["replicas"].get<int>(), 2);

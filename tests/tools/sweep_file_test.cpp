@@ -36,9 +36,10 @@ Read read(const TempDir& tmp, const std::string& text)
 TEST(SweepFile, ReadsEveryKeyOfAValidFile)
 {
   TempDir tmp;
-  const Read r = read(tmp, "base: s.yaml\nreplicas: 3\nseed: 7\nset: {run.duration: 2d}\nkeep: summary\n"
-                           "vary:\n  spares.nodes: [0, 8]\n  checkpoint.interval: {from: 5min, to: 20min, times: 2}\n"
-                           "zip:\n  - {cluster.gpus: [1024, 2048], parallelism.dp: [8, 16]}\nmetrics: [ettr]\n");
+  const Read r = read(tmp,
+                      "base: s.yaml\nreplicas: 3\nseed: 7\nset: {run.duration: 2d}\nkeep: summary\n"
+                      "vary:\n  spares.nodes: [0, 8]\n  checkpoint.interval: {from: 5min, to: 20min, times: 2}\n"
+                      "zip:\n  - {cluster.gpus: [1024, 2048], parallelism.dp: [8, 16]}\nmetrics: [ettr]\n");
   ASSERT_TRUE(r.sweep.has_value()) << r.err;
   EXPECT_EQ(r.err, "");
   EXPECT_EQ(r.sweep->replicas, 3);
@@ -69,8 +70,9 @@ TEST(SweepFile, ReportsAnEmptyZipGroupInsteadOfDroppingIt)
   TempDir tmp;
   const Read r = read(tmp, "base: s.yaml\nzip:\n  - {}\n  - [1]\n");
   EXPECT_FALSE(r.sweep.has_value());
-  EXPECT_EQ(r.err, "S:3:5: error: zip: each entry is a map of keys to lists\n"
-                   "S:4:5: error: zip: each entry is a map of keys to lists\n");
+  EXPECT_EQ(r.err,
+            "S:3:5: error: zip: each entry is a map of keys to lists\n"
+            "S:4:5: error: zip: each entry is a map of keys to lists\n");
 }
 
 }  // namespace

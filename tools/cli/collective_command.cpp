@@ -119,19 +119,21 @@ int cmd_collective(const Options& opts)
                problems.front() + (fabric.topology == "torus" ? " (on a torus, --ranks x --groups must fill it)" : ""));
   const bool torus = !models::find_topology(fabric.topology)->switched();
   // On a torus every link is alike: the prediction prices each flow as one hop.
-  const models::AlphaBeta hop{units::Seconds(fabric.torus_hop_latency), units::BytesPerSecond(fabric.torus_link_bandwidth)};
-  const models::LinkClasses links =
-      torus ? models::LinkClasses{1, hop, hop}
-            : models::LinkClasses{gpn,
-                                  {s.step.fabric.nvlink_latency, s.step.fabric.nvlink_bandwidth},
-                                  {s.step.fabric.nic_latency, s.step.fabric.nic_bandwidth}};
+  const models::AlphaBeta hop{units::Seconds(fabric.torus_hop_latency),
+                              units::BytesPerSecond(fabric.torus_link_bandwidth)};
+  const models::LinkClasses links = torus ? models::LinkClasses{1, hop, hop}
+                                          : models::LinkClasses{
+                                                gpn,
+                                                {s.step.fabric.nvlink_latency, s.step.fabric.nvlink_bandwidth},
+                                                {s.step.fabric.nic_latency, s.step.fabric.nic_bandwidth}};
   const double predicted = models::plan_time(plan, links).si();
   const models::WireBytes wire = models::wire_bytes(plan, gpn, fabric.rack_size, fabric.pod_size);
   const auto t = sim::run_collective(plan, fabric, opts.mode == "full");
 
-  print_result(opts, {ranks, groups, size.value, predicted, torus, wire, one.bytes_sent_per_rank(),
-                      plan.total_step_executions(), *op},
-               t);
+  print_result(
+      opts,
+      {ranks, groups, size.value, predicted, torus, wire, one.bytes_sent_per_rank(), plan.total_step_executions(), *op},
+      t);
   return kExitOk;
 }
 

@@ -1,11 +1,11 @@
 #include "commands.hpp"
 
-#include "simulator/run/simulation.hpp"
-#include "simulator/scenario/parameter_table.hpp"
-#include "simulator/scenario/scenario_loader.hpp"
-#include "simulator/run/step_simulation.hpp"
 #include "simulator/output/run_outputs.hpp"
 #include "simulator/output/step_outputs.hpp"
+#include "simulator/run/simulation.hpp"
+#include "simulator/run/step_simulation.hpp"
+#include "simulator/scenario/parameter_table.hpp"
+#include "simulator/scenario/scenario_loader.hpp"
 
 #include <unistd.h>
 
@@ -53,8 +53,8 @@ void print_step(const scenario::Scenario& s, const models::StepBreakdown& b, con
               s.step.layout.virtual_stages, b.micro_batches, b.model.c_str());
   if (sim != nullptr) {
     std::printf("  fabric: %s\n  timed on it, all flows at once:\n", sim->fabric.c_str());
-    std::printf("    TP all-reduce %.3f ms   PP send %.3f ms   DP reduce-scatter per chunk %.1f ms", 1e3 * sim->tp_allreduce_s,
-                1e3 * sim->pp_transfer_s, 1e3 * sim->dp_reduce_scatter_chunk_s);
+    std::printf("    TP all-reduce %.3f ms   PP send %.3f ms   DP reduce-scatter per chunk %.1f ms",
+                1e3 * sim->tp_allreduce_s, 1e3 * sim->pp_transfer_s, 1e3 * sim->dp_reduce_scatter_chunk_s);
     if (s.step.layout.cp > 1)
       std::printf("   CP K/V all-gather %.3f ms", 1e3 * sim->cp_all_gather_s);
     if (s.step.layout.ep > 1)
@@ -80,24 +80,27 @@ void print_step(const scenario::Scenario& s, const models::StepBreakdown& b, con
               b.binding_term.c_str());
   if (sim != nullptr && sim->checkpoint_write_s > 0) {
     const double bytes = s.checkpoint_bytes().si();
-    std::printf("  checkpoint of %s over the fabric: %.3f s (storage alone %.3f s); step while it drains %.4f s "
-                "(%+.2f%%)\n",
-                units::format_quantity(bytes, units::Dimension::Bytes).c_str(), sim->checkpoint_write_s,
-                bytes / s.storage.write_bandwidth.si(), sim->step_time_during_checkpoint_s,
-                100 * (sim->step_time_during_checkpoint_s / T - 1));
+    std::printf(
+        "  checkpoint of %s over the fabric: %.3f s (storage alone %.3f s); step while it drains %.4f s "
+        "(%+.2f%%)\n",
+        units::format_quantity(bytes, units::Dimension::Bytes).c_str(), sim->checkpoint_write_s,
+        bytes / s.storage.write_bandwidth.si(), sim->step_time_during_checkpoint_s,
+        100 * (sim->step_time_during_checkpoint_s / T - 1));
   }
   if (sim != nullptr && sim->slow_stage >= 0) {
     const double c = b.compute_fraction;
-    std::printf("  one node at %.3g speed (stage %d of pipeline 0, SimGrid speed profile): step %.4f s (x%.4f); "
-                "the replay's (1 - c) + c / speed gives x%.4f\n",
-                sim->slow_speed, sim->slow_stage, sim->step_time_with_slow_node_s, sim->step_time_with_slow_node_s / T,
-                (1 - c) + c / sim->slow_speed);
+    std::printf(
+        "  one node at %.3g speed (stage %d of pipeline 0, SimGrid speed profile): step %.4f s (x%.4f); "
+        "the replay's (1 - c) + c / speed gives x%.4f\n",
+        sim->slow_speed, sim->slow_stage, sim->step_time_with_slow_node_s, sim->step_time_with_slow_node_s / T,
+        (1 - c) + c / sim->slow_speed);
   }
   if (sim != nullptr)
-    std::printf("  exposed: TP %.4f s, CP %.4f s, EP %.4f s, PP %.4f s, DP %.4f s; critical stage %d; simulated in %.2f s "
-                "wall\n",
-                b.tp_comm.si(), b.cp_comm.si(), b.ep_comm.si(), sim->pp_exposed_s, sim->dp_exposed_s,
-                sim->critical_stage, sim->wall_time_s);
+    std::printf(
+        "  exposed: TP %.4f s, CP %.4f s, EP %.4f s, PP %.4f s, DP %.4f s; critical stage %d; simulated in %.2f s "
+        "wall\n",
+        b.tp_comm.si(), b.cp_comm.si(), b.ep_comm.si(), sim->pp_exposed_s, sim->dp_exposed_s, sim->critical_stage,
+        sim->wall_time_s);
 }
 
 std::string cell(const std::optional<std::string>& v) { return v ? (v->empty() ? "\"\"" : *v) : "(none)"; }
@@ -111,7 +114,8 @@ int report_internal_error(const models::InvariantViolation& e)
     std::cerr << " in scenario " << e.scenario;
   if (e.has_seed)
     std::cerr << ", seed " << e.seed;
-  std::cerr << ": " << e.what() << "\nfleetsim: this is a bug in fleetsim, not in the scenario; no output was written. "
+  std::cerr << ": " << e.what()
+            << "\nfleetsim: this is a bug in fleetsim, not in the scenario; no output was written. "
                "Please report it with the scenario file and the seed.\n";
   return kExitInternal;
 }
@@ -214,8 +218,8 @@ int cmd_describe(const Options& opts)
   if (opts.markdown) {
     std::cout << "| key | type | default | valid range | description |\n|---|---|---|---|---|\n";
     for (const auto& p : table)
-      std::cout << "| `" << p.key << "` | " << scenario::kind_description(p) << " | " << cell(p.default_value)
-                << " | " << scenario::range_description(p) << " | " << p.description << " |\n";
+      std::cout << "| `" << p.key << "` | " << scenario::kind_description(p) << " | " << cell(p.default_value) << " | "
+                << scenario::range_description(p) << " | " << p.description << " |\n";
     return kExitOk;
   }
   std::string section;

@@ -19,34 +19,34 @@ constexpr int kExitInternal = 3;
 int report_internal_error(const models::InvariantViolation& e);
 
 struct Options {
-  std::string command;            // a command of the table in options.cpp
-  std::string help_topic;         // help COMMAND, COMMAND --help
-  std::string scenario;           // path; empty = the default scenario
-  std::vector<std::string> sets;  // --set key=value
+  std::string command;              // a command of the table in options.cpp
+  std::string help_topic;           // help COMMAND, COMMAND --help
+  std::string scenario;             // path; empty = the default scenario
+  std::vector<std::string> sets;    // --set key=value
   std::vector<std::string> varies;  // compare: --vary key=v1,v2,...
-  int seeds = 1;                  // compare: --seeds K (seeds first..first+K-1)
-  int jobs = 1;                   // compare, sweep: -j N replicas at once
-  std::string out;                // --out DIR (report: --out FILE)
-  std::string merge;              // sweep --merge DIR
-  std::string shard;              // sweep --shard i/n
-  int replicas = 0;               // sweep --replicas N (0: the sweep file's)
+  int seeds = 1;                    // compare: --seeds K (seeds first..first+K-1)
+  int jobs = 1;                     // compare, sweep: -j N replicas at once
+  std::string out;                  // --out DIR (report: --out FILE)
+  std::string merge;                // sweep --merge DIR
+  std::string shard;                // sweep --shard i/n
+  int replicas = 0;                 // sweep --replicas N (0: the sweep file's)
   bool has_seed = false;
   unsigned long long seed = 0;
   bool dump_resolved = false;
-  bool markdown = false;          // describe --markdown
+  bool markdown = false;  // describe --markdown
   bool quiet = false;
   // every command: simulator/logging/logging.hpp
-  std::string log_level;          // --log-level (default off; info with --log-file)
-  std::string log_file;           // --log-file FILE
+  std::string log_level;                 // --log-level (default off; info with --log-file)
+  std::string log_file;                  // --log-file FILE
   std::vector<std::string> simgrid_log;  // --simgrid-log SETTING
   // collective
   std::string op = "allreduce";
   std::string algo = "ring";
-  std::string ranks;              // default: the scenario's data-parallel degree
+  std::string ranks;  // default: the scenario's data-parallel degree
   std::string size = "1GB";
-  std::string mode = "reduced";   // full | reduced
-  std::string groups = "1";       // concurrent groups (e.g. all data-parallel groups at once)
-  std::string chunks = "0";       // pipeline chunks; 0 = the algorithm's default
+  std::string mode = "reduced";  // full | reduced
+  std::string groups = "1";      // concurrent groups (e.g. all data-parallel groups at once)
+  std::string chunks = "0";      // pipeline chunks; 0 = the algorithm's default
 };
 
 /// Parses argv; on error prints a message to stderr and returns false.

@@ -5,9 +5,9 @@
 #include "replica_runner.hpp"
 
 #include "simulator/metrics/metric_registry.hpp"
+#include "simulator/output/run_outputs.hpp"
 #include "simulator/run/simulation.hpp"
 #include "simulator/scenario/scenario_loader.hpp"
-#include "simulator/output/run_outputs.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -53,7 +53,8 @@ std::optional<std::vector<Axis>> parse_axes(const Options& opts)
 }
 
 // Every point loaded and checked before anything runs (bad input writes nothing); empty on an error.
-std::vector<scenario::Scenario> load_points(const std::string& path, const Options& opts, const std::vector<Point>& points)
+std::vector<scenario::Scenario> load_points(const std::string& path, const Options& opts,
+                                            const std::vector<Point>& points)
 {
   std::vector<scenario::Scenario> scenarios;
   for (const auto& p : points) {
@@ -87,8 +88,8 @@ std::optional<std::vector<Row>> read_rows(const std::vector<ReplicaTask>& tasks,
   return rows;
 }
 
-void write_csv(std::ostream& o, const std::vector<Axis>& axes, const std::vector<Point>& points,
-               std::vector<Row>& rows, int seeds)
+void write_csv(std::ostream& o, const std::vector<Axis>& axes, const std::vector<Point>& points, std::vector<Row>& rows,
+               int seeds)
 {
   for (const auto& a : axes)
     o << a.key << ',';
@@ -114,8 +115,8 @@ void print_table(const std::string& name, const std::vector<Point>& points, std:
 {
   std::printf("%s: %zu points x %d seed%s from seed %llu\n", name.c_str(), points.size(), seeds, seeds > 1 ? "s" : "",
               static_cast<unsigned long long>(first_seed));
-  std::printf("  %-44s %7s %7s %6s | hours: %7s %7s %7s %7s %7s %7s %7s\n", "point", "ETTR", "goodput", "unexp", "detect",
-              "restart", "reload", "warmup", "waiting", "lost", "ckpt");
+  std::printf("  %-44s %7s %7s %6s | hours: %7s %7s %7s %7s %7s %7s %7s\n", "point", "ETTR", "goodput", "unexp",
+              "detect", "restart", "reload", "warmup", "waiting", "lost", "ckpt");
   for (size_t i = 0; i < points.size(); ++i) {
     auto& m = rows[i].mean;
     std::printf("  %-44s %7.4f %7.4f %6.1f | %14.1f %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f\n", points[i].label.c_str(),

@@ -70,8 +70,9 @@ std::unique_ptr<MpiWorld> join_mpi(std::string& error)
 #else
 std::unique_ptr<MpiWorld> join_mpi(std::string& error)
 {
-  error = "this fleetsim was built without MPI (cmake -DFLEETSIM_WITH_MPI=ON needs libboost-mpi-dev and "
-          "libopenmpi-dev); run the sweep without mpirun, or split it with --shard i/n";
+  error =
+      "this fleetsim was built without MPI (cmake -DFLEETSIM_WITH_MPI=ON needs libboost-mpi-dev and "
+      "libopenmpi-dev); run the sweep without mpirun, or split it with --shard i/n";
   return nullptr;
 }
 #endif

@@ -8,11 +8,11 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <charconv>
 #include <cctype>
-#include <initializer_list>
+#include <charconv>
 #include <filesystem>
 #include <functional>
+#include <initializer_list>
 #include <iostream>
 #include <sstream>
 #include <string_view>
@@ -80,7 +80,8 @@ bool valid_simgrid_setting(const std::string& text)
   if (what == "thres" || what == "thresh" || what == "threshold")
     return one_of({"trace", "debug", "verbose", "info", "warning", "error", "critical"});
   if (what == "fmt")
-    return !value.empty() && std::none_of(value.begin(), value.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; });
+    return !value.empty() && std::none_of(value.begin(), value.end(),
+                                          [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; });
   if (what == "add" || what == "additivity")
     return one_of({"on", "off", "yes", "no", "1", "0"});
   return false;
@@ -104,10 +105,7 @@ void seed_option(CLI::App& app, Options& o)
       ->each([&o](const std::string&) { o.has_seed = true; });
 }
 
-void out_option(CLI::App& app, Options& o, const char* what)
-{
-  app.add_option("--out", o.out, what)->type_name("DIR");
-}
+void out_option(CLI::App& app, Options& o, const char* what) { app.add_option("--out", o.out, what)->type_name("DIR"); }
 
 void jobs_option(CLI::App& app, Options& o)
 {
@@ -116,10 +114,7 @@ void jobs_option(CLI::App& app, Options& o)
       ->check(CLI::Range(1, 1024));
 }
 
-void quiet_flag(CLI::App& app, Options& o, const char* what)
-{
-  app.add_flag("-q,--quiet", o.quiet, what);
-}
+void quiet_flag(CLI::App& app, Options& o, const char* what) { app.add_flag("-q,--quiet", o.quiet, what); }
 
 void dump_flag(CLI::App& app, Options& o)
 {
@@ -187,7 +182,9 @@ const std::vector<Command>& commands()
          a.add_option("--op", o.op, "allreduce reducescatter allgather broadcast alltoall sendrecv")
              ->type_name("OP")
              ->capture_default_str();
-         a.add_option("--algo", o.algo, "ring tree doubletree hierarchical direct")->type_name("ALGO")->capture_default_str();
+         a.add_option("--algo", o.algo, "ring tree doubletree hierarchical direct")
+             ->type_name("ALGO")
+             ->capture_default_str();
          a.add_option("--ranks", o.ranks, "ranks (default: the scenario's data-parallel degree)")->type_name("N");
          a.add_option("--size", o.size, "bytes per rank, with a unit")->type_name("BYTES")->capture_default_str();
          a.add_option("--groups", o.groups, "G copies at once, member i of group g on GPU i*G+g (data-parallel groups)")
@@ -212,7 +209,9 @@ const std::vector<Command>& commands()
              ->type_name("KEY=V1,V2,...")
              ->allow_extra_args(false)
              ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-         a.add_option("--seeds", o.seeds, "seeds first..first+K-1 at every point")->type_name("K")->check(CLI::Range(1, 100000));
+         a.add_option("--seeds", o.seeds, "seeds first..first+K-1 at every point")
+             ->type_name("K")
+             ->check(CLI::Range(1, 100000));
          seed_option(a, o);
          out_option(a, o, "output directory (default: out/compare-<scenario name>)");
          jobs_option(a, o);
@@ -322,9 +321,10 @@ std::unique_ptr<CLI::App> make_app(const Command& c, Options& o)
   c.declare(*app, o);
   if (std::string_view(c.name) != "help")
     logging_options(*app, o);
-  app->footer(std::string_view(c.name) == "help" ? ""
-              : "SCENARIO defaults to scenarios/llama3_405b_16k.yaml. Exit codes: 0 ok, 1 failure, 2 bad input, "
-                "3 internal error.");
+  app->footer(std::string_view(c.name) == "help"
+                  ? ""
+                  : "SCENARIO defaults to scenarios/llama3_405b_16k.yaml. Exit codes: 0 ok, 1 failure, 2 bad input, "
+                    "3 internal error.");
   return app;
 }
 

@@ -4,8 +4,8 @@
 
 #include "simulator/logging/logging.hpp"
 
-#include "simulator/run/simulation.hpp"
 #include "simulator/output/run_outputs.hpp"
+#include "simulator/run/simulation.hpp"
 
 #include <malloc.h>
 #include <sys/mman.h>
@@ -106,7 +106,10 @@ std::string host_name()
 }
 
 // "<dir>.partial-<host>-<pid>": a replica being written by process pid on host.
-std::string partial_dir(const std::string& dir) { return dir + kPartial + host_name() + "-" + std::to_string(getpid()); }
+std::string partial_dir(const std::string& dir)
+{
+  return dir + kPartial + host_name() + "-" + std::to_string(getpid());
+}
 
 // A replica is done when its directory holds its summary (it is renamed into place complete).
 bool is_done(const std::string& dir) { return fs::exists(fs::path(dir) / "summary.json"); }
@@ -132,7 +135,7 @@ void prepare_replica_heap()
   const std::uintptr_t end = after & ~(kHuge - 1);
   if (end > begin)
     madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // best effort
-  free(grow);  // NOLINT
+  free(grow);                                                             // NOLINT
   mallopt(M_TOP_PAD, 16 << 20);
 #endif
 }
@@ -232,7 +235,8 @@ public:
         left_in_point_.resize(t.point + 1, 0);
       ++left_in_point_[t.point];
     }
-    points_ = static_cast<long>(std::count_if(left_in_point_.begin(), left_in_point_.end(), [](long n) { return n > 0; }));
+    points_ = static_cast<long>(
+        std::count_if(left_in_point_.begin(), left_in_point_.end(), [](long n) { return n > 0; }));
     for (const auto& t : tasks)
       if (is_done(t.dir))
         done(t, false);  // finished by an earlier run

@@ -16,8 +16,8 @@ namespace fleetsim::cli {
 
 /// One dimension of the grid: one key, or several keys zipped (their lists vary together).
 struct Axis {
-  std::string key;                  // the first key
-  std::vector<std::string> values;  // its values
+  std::string key;                                                       // the first key
+  std::vector<std::string> values;                                       // its values
   std::vector<std::pair<std::string, std::vector<std::string>>> zipped;  // further keys, same length
 };
 
@@ -39,9 +39,9 @@ struct ReplicaTask {
 };
 
 struct RunnerOptions {
-  int jobs = 1;           // replicas at once
-  bool progress = false;  // a progress line on stderr, if stderr is a terminal
-  bool traces = true;     // each replica's timeline.csv and events.csv (summary.json always)
+  int jobs = 1;                    // replicas at once
+  bool progress = false;           // a progress line on stderr, if stderr is a terminal
+  bool traces = true;              // each replica's timeline.csv and events.csv (summary.json always)
   bool* internal_error = nullptr;  // set when a replica stopped on a broken invariant (exit code 3)
 };
 

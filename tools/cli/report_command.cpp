@@ -43,12 +43,14 @@ int cmd_report(const Options& opts)
   }
   const fs::path out = opts.out.empty() ? fs::path(dir) / "report.html" : fs::path(opts.out);
   const std::string out_dir = out.has_parent_path() ? out.parent_path().string() : ".";
-  if (std::string err = sim::write_file_atomically(out_dir, out.filename().string(), [&](std::ostream& o) { o << html; });
+  if (std::string err = sim::write_file_atomically(out_dir, out.filename().string(),
+                                                   [&](std::ostream& o) { o << html; });
       !err.empty()) {
     std::cerr << "fleetsim: error: " << err << "\n";
     return kExitFailure;
   }
-  FLEETSIM_LOG(Report, info, "{} report of {}: {} ({} bytes)", is_run ? "run" : "sweep", dir, out.string(), html.size());
+  FLEETSIM_LOG(Report, info, "{} report of {}: {} ({} bytes)", is_run ? "run" : "sweep", dir, out.string(),
+               html.size());
   if (!opts.quiet)
     std::cout << (is_run ? "run" : "sweep") << " report: " << out.string() << "\n";
   return kExitOk;

@@ -6,8 +6,8 @@
 #include "replica_runner.hpp"
 #include "sweep_plan.hpp"
 
-#include "simulator/scenario/scenario_loader.hpp"
 #include "simulator/output/run_outputs.hpp"
+#include "simulator/scenario/scenario_loader.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -59,7 +59,8 @@ std::optional<std::pair<int, int>> parse_shard(const std::string& s)
 std::vector<const Metric*> plan_metrics(const SweepFile& sweep, const std::vector<scenario::Scenario>& scenarios)
 {
   std::vector<const Metric*> out;
-  const bool target = std::any_of(scenarios.begin(), scenarios.end(), [](const auto& sc) { return sc.token_target > 0; });
+  const bool target = std::any_of(scenarios.begin(), scenarios.end(),
+                                  [](const auto& sc) { return sc.token_target > 0; });
   if (sweep.metrics.empty()) {
     for (const Metric* m : metrics::default_metrics(metrics::sweep_defaults()))
       if (target || (m->name != "time_to_target_h" && m->name != "target_reached"))
@@ -167,10 +168,11 @@ private:
 // holds no other sweep's runs. False when any process could not.
 bool claim(const Plan& plan, MpiWorld* mpi, bool speaker)
 {
-  std::string error =
-      claim_output_dir(plan.out, manifest_text(plan.base, plan.sets, axis_texts(plan.axes), plan.first_seed, plan.replicas));
+  std::string error = claim_output_dir(
+      plan.out, manifest_text(plan.base, plan.sets, axis_texts(plan.axes), plan.first_seed, plan.replicas));
   if (error.empty())
-    error = sim::write_file_atomically(plan.out, "sweep.json", [&](std::ostream& o) { o << plan_json(plan).dump(2) << '\n'; });
+    error = sim::write_file_atomically(plan.out, "sweep.json",
+                                       [&](std::ostream& o) { o << plan_json(plan).dump(2) << '\n'; });
   if (!error.empty())
     std::cerr << "fleetsim: error: " << (mpi != nullptr && !speaker ? "rank " + std::to_string(mpi->rank()) + ": " : "")
               << error << "\n";
@@ -193,8 +195,8 @@ int gather_and_write(const Plan& plan, const std::vector<size_t>& mine, const st
   std::vector<std::vector<double>> all(plan.tasks());
   for (const auto& from_rank : gathered)
     for (size_t at = 0; at + width <= from_rank.size(); at += width)
-      all.at(static_cast<size_t>(from_rank[at])).assign(from_rank.begin() + static_cast<long>(at) + 1,
-                                                       from_rank.begin() + static_cast<long>(at + width));
+      all.at(static_cast<size_t>(from_rank[at]))
+          .assign(from_rank.begin() + static_cast<long>(at) + 1, from_rank.begin() + static_cast<long>(at + width));
   return write_results(plan, all, quiet);
 }
 
@@ -283,10 +285,11 @@ int cmd_sweep(const Options& opts)
   if (!shard)
     return write_results(plan, *figures, opts.quiet);
   if (!opts.quiet)
-    std::printf("%s: shard %d/%d ran its %zu of %zu replicas into %s/runs/; when every shard is done: "
-                "fleetsim sweep --merge %s\n",
-                opts.scenario.c_str(), shard->first, shard->second, mine.size(), plan.tasks(), plan.out.c_str(),
-                plan.out.c_str());
+    std::printf(
+        "%s: shard %d/%d ran its %zu of %zu replicas into %s/runs/; when every shard is done: "
+        "fleetsim sweep --merge %s\n",
+        opts.scenario.c_str(), shard->first, shard->second, mine.size(), plan.tasks(), plan.out.c_str(),
+        plan.out.c_str());
   return kExitOk;
 }
 

@@ -51,8 +51,9 @@ std::vector<std::string> range_values(const YAML::Node& n, std::string& error)
   }
   const auto from = field("from"), to = field("to"), step = field("step"), times = field("times");
   if (!from || !to || (!step == !times)) {
-    error = "a range needs numbers from, to, and one of step (added) or times (multiplied), e.g. "
-            "{from: 1024, to: 65536, times: 2}";
+    error =
+        "a range needs numbers from, to, and one of step (added) or times (multiplied), e.g. "
+        "{from: 1024, to: 65536, times: 2}";
     return {};
   }
   if (to->second != from->second || (step && !step->second.empty() && step->second != from->second) ||
@@ -114,7 +115,8 @@ void read_scalar_key(Reading& in, const std::string& key, const YAML::Node& v)
     s.seed = n;
   } else {  // keep
     if (scalar_text(v) != "all" && scalar_text(v) != "summary")
-      in.error(v, "keep: all (every replica's summary.json, timeline.csv and events.csv) or summary (summary.json only)");
+      in.error(v,
+               "keep: all (every replica's summary.json, timeline.csv and events.csv) or summary (summary.json only)");
     s.traces = scalar_text(v) != "summary";
   }
 }
@@ -152,7 +154,8 @@ void read_zip_group(Reading& in, const YAML::Node& group)
         if (x.IsScalar())
           values.push_back(x.Scalar());
     const std::string k = e.first.Scalar();
-    if (values.empty() || values.size() != e.second.size() || (!axis.key.empty() && values.size() != axis.values.size())) {
+    if (values.empty() || values.size() != e.second.size() ||
+        (!axis.key.empty() && values.size() != axis.values.size())) {
       in.error(e.second, "zip: " + k + " needs a list as long as the others in its group");
       return;
     }
@@ -169,7 +172,8 @@ void read_zip_group(Reading& in, const YAML::Node& group)
 void read_zip(Reading& in, const YAML::Node& v)
 {
   if (!v.IsSequence()) {
-    in.error(v, "zip: a list of maps of equally long lists, e.g. - {cluster.gpus: [1024, 2048], parallelism.dp: [8, 16]}");
+    in.error(v,
+             "zip: a list of maps of equally long lists, e.g. - {cluster.gpus: [1024, 2048], parallelism.dp: [8, 16]}");
     return;
   }
   for (const auto& group : v)
@@ -193,7 +197,8 @@ void read_vary_axis(Reading& in, const std::string& k, const YAML::Node& v)
       if (x.IsScalar())
         axis.values.push_back(x.Scalar());
   if (axis.values.empty() || (v.IsSequence() && axis.values.size() != v.size()))
-    in.error(v, "vary: " + k + " needs a list of values, e.g. [8, 16], or a range, e.g. {from: 1024, to: 65536, times: 2}");
+    in.error(
+        v, "vary: " + k + " needs a list of values, e.g. [8, 16], or a range, e.g. {from: 1024, to: 65536, times: 2}");
   else
     in.s.axes.push_back(std::move(axis));
 }
@@ -229,8 +234,9 @@ void check_axis_values(Reading& in)
     for (const auto& [k, values] : keys)
       for (const auto& v : *values)
         if (v.find_first_of(",\"/=\n\r") != std::string::npos)
-          in.errors.push_back(in.path + ": error: " + k + ": the value '" + v +
-                              "' holds one of , \" / = or a line break, which would break run directory names and CSV cells");
+          in.errors.push_back(
+              in.path + ": error: " + k + ": the value '" + v +
+              "' holds one of , \" / = or a line break, which would break run directory names and CSV cells");
   }
 }
 
@@ -266,7 +272,8 @@ std::optional<SweepFile> read_sweep_unguarded(const std::string& path)
     else if (key == "set" || key == "vary")
       read_set_or_vary(in, key, kv.second);
     else
-      in.error(kv.first, "unknown key '" + key + "' (a sweep file has base, replicas, seed, set, vary, zip, metrics, keep)");
+      in.error(kv.first,
+               "unknown key '" + key + "' (a sweep file has base, replicas, seed, set, vary, zip, metrics, keep)");
   }
   check_axis_values(in);
   if (in.s.base.empty() && in.errors.empty())

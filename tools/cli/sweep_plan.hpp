@@ -44,8 +44,8 @@ struct SweepFile {
 std::optional<SweepFile> read_sweep(const std::string& path);
 
 // The metrics (simulator/metrics/metric_registry.hpp): declared once, read from each replica's summary.json.
-using metrics::Metric;
 using metrics::find_metric;
+using metrics::Metric;
 /// The metric's value in a run's summary.json; NaN when the run has none (a token target missed).
 inline double metric_value(const nlohmann::json& summary, const Metric& m) { return m.read(summary); }
 

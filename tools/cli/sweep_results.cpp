@@ -48,9 +48,8 @@ nlohmann::ordered_json plan_json(const Plan& p)
   nlohmann::ordered_json names = nlohmann::ordered_json::array();
   for (const Metric* m : p.metrics)
     names.push_back(m->name);
-  return {{"sweep_file", p.sweep_file}, {"base", p.base},      {"set", p.sets},
-          {"axes", axes},               {"replicas", p.replicas}, {"first_seed", p.first_seed},
-          {"metrics", names}};
+  return {{"sweep_file", p.sweep_file}, {"base", p.base},  {"set", p.sets}, {"axes", axes}, {"replicas", p.replicas},
+          {"first_seed", p.first_seed}, {"metrics", names}};
 }
 
 std::optional<Plan> plan_from_json(const std::string& dir, std::string& error)
@@ -192,7 +191,8 @@ int write_results(const Plan& p, const std::vector<std::vector<double>>& figures
                 static_cast<unsigned long long>(p.first_seed),
                 static_cast<unsigned long long>(p.first_seed + static_cast<std::uint64_t>(p.replicas) - 1));
     const size_t shown = static_cast<size_t>(std::find(ms.begin(), ms.end(), find_metric("ettr")) - ms.begin());
-    std::printf("  %-44s %8s %9s %8s %8s\n", "point", shown < ms.size() ? "ETTR" : ms[0]->name.c_str(), "95% CI", "p5", "p95");
+    std::printf("  %-44s %8s %9s %8s %8s\n", "point", shown < ms.size() ? "ETTR" : ms[0]->name.c_str(), "95% CI", "p5",
+                "p95");
     for (size_t i = 0; i < p.points.size(); ++i) {
       const auto& v = values[i][shown < ms.size() ? shown : 0];
       if (std::any_of(v.begin(), v.end(), [](double x) { return std::isnan(x); })) {

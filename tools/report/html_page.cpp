@@ -50,7 +50,8 @@ std::string figures(const std::vector<std::pair<std::string, std::string>>& labe
 {
   std::string out = "<div class=\"figures\">";
   for (const auto& [l, v] : label_value)
-    out += "<div class=\"fig\"><div class=\"l\">" + html_escape(l) + "</div><div class=\"v\">" + html_escape(v) + "</div></div>";
+    out += "<div class=\"fig\"><div class=\"l\">" + html_escape(l) + "</div><div class=\"v\">" + html_escape(v) +
+           "</div></div>";
   return out + "</div>\n";
 }
 

@@ -87,8 +87,8 @@ double CsvTable::number(std::size_t row, std::size_t col) const
   double v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v))
-    throw InputError(name_ + ":" + std::to_string(row + 2) + ": error: column '" + header_[col] + "' is not a number: '" +
-                     s + "'");
+    throw InputError(name_ + ":" + std::to_string(row + 2) + ": error: column '" + header_[col] +
+                     "' is not a number: '" + s + "'");
   return v;
 }
 

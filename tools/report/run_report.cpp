@@ -50,8 +50,8 @@ struct RunData {
   nlohmann::ordered_json summary;
   std::string summary_name;
   std::vector<StateSegment> segments;
-  std::vector<XY> goodput;      // (t_end days, cumulative goodput)
-  std::vector<XY> productive;   // (t_end s, cumulative productive seconds)
+  std::vector<XY> goodput;       // (t_end days, cumulative goodput)
+  std::vector<XY> productive;    // (t_end s, cumulative productive seconds)
   std::vector<double> failures;  // times (s)
   std::vector<double> planned;
   double t_end = 0;
@@ -92,7 +92,8 @@ std::string header_html(const RunData& d)
 {
   const auto& j = d.summary;
   const std::string& w = d.summary_name;
-  const std::string scenario = j.contains("scenario") && j["scenario"].is_string() ? j["scenario"].get<std::string>() : "?";
+  const std::string scenario = j.contains("scenario") && j["scenario"].is_string() ? j["scenario"].get<std::string>()
+                                                                                   : "?";
   const auto& in = j.contains("interruptions") ? j["interruptions"] : nlohmann::ordered_json();
   std::vector<std::pair<std::string, std::string>> f = {
       {"scenario", scenario},
@@ -214,14 +215,15 @@ std::string dominant_band(const StateColumns& sc, const Plot& p, double y0, doub
       ++e;
     if (s >= 0)
       svg += "<rect x=\"" + px(p.left() + static_cast<double>(c) * colw) + "\" y=\"" + px(y0) + "\" width=\"" +
-             px(static_cast<double>(e - c) * colw) + "\" height=\"" + px(h) + "\" fill=\"" + state_color(sc.states[s], s) +
-             "\"/>";
+             px(static_cast<double>(e - c) * colw) + "\" height=\"" + px(h) + "\" fill=\"" +
+             state_color(sc.states[s], s) + "\"/>";
     c = e;
   }
   return svg;
 }
 
-std::string rug(const std::vector<double>& times, const Plot& p, double t_end, double y0, double h, const std::string& color)
+std::string rug(const std::vector<double>& times, const Plot& p, double t_end, double y0, double h,
+                const std::string& color)
 {
   std::string path;
   long last = -1;
@@ -300,7 +302,8 @@ std::string interruptions_section(const RunData& d)
     p.rect_px(p.left(), yc - 8, p.x(e) - p.left(), 7, "#90a4ae", causes[i] + ": expected " + fixed(e, 1));
     p.rect_px(p.left(), yc, p.x(s) - p.left(), 7, "#e8710a", causes[i] + ": simulated " + fixed(s, 0));
     p.text_px(p.x(std::max(e, s)) + 4, yc + 4, fixed(s, 0));
-    rows.push_back({causes[i], fixed(e, 1), fixed(s, 0), te > 0 ? percent(e / te) : "-", ts > 0 ? percent(s / ts) : "-"});
+    rows.push_back(
+        {causes[i], fixed(e, 1), fixed(s, 0), te > 0 ? percent(e / te) : "-", ts > 0 ? percent(s / ts) : "-"});
   }
   rows.push_back({"total", fixed(te, 1), fixed(ts, 0), "100.0%", "100.0%"});
   return legend({{"#90a4ae", "expected (the scenario's reference rates)"}, {"#e8710a", "simulated (this run)"}}) +
@@ -352,8 +355,9 @@ std::string breakdown_section(const RunData& d)
   p.axes(ticks, {}, "hours lost", "");
   for (std::size_t i = 0; i < lost.size(); ++i) {
     const double yc = p.y(static_cast<double>(i)), h = lost[i].second / kHour;
-    const std::string color = lost[i].first == "planned" || lost[i].first == "checkpoint" ? state_color(lost[i].first, 0)
-                                                                                           : std::string("#d84315");
+    const std::string color = lost[i].first == "planned" || lost[i].first == "checkpoint"
+                                  ? state_color(lost[i].first, 0)
+                                  : std::string("#d84315");
     p.text_px(p.left() - 6, yc + 4, lost[i].first, "end");
     p.rect_px(p.left(), yc - 6, p.x(h) - p.left(), 12, color, lost[i].first + ": " + fixed(h, 2) + " h");
     p.text_px(p.x(h) + 4, yc + 4, fixed(h, 1) + " h");
@@ -419,7 +423,8 @@ std::string metrics_section(const RunData& d)
     rows.push_back({m.name, format_number(v, 6), m.unit, m.description});
   }
   return "<h2>Metrics</h2>\n<p class=\"note\">The values compare.csv and a sweep's results.csv take from this run's "
-         "summary.json: every metric it has a value for (the recovery counters a policy does not report read as 0).</p>\n" +
+         "summary.json: every metric it has a value for (the recovery counters a policy does not report read as "
+         "0).</p>\n" +
          table({"metric", "value", "unit", "what it is"}, rows, "metrics");
 }
 
@@ -427,23 +432,27 @@ std::string run_report_html(const std::string& dir)
 {
   const RunData d = load(dir);
   std::string body = header_html(d);
-  body += "<h2>Goodput over time</h2>\n<p class=\"note\">The line is the effective training time ratio so far: "
-          "productive time divided by elapsed time at the end of each timeline segment (drawn at one point per pixel "
-          "column: the lowest and highest value in it). The bars are the productive share of each window.</p>\n";
+  body +=
+      "<h2>Goodput over time</h2>\n<p class=\"note\">The line is the effective training time ratio so far: "
+      "productive time divided by elapsed time at the end of each timeline segment (drawn at one point per pixel "
+      "column: the lowest and highest value in it). The bars are the productive share of each window.</p>\n";
   body += goodput_chart(d);
-  body += "<h2>State timeline</h2>\n<p class=\"note\">Each pixel column is a slice of the run: the middle band stacks "
-          "the share of that slice spent in each state, top to bottom in legend order; the lower band shows the "
-          "non-training state that took most of the slice. Ticks above mark each failure and planned stop.</p>\n";
+  body +=
+      "<h2>State timeline</h2>\n<p class=\"note\">Each pixel column is a slice of the run: the middle band stacks "
+      "the share of that slice spent in each state, top to bottom in legend order; the lower band shows the "
+      "non-training state that took most of the slice. Ticks above mark each failure and planned stop.</p>\n";
   body += state_timeline(d);
-  body += "<h2>Interruptions by cause</h2>\n<p class=\"note\">Unexpected interruptions drawn in this run beside the "
-          "counts the scenario's reference rates predict for this fleet and window (for the Llama 3 replay, Table 5 of "
-          "the Llama 3 paper).</p>\n";
+  body +=
+      "<h2>Interruptions by cause</h2>\n<p class=\"note\">Unexpected interruptions drawn in this run beside the "
+      "counts the scenario's reference rates predict for this fleet and window (for the Llama 3 replay, Table 5 of "
+      "the Llama 3 paper).</p>\n";
   body += interruptions_section(d);
   body += "<h2>Where the time went</h2>\n";
   body += breakdown_section(d);
   body += metrics_section(d);
-  const std::string scenario =
-      d.summary.contains("scenario") && d.summary["scenario"].is_string() ? d.summary["scenario"].get<std::string>() : "run";
+  const std::string scenario = d.summary.contains("scenario") && d.summary["scenario"].is_string()
+                                   ? d.summary["scenario"].get<std::string>()
+                                   : "run";
   return html_page("fleetsim report: " + scenario, body);
 }
 

@@ -12,8 +12,8 @@ namespace fleetsim::report {
 
 /// Per pixel column of a window [0, t_end) cut into `columns` equal slices, the share of each state.
 struct StateColumns {
-  std::vector<std::string> states;          // known phases first in their usual order, then others
-  std::vector<std::vector<double>> share;   // share[column][state], each column sums to <= 1
+  std::vector<std::string> states;         // known phases first in their usual order, then others
+  std::vector<std::vector<double>> share;  // share[column][state], each column sums to <= 1
 };
 struct StateSegment {
   double t_begin = 0;

@@ -148,9 +148,7 @@ double Scale::operator()(double v) const
       if (hi_ > lo_ && v > 0)
         f = (std::log2(v) - std::log2(lo_)) / (std::log2(hi_) - std::log2(lo_));
       break;
-    case Kind::Categorical:
-      f = (v + 0.5) / hi_;
-      break;
+    case Kind::Categorical: f = (v + 0.5) / hi_; break;
   }
   return px0_ + f * (px1_ - px0_);
 }
@@ -213,8 +211,7 @@ void append(std::string& out, std::initializer_list<std::string_view> parts)
 
 Plot::Plot(double width, double height, double left, double right, double top, double bottom)
     : width_(width), height_(height), left_(left), right_(right), top_(top), bottom_(bottom)
-{
-}
+{}
 
 void Plot::set_scales(const Scale& x, const Scale& y)
 {
@@ -227,16 +224,18 @@ void Plot::axes(const std::vector<Tick>& xt, const std::vector<Tick>& yt, const 
 {
   for (const auto& t : yt) {
     const std::string yy = px(y(t.value));
-    body_ += "<line class=\"grid\" x1=\"" + px(left()) + "\" x2=\"" + px(right()) + "\" y1=\"" + yy + "\" y2=\"" + yy + "\"/>";
+    body_ += "<line class=\"grid\" x1=\"" + px(left()) + "\" x2=\"" + px(right()) + "\" y1=\"" + yy + "\" y2=\"" + yy +
+             "\"/>";
     text_px(left() - 6, y(t.value) + 4, t.label, "end", "tick");
   }
   for (const auto& t : xt) {
     const std::string xx = px(x(t.value));
-    body_ += "<line class=\"axis\" x1=\"" + xx + "\" x2=\"" + xx + "\" y1=\"" + px(bottom()) + "\" y2=\"" + px(bottom() + 4) + "\"/>";
+    body_ += "<line class=\"axis\" x1=\"" + xx + "\" x2=\"" + xx + "\" y1=\"" + px(bottom()) + "\" y2=\"" +
+             px(bottom() + 4) + "\"/>";
     text_px(x(t.value), bottom() + 16, t.label, "middle", "tick");
   }
-  body_ += "<line class=\"axis\" x1=\"" + px(left()) + "\" x2=\"" + px(right()) + "\" y1=\"" + px(bottom()) + "\" y2=\"" +
-           px(bottom()) + "\"/>";
+  body_ += "<line class=\"axis\" x1=\"" + px(left()) + "\" x2=\"" + px(right()) + "\" y1=\"" + px(bottom()) +
+           "\" y2=\"" + px(bottom()) + "\"/>";
   body_ += "<line class=\"axis\" x1=\"" + px(left()) + "\" x2=\"" + px(left()) + "\" y1=\"" + px(top()) + "\" y2=\"" +
            px(bottom()) + "\"/>";
   if (!x_title.empty())
@@ -244,8 +243,8 @@ void Plot::axes(const std::vector<Tick>& xt, const std::vector<Tick>& yt, const 
   if (!y_title.empty()) {
     const std::string cx = px(14);
     const std::string cy = px((top() + bottom()) / 2);
-    body_ += "<text class=\"atitle\" text-anchor=\"middle\" transform=\"translate(" + cx + "," + cy + ") rotate(-90)\">" +
-             html_escape(y_title) + "</text>";
+    body_ += "<text class=\"atitle\" text-anchor=\"middle\" transform=\"translate(" + cx + "," + cy +
+             ") rotate(-90)\">" + html_escape(y_title) + "</text>";
   }
 }
 
@@ -269,7 +268,8 @@ void Plot::band(const std::vector<XY>& lower, const std::vector<XY>& upper, cons
     append(p, {p.empty() ? "" : " ", px(x(q.x)), ",", px(y(q.y))});
   for (auto it = lower.rbegin(); it != lower.rend(); ++it)
     append(p, {" ", px(x(it->x)), ",", px(y(it->y))});
-  body_ += "<polygon fill=\"" + color + "\" fill-opacity=\"" + printf_f(opacity, 2) + "\" stroke=\"none\" points=\"" + p + "\"/>";
+  body_ += "<polygon fill=\"" + color + "\" fill-opacity=\"" + printf_f(opacity, 2) + "\" stroke=\"none\" points=\"" +
+           p + "\"/>";
 }
 
 void Plot::circles(const std::vector<XY>& pts, const std::string& color, double r)
@@ -280,37 +280,38 @@ void Plot::circles(const std::vector<XY>& pts, const std::string& color, double 
 
 void Plot::rect_px(double x, double y, double w, double h, const std::string& color, const std::string& tip)
 {
-  body_ += "<rect x=\"" + px(x) + "\" y=\"" + px(y) + "\" width=\"" + px(w) + "\" height=\"" + px(h) + "\" fill=\"" + color + "\"";
+  body_ += "<rect x=\"" + px(x) + "\" y=\"" + px(y) + "\" width=\"" + px(w) + "\" height=\"" + px(h) + "\" fill=\"" +
+           color + "\"";
   body_ += tip.empty() ? "/>" : "><title>" + html_escape(tip) + "</title></rect>";
 }
 
 void Plot::text_px(double x, double y, const std::string& text, const char* anchor, const char* cls)
 {
-  body_ += "<text class=\"" + std::string(cls) + "\" x=\"" + px(x) + "\" y=\"" + px(y) + "\" text-anchor=\"" + anchor + "\">" +
-           html_escape(text) + "</text>";
+  body_ += "<text class=\"" + std::string(cls) + "\" x=\"" + px(x) + "\" y=\"" + px(y) + "\" text-anchor=\"" + anchor +
+           "\">" + html_escape(text) + "</text>";
 }
 
 std::string Plot::svg(const std::string& label) const
 {
-  return "<svg width=\"" + px(width_) + "\" height=\"" + px(height_) + "\" viewBox=\"0 0 " + px(width_) + " " + px(height_) +
-         "\" role=\"img\" aria-label=\"" + html_escape(label) + "\">" + body_ + "</svg>\n";
+  return "<svg width=\"" + px(width_) + "\" height=\"" + px(height_) + "\" viewBox=\"0 0 " + px(width_) + " " +
+         px(height_) + "\" role=\"img\" aria-label=\"" + html_escape(label) + "\">" + body_ + "</svg>\n";
 }
 
 const std::string& palette(std::size_t i)
 {
   static const std::array<std::string, 10> colors = {"#1f6fb4", "#e8710a", "#7b3fa0", "#c2185b", "#00897b",
-                                                      "#8d6e00", "#455a64", "#d84315", "#3949ab", "#6d4c41"};
+                                                     "#8d6e00", "#455a64", "#d84315", "#3949ab", "#6d4c41"};
   return colors[i % colors.size()];
 }
 
 std::optional<NumberWithUnit> parse_number_with_unit(std::string_view text)
 {
   std::size_t end = 0;
-  while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.' ||
-                               text[end] == '-' || text[end] == '+' ||
-                               ((text[end] == 'e' || text[end] == 'E') && end > 0 && end + 1 < text.size() &&
-                                (std::isdigit(static_cast<unsigned char>(text[end + 1])) || text[end + 1] == '-' ||
-                                 text[end + 1] == '+'))))
+  while (end < text.size() &&
+         (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.' || text[end] == '-' ||
+          text[end] == '+' ||
+          ((text[end] == 'e' || text[end] == 'E') && end > 0 && end + 1 < text.size() &&
+           (std::isdigit(static_cast<unsigned char>(text[end + 1])) || text[end + 1] == '-' || text[end + 1] == '+'))))
     ++end;
   if (end == 0)
     return std::nullopt;

@@ -37,9 +37,9 @@ struct SweepData {
   std::vector<Metric> metrics;
   std::vector<Axis> axes;
   std::size_t x_axis = 0;
-  std::vector<std::string> series;  // labels, in first-appearance order
+  std::vector<std::string> series;             // labels, in first-appearance order
   std::vector<std::size_t> row_series, row_x;  // per row: its series and x value index
-  nlohmann::ordered_json manifest;  // sweep.json, or null
+  nlohmann::ordered_json manifest;             // sweep.json, or null
 };
 
 std::string axis_value(const CsvTable& t, std::size_t row, const Axis& a)
@@ -103,7 +103,8 @@ std::vector<Axis> find_axes(const SweepData& d, const std::string& manifest_name
       for (const auto& k : a["keys"]) {
         const auto it = std::find(d.params.begin(), d.params.end(), k.is_string() ? k.get<std::string>() : "");
         if (it == d.params.end())
-          throw InputError(manifest_name + ": error: axis key " + k.dump() + " is not a parameter column of results.csv");
+          throw InputError(manifest_name + ": error: axis key " + k.dump() +
+                           " is not a parameter column of results.csv");
         axis.columns.push_back(static_cast<std::size_t>(it - d.params.begin()));
         used[axis.columns.back()] = true;
       }
@@ -125,7 +126,8 @@ std::vector<Axis> find_axes(const SweepData& d, const std::string& manifest_name
   }
   for (auto& a : axes)
     for (std::size_t r = 0; r < d.results.rows(); ++r)
-      if (const std::string v = axis_value(d.results, r, a); std::find(a.values.begin(), a.values.end(), v) == a.values.end())
+      if (const std::string v = axis_value(d.results, r, a);
+          std::find(a.values.begin(), a.values.end(), v) == a.values.end())
         a.values.push_back(v);
   return axes;
 }
@@ -211,7 +213,8 @@ std::pair<Scale, std::vector<Tick>> x_scale(const XPlacement& xp, const std::vec
   return {s, ticks};
 }
 
-std::string metric_chart(const SweepData& d, const Metric& m, const XPlacement& xp, const std::vector<std::string>& texts)
+std::string metric_chart(const SweepData& d, const Metric& m, const XPlacement& xp,
+                         const std::vector<std::string>& texts)
 {
   Plot p(kChartWidth, kChartHeight, 70, 18, 12, 44);
   const CsvTable& t = d.results;
@@ -233,8 +236,9 @@ std::string metric_chart(const SweepData& d, const Metric& m, const XPlacement& 
   for (double v : yv)
     yticks.push_back({v, format_tick(v, yv.size() > 1 ? yv[1] - yv[0] : 1)});
   const Axis* xa = d.axes.empty() ? nullptr : &d.axes[d.x_axis];
-  const std::string x_title = xa == nullptr ? "" : d.params[xa->columns.front()] +
-                                                       (xp.kind == XPlacement::Kind::Log2 ? " (log scale)" : "");
+  const std::string x_title = xa == nullptr ? ""
+                                            : d.params[xa->columns.front()] +
+                                                  (xp.kind == XPlacement::Kind::Log2 ? " (log scale)" : "");
   p.axes(xticks, yticks, x_title, m.name);
   for (std::size_t s = 0; s < d.series.size(); ++s) {
     std::vector<std::pair<double, std::size_t>> rows;  // (x position, row)
@@ -294,9 +298,9 @@ std::string results_table(const SweepData& d)
       row.emplace_back(t.row(r)[c]);
     row.emplace_back(t.row(r)[rep]);
     for (const Metric* m : ms)
-      row.emplace_back(t.blank(r, m->mean) ? std::string("no value")
-                                           : format_number(t.number(r, m->mean), 4) + " ± " +
-                                                 format_number(t.number(r, m->ci95), 2));
+      row.emplace_back(t.blank(r, m->mean)
+                           ? std::string("no value")
+                           : format_number(t.number(r, m->mean), 4) + " ± " + format_number(t.number(r, m->ci95), 2));
     rows.push_back(std::move(row));
   }
   return table(header, rows, "params");
@@ -323,7 +327,9 @@ std::string header_html(const SweepData& d, const std::string& dir, const XPlace
     for (std::size_t k = 1; k < xa.columns.size(); ++k)
       note += (k == 1 ? " (with " : ", ") + d.params[xa.columns[k]] + (k + 1 == xa.columns.size() ? ")" : "");
     note += ", " + std::to_string(xa.values.size()) + " values, " +
-            (xp.kind == XPlacement::Kind::Log2 ? "log2 scale" : xp.kind == XPlacement::Kind::Linear ? "linear scale" : "in sweep order") +
+            (xp.kind == XPlacement::Kind::Log2     ? "log2 scale"
+             : xp.kind == XPlacement::Kind::Linear ? "linear scale"
+                                                   : "in sweep order") +
             ". Each line is the mean over the replicas; the shaded band is its 95% confidence interval (mean ± ci95); "
             "the dashed lines are the 5th and 95th percentiles of the replicas.";
   }
@@ -371,8 +377,9 @@ std::string sweep_report_html(const std::string& dir)
   for (std::size_t s = 0; s < d.series.size(); ++s)
     items.push_back({palette(s), d.series[s].empty() ? "all points" : d.series[s]});
   items.push_back({"#777", "p5 / p95", true});
-  body += "<h2>Metrics against " + html_escape(d.axes.empty() ? "the base point" : d.params[d.axes[d.x_axis].columns.front()]) +
-          "</h2>\n" + legend(items) + "<div class=\"grid\">\n";
+  body += "<h2>Metrics against " +
+          html_escape(d.axes.empty() ? "the base point" : d.params[d.axes[d.x_axis].columns.front()]) + "</h2>\n" +
+          legend(items) + "<div class=\"grid\">\n";
   for (const auto& m : d.metrics)
     body += metric_chart(d, m, xp, texts);
   body += "</div>\n<h2>Results</h2>\n" + results_table(d);

@@ -23,7 +23,8 @@ std::string only_error(const LoadResult& r)
 TEST(LoaderFuzzRegressions, ReportsAStrayCommaAsMalformedYamlInsteadOfLooping)
 {
   EXPECT_EQ(only_error(load(",")), "f.yaml:1:1: error: malformed YAML: unexpected ',' outside a flow collection");
-  EXPECT_EQ(only_error(load("# c\n ,\n")), "f.yaml:2:2: error: malformed YAML: unexpected ',' outside a flow collection");
+  EXPECT_EQ(only_error(load("# c\n ,\n")),
+            "f.yaml:2:2: error: malformed YAML: unexpected ',' outside a flow collection");
   EXPECT_EQ(only_error(load("{cluster: {gpus: 8}},")),
             "f.yaml:1:21: error: malformed YAML: unexpected ',' outside a flow collection");
 }
@@ -58,8 +59,8 @@ TEST(LoaderFuzzRegressions, RejectsTorusDimsWhoseProductOverflowsALong)
 // tp * cp * pp * dp overflowed a long in the layout check.
 TEST(LoaderFuzzRegressions, RejectsALayoutWhoseProductOverflowsALong)
 {
-  const LoadResult r = load("name: big\n", {"parallelism.tp=1000000", "parallelism.pp=1000000", "parallelism.cp=1000000",
-                                            "parallelism.dp=100000000"});
+  const LoadResult r = load("name: big\n", {"parallelism.tp=1000000", "parallelism.pp=1000000",
+                                            "parallelism.cp=1000000", "parallelism.dp=100000000"});
   EXPECT_FALSE(r.scenario.has_value());
   EXPECT_NE(r.diagnostics.to_string().find("tp*cp*pp*dp = 1e+26 does not match the 16384 gpus of the job"),
             std::string::npos)

@@ -1,6 +1,6 @@
 // Unit tests of the scenario loader: YAML text -> diagnostics or a validated Scenario. No SimGrid.
-#include "simulator/scenario/parameter_table.hpp"
 #include "simulator/scenario/scenario_loader.hpp"
+#include "simulator/scenario/parameter_table.hpp"
 
 #include <gtest/gtest.h>
 
@@ -53,17 +53,18 @@ double total_count(const Scenario& s)
 
 TEST(ScenarioLoader, AWholeCheckpointSizeGivesEachGpuItsShareAtAnyClusterSize)
 {
-  for (const auto& [gpus, dp] : std::vector<std::pair<std::string, std::string>>{{"1024", "8"}, {"16384", "128"},
-                                                                                  {"65536", "512"}}) {
-    const auto r = load_scenario_file(kLlama3, {"cluster.gpus=" + gpus, "parallelism.dp=" + dp, "run.step_model=analytic",
-                                                "parallelism.virtual_stages=1", "checkpoint.state_total=5734400MB"});
+  for (const auto& [gpus, dp] :
+       std::vector<std::pair<std::string, std::string>>{{"1024", "8"}, {"16384", "128"}, {"65536", "512"}}) {
+    const auto r = load_scenario_file(kLlama3,
+                                      {"cluster.gpus=" + gpus, "parallelism.dp=" + dp, "run.step_model=analytic",
+                                       "parallelism.virtual_stages=1", "checkpoint.state_total=5734400MB"});
     ASSERT_TRUE(r.scenario.has_value()) << r.diagnostics.to_string();
     EXPECT_DOUBLE_EQ(r.scenario->checkpoint_bytes().si(), 5734400e6) << gpus << " GPUs";
     EXPECT_DOUBLE_EQ(r.scenario->checkpoint.state_per_gpu.si(), 5734400e6 / std::stod(gpus));
   }
   // Without it, state_per_gpu (350 MB in the Llama 3 scenario) grows the checkpoint with the cluster.
-  const auto plain = load_scenario_file(kLlama3, {"cluster.gpus=1024", "parallelism.dp=8", "run.step_model=analytic",
-                                                  "parallelism.virtual_stages=1"});
+  const auto plain = load_scenario_file(
+      kLlama3, {"cluster.gpus=1024", "parallelism.dp=8", "run.step_model=analytic", "parallelism.virtual_stages=1"});
   ASSERT_TRUE(plain.scenario.has_value()) << plain.diagnostics.to_string();
   EXPECT_DOUBLE_EQ(plain.scenario->checkpoint_bytes().si(), 350e6 * 1024);
 }
@@ -128,10 +129,15 @@ TEST(Diagnostic, FormatsAsFileLineColumnErrorMessage)
 
 TEST(ScenarioLoader, WritesMessagesInLowerCaseWithoutFinalPeriod)
 {
-  const std::vector<std::string> bad = {
-      "cluster: {gpu: 8}", "checkpoint: {interval: 10}", "cluster: {gpus: lots}",
-      "planned: {arrival: weekly}", "storage: {write_bandwidth: -2TB/s}", "cluster: [1",
-      "failures: {causes: {x: {category: GPU}}}", "cluster: {gpus: 8}", "cluster: 3"};
+  const std::vector<std::string> bad = {"cluster: {gpu: 8}",
+                                        "checkpoint: {interval: 10}",
+                                        "cluster: {gpus: lots}",
+                                        "planned: {arrival: weekly}",
+                                        "storage: {write_bandwidth: -2TB/s}",
+                                        "cluster: [1",
+                                        "failures: {causes: {x: {category: GPU}}}",
+                                        "cluster: {gpus: 8}",
+                                        "cluster: 3"};
   for (const auto& yaml : bad) {
     const LoadResult r = load(yaml);
     ASSERT_FALSE(r.diagnostics.empty()) << yaml;
@@ -285,10 +291,11 @@ TEST(ScenarioLoader, ReportsOnlyTheEmptyFileWhenOverridesAreGivenToo)
 
 TEST(ScenarioLoader, ReportsEveryValueErrorWhenFileHasSeveral)
 {
-  const LoadResult r = load("cluster:\n  gpus: lots\n"            // 2
-                            "accelerator:\n  gemm_efficiency: 1.5\n"  // 4
-                            "checkpoint:\n  interval: 10\n"           // 6
-                            "planned:\n  arrival: weekly\n");         // 8
+  const LoadResult r = load(
+      "cluster:\n  gpus: lots\n"                // 2
+      "accelerator:\n  gemm_efficiency: 1.5\n"  // 4
+      "checkpoint:\n  interval: 10\n"           // 6
+      "planned:\n  arrival: weekly\n");         // 8
   ASSERT_EQ(r.diagnostics.items().size(), 4u) << r.diagnostics.to_string();
   std::vector<int> lines;
   for (const auto& d : r.diagnostics.items())

@@ -45,9 +45,9 @@ TEST(StepModelChecks, PodThatIsNotWholeRacksIsRejectedAtNetworkPodSize)
     EXPECT_EQ(d.where.line, 5) << d.to_string();  // at `pod_size: 24`
   }
   // Whole racks (48 = 3 racks), a single pod (0), and pods of 16 when racks hold 8 GPUs are fine.
-  for (const std::vector<std::string>& sets :
-       {std::vector<std::string>{"network.pod_size=48"}, {"network.pod_size=0"},
-        {"network.pod_size=16", "cluster.gpus_per_rack=8"}}) {
+  for (const std::vector<std::string>& sets : {std::vector<std::string>{"network.pod_size=48"},
+                                               {"network.pod_size=0"},
+                                               {"network.pod_size=16", "cluster.gpus_per_rack=8"}}) {
     const LoadResult r = load(kSmall, sets);
     EXPECT_TRUE(r.scenario.has_value()) << ::testing::PrintToString(sets) << r.diagnostics.to_string();
   }
@@ -83,11 +83,13 @@ TEST(StepModelChecks, SimulatedStepAbove30000GpusIsRejectedAndAnalyticAccepted)
 TEST(StepModelChecks, SimulatedStepAtTheLimitIsAccepted)
 {
   // 30,000 = 8 x 3,750 GPUs: TP 8, PP 1, DP 3,750, one micro-batch of one sequence per replica.
-  const LoadResult r = load("cluster: {gpus: 30000}\nparallelism: {tp: 8, pp: 1, dp: 3750}\n"
-                            "model: {global_batch_tokens: 30720000}\nrun: {step_model: simulated}\n");
+  const LoadResult r = load(
+      "cluster: {gpus: 30000}\nparallelism: {tp: 8, pp: 1, dp: 3750}\n"
+      "model: {global_batch_tokens: 30720000}\nrun: {step_model: simulated}\n");
   EXPECT_TRUE(r.scenario.has_value()) << r.diagnostics.to_string();
-  const LoadResult over = load("cluster: {gpus: 30008}\nparallelism: {tp: 8, pp: 1, dp: 3751}\n"
-                               "model: {global_batch_tokens: 30728192}\nrun: {step_model: simulated}\n");
+  const LoadResult over = load(
+      "cluster: {gpus: 30008}\nparallelism: {tp: 8, pp: 1, dp: 3751}\n"
+      "model: {global_batch_tokens: 30728192}\nrun: {step_model: simulated}\n");
   EXPECT_FALSE(over.scenario.has_value());
   EXPECT_EQ(over.diagnostics.items().size(), 1u) << over.diagnostics.to_string();
 }
