@@ -31,7 +31,8 @@ struct Settings {
 /// Sets every logger's level and sink. Returns "" or an error (a file that cannot be opened).
 [[nodiscard]] std::string configure(const Settings& s);
 
-/// The simulated clock for the stamp (nullptr: none, between simulations).
+/// The simulated clock for the stamp, set when the Engine exists (before: "t=-"; after the run, the
+/// clock stays at the end of the window).
 void set_clock(double (*clock)());
 
 /// SimGrid log settings to apply once its Engine exists: --simgrid-log, and root at info under trace.
