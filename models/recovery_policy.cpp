@@ -1,9 +1,9 @@
 #include "recovery_policy.hpp"
 
+#include "named_registry.hpp"
 #include "recovery/builtin_policies.hpp"
 
-#include <algorithm>
-#include <deque>
+#include <utility>
 
 namespace fleetsim::models {
 
@@ -16,45 +16,36 @@ std::optional<int> RecoveryPolicy::restart_width(const RecoveryView& v) const
 
 namespace {
 
-std::deque<RecoveryPolicyEntry>& registry()
+NamedRegistry<RecoveryPolicyEntry>& registry()
 {
-  // The built-in policies, one line each (models/recovery/). A deque: registering one never moves
-  // the others (find_recovery_policy hands out pointers).
-  static std::deque<RecoveryPolicyEntry> entries = {
-      {"restart", "resubmit the whole job from the last checkpoint", make_restart_policy},
-      {"hot_spare", "keep the allocation, swap warm spare nodes in (recovery.spare_swap)", make_hot_spare_policy},
-      {"elastic", "continue on fewer data-parallel replicas and grow back when nodes return", make_elastic_policy},
-      {"in_memory", "restore from checkpoint copies in peers' host memory (Gemini-style)", make_in_memory_policy},
-  };
-  return entries;
+  // The built-in policies, one line each (models/recovery/).
+  static NamedRegistry<RecoveryPolicyEntry> r = [] {
+    NamedRegistry<RecoveryPolicyEntry> v;
+    for (auto e : {RecoveryPolicyEntry{"restart", "resubmit the whole job from the last checkpoint", make_restart_policy},
+                   RecoveryPolicyEntry{"hot_spare", "keep the allocation, swap warm spare nodes in (recovery.spare_swap)",
+                                       make_hot_spare_policy},
+                   RecoveryPolicyEntry{"elastic",
+                                       "continue on fewer data-parallel replicas and grow back when nodes return",
+                                       make_elastic_policy},
+                   RecoveryPolicyEntry{"in_memory",
+                                       "restore from checkpoint copies in peers' host memory (Gemini-style)",
+                                       make_in_memory_policy}})
+      v.add(e.name, e);
+    return v;
+  }();
+  return r;
 }
 
 }  // namespace
 
-const std::deque<RecoveryPolicyEntry>& recovery_policies() { return registry(); }
+const RecoveryPolicyEntry* find_recovery_policy(std::string_view name) { return registry().find(name); }
 
-const RecoveryPolicyEntry* find_recovery_policy(std::string_view name)
-{
-  for (const auto& e : registry())
-    if (e.name == name)
-      return &e;
-  return nullptr;
-}
-
-std::vector<std::string> recovery_policy_names()
-{
-  std::vector<std::string> names;
-  for (const auto& e : registry())
-    names.push_back(e.name);
-  return names;
-}
+std::vector<std::string> recovery_policy_names() { return registry().names(); }
 
 bool register_recovery_policy(RecoveryPolicyEntry entry)
 {
-  if (find_recovery_policy(entry.name) != nullptr)
-    return false;
-  registry().push_back(std::move(entry));
-  return true;
+  std::string name = entry.name;
+  return registry().add(std::move(name), std::move(entry));
 }
 
 }  // namespace fleetsim::models

@@ -15,7 +15,6 @@
 #include "node_pool.hpp"
 #include "units.hpp"
 
-#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -105,8 +104,6 @@ struct RecoveryPolicyEntry {
   std::function<std::unique_ptr<RecoveryPolicy>()> make;
 };
 
-/// Every policy: the built-ins, then those registered, in registration order.
-[[nodiscard]] const std::deque<RecoveryPolicyEntry>& recovery_policies();
 [[nodiscard]] const RecoveryPolicyEntry* find_recovery_policy(std::string_view name);
 [[nodiscard]] std::vector<std::string> recovery_policy_names();
 /// Adds a policy (e.g. from a test or a plugin, at static initialisation); returns true, or false
