@@ -21,15 +21,14 @@ NamedRegistry<RecoveryPolicyEntry>& registry()
   // The built-in policies, one line each (models/recovery/).
   static NamedRegistry<RecoveryPolicyEntry> r = [] {
     NamedRegistry<RecoveryPolicyEntry> v;
-    for (auto e : {RecoveryPolicyEntry{"restart", "resubmit the whole job from the last checkpoint", make_restart_policy},
-                   RecoveryPolicyEntry{"hot_spare", "keep the allocation, swap warm spare nodes in (recovery.spare_swap)",
-                                       make_hot_spare_policy},
-                   RecoveryPolicyEntry{"elastic",
-                                       "continue on fewer data-parallel replicas and grow back when nodes return",
-                                       make_elastic_policy},
-                   RecoveryPolicyEntry{"in_memory",
-                                       "restore from checkpoint copies in peers' host memory (Gemini-style)",
-                                       make_in_memory_policy}})
+    for (auto e :
+         {RecoveryPolicyEntry{"restart", "resubmit the whole job from the last checkpoint", make_restart_policy},
+          RecoveryPolicyEntry{"hot_spare", "keep the allocation, swap warm spare nodes in (recovery.spare_swap)",
+                              make_hot_spare_policy},
+          RecoveryPolicyEntry{"elastic", "continue on fewer data-parallel replicas and grow back when nodes return",
+                              make_elastic_policy},
+          RecoveryPolicyEntry{"in_memory", "restore from checkpoint copies in peers' host memory (Gemini-style)",
+                              make_in_memory_policy}})
       v.add(e.name, e);
     return v;
   }();
