@@ -1,0 +1,35 @@
+#pragma once
+// One job of a fleet workload, as the fleet scheduler sees it: when it arrives, how many GPUs it
+// gangs, how much work it carries and how it checkpoints and recovers. Every source of jobs (the
+// scenario's job list, a CSV trace, the generator) produces these, in SI units (seconds).
+
+#include <string>
+#include <vector>
+
+namespace fleetsim::models::fleet {
+
+/// What happens to a job when a failure strikes one of its nodes.
+enum class JobRecovery {
+  Requeue,  // release every GPU and queue again (keeping the work up to its last checkpoint)
+  InPlace,  // keep the healthy nodes, take replacements from spares or idle nodes; requeue if none
+};
+
+struct JobSpec {
+  std::string id;       // unique within the workload
+  std::string user;     // from a trace (reporting only); may be empty
+  double submit = 0;    // s since the start of the run
+  long gpus = 1;        // gang size: all of them or none
+  double work = 0;      // s of training at full speed (a trace's run time)
+  int priority = 0;     // higher first (priority policy); equal priorities keep submit order
+  double checkpoint_interval = 0;  // s of training between checkpoints; 0 = never checkpoints
+  double checkpoint_cost = 0;      // s each checkpoint stalls the job (and a checkpoint-then-preempt)
+  double restart_cost = 0;         // s from allocation to training: launch, init, checkpoint reload
+  bool elastic = false;            // may run on fewer GPUs (not yet used by the fleet scheduler)
+  bool preemptible = true;         // a higher-priority job may preempt it
+  JobRecovery recovery = JobRecovery::Requeue;
+  std::string origin;  // where it was declared: "workload.jobs.hero", "trace.csv:12", "generator"
+};
+
+using Workload = std::vector<JobSpec>;
+
+}  // namespace fleetsim::models::fleet
