@@ -15,12 +15,12 @@ enum class JobRecovery {
 };
 
 struct JobSpec {
-  std::string id;       // unique within the workload
-  std::string user;     // from a trace (reporting only); may be empty
-  double submit = 0;    // s since the start of the run
-  long gpus = 1;        // gang size: all of them or none
-  double work = 0;      // s of training at full speed (a trace's run time)
-  int priority = 0;     // higher first (priority policy); equal priorities keep submit order
+  std::string id;                  // unique within the workload
+  std::string user;                // from a trace (reporting only); may be empty
+  double submit = 0;               // s since the start of the run
+  long gpus = 1;                   // gang size: all of them or none
+  double work = 0;                 // s of training at full speed (a trace's run time)
+  int priority = 0;                // higher first (priority policy); equal priorities keep submit order
   double checkpoint_interval = 0;  // s of training between checkpoints; 0 = never checkpoints
   double checkpoint_cost = 0;      // s each checkpoint stalls the job (and a checkpoint-then-preempt)
   double restart_cost = 0;         // s from allocation to training: launch, init, checkpoint reload

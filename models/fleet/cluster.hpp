@@ -1,0 +1,122 @@
+#pragma once
+// The fleet's GPUs as the scheduler allocates them: nodes of `gpus_per_node` GPUs in racks and pods,
+// each node up or in repair, and a reserve of spare nodes that new jobs never get.
+//
+// Allocation is a gang: a job gets all of its GPUs at once or waits. A job of at most one node's GPUs
+// shares a node with others (best fit: the node with the fewest free GPUs that still hold it); a
+// larger job takes whole nodes, ceil(gpus / gpus_per_node) of them, exclusively (as Slurm's exclusive
+// node allocation: the job is charged its whole nodes).
+//
+// Packing:
+//   first_fit - the lowest-numbered free nodes;
+//   topology  - as few racks and pods as possible: the fullest-fitting single rack (best fit), else
+//               the best-fitting single pod filled rack by rack, else the pods with the most free
+//               nodes first.
+// Every placement records the racks and pods it spans.
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace fleetsim::models::fleet {
+
+enum class Packing { FirstFit, Topology };
+[[nodiscard]] std::optional<Packing> packing_from_name(std::string_view name);
+
+struct Placement {
+  std::vector<std::pair<long, int>> parts;  // (node, GPUs held on it)
+  long racks = 0;                           // racks spanned
+  long pods = 0;                            // pods spanned
+  [[nodiscard]] long gpus() const
+  {
+    long g = 0;
+    for (const auto& p : parts)
+      g += p.second;
+    return g;
+  }
+};
+
+class Cluster {
+public:
+  /// `nodes` nodes in racks of `nodes_per_rack` and pods of `nodes_per_pod` (0: one pod); the last
+  /// `spare_nodes` start as the spare reserve.
+  Cluster(long nodes, int gpus_per_node, int nodes_per_rack, long nodes_per_pod, long spare_nodes);
+
+  [[nodiscard]] long nodes() const { return static_cast<long>(node_.size()); }
+  [[nodiscard]] int gpus_per_node() const { return gpn_; }
+  [[nodiscard]] long gpus() const { return nodes() * gpn_; }
+  [[nodiscard]] long rack_of(long node) const { return node / npr_; }
+  [[nodiscard]] long pod_of(long node) const { return node / npp_; }
+
+  /// GPUs a job of `gpus` holds: itself up to a node, else whole nodes.
+  [[nodiscard]] long held_gpus(long gpus) const;
+  /// True when a job of `gpus` could be placed now (outside the spare reserve).
+  [[nodiscard]] bool fits(long gpus) const;
+  /// Where a job of `gpus` would go now, or nullopt. Changes nothing.
+  [[nodiscard]] std::optional<Placement> place(long gpus, Packing packing) const;
+  void take(const Placement& p);
+  /// Returns a placement's GPUs; GPUs on a node in repair come back with the node.
+  void give(const Placement& p);
+
+  /// A node goes to repair (its jobs must be released by the caller; their GPUs stay off until repair).
+  void node_down(long node);
+  /// A node is back: to the spare reserve while it is below its target, else schedulable.
+  void node_up(long node);
+  [[nodiscard]] bool up(long node) const { return node_.at(static_cast<size_t>(node)).up; }
+
+  /// A healthy, wholly free node to replace a failed one in a running job: a spare first, else a
+  /// schedulable node. It is taken (as a whole node) at once.
+  std::optional<long> take_replacement();
+
+  // Counts for the timeline and the policies.
+  [[nodiscard]] long free_gpus() const { return free_gpus_; }    // schedulable, up, unallocated
+  [[nodiscard]] long free_nodes() const { return whole_free_; }  // schedulable nodes with no job
+  [[nodiscard]] long spare_gpus() const { return static_cast<long>(spares_.size()) * gpn_; }
+  [[nodiscard]] long down_gpus() const { return down_nodes_ * gpn_; }
+
+  /// A cheap copy of the free capacity for a scheduler's look-ahead (EASY backfill's shadow time):
+  /// per-node free GPUs of schedulable nodes, with count-based fits (no topology).
+  class Projection {
+  public:
+    [[nodiscard]] bool fits(long gpus) const;
+    void take(long gpus);  // best fit, as Cluster::place
+    void give(const Placement& p);
+
+  private:
+    friend class Cluster;
+    int gpn_ = 8;
+    std::vector<std::int8_t> free_;  // -1: not schedulable
+    std::vector<long> by_free_;      // number of nodes with each free count (0..gpn)
+  };
+  [[nodiscard]] Projection projection() const;
+
+private:
+  struct Node {
+    bool up = true;
+    bool spare = false;
+    int free = 0;  // GPUs not held by a job (also while down: what it will have back)
+  };
+  [[nodiscard]] bool schedulable(const Node& n) const { return n.up && !n.spare; }
+  void unlist(long node);
+  void list(long node);
+  void pick_whole(long count, Packing packing, Placement& out) const;
+  void set_span(Placement& p) const;
+
+  int gpn_;
+  int npr_;
+  long npp_;
+  long spare_target_;
+  std::vector<Node> node_;
+  std::vector<std::set<long>> by_free_;  // schedulable up nodes by free GPU count
+  std::vector<long> rack_whole_;         // wholly free schedulable nodes per rack
+  std::vector<long> pod_whole_;          // ... per pod
+  std::set<long> spares_;                // up, free, reserved
+  long free_gpus_ = 0;
+  long whole_free_ = 0;
+  long down_nodes_ = 0;
+};
+
+}  // namespace fleetsim::models::fleet

@@ -1,0 +1,77 @@
+#include "fleet_ledger.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fleetsim::models::fleet {
+
+const char* timeline_column_name(int column)
+{
+  static const char* const names[kTimelineColumns] = {
+      "gpus_allocated", "gpus_training", "gpus_idle",    "gpus_spare",         "gpus_down",
+      "demand_waiting", "jobs_running",  "jobs_waiting", "idle_while_waiting",
+  };
+  return column >= 0 && column < kTimelineColumns ? names[column] : "";
+}
+
+FleetTimeline::FleetTimeline(double horizon, double interval)
+    : horizon_(horizon),
+      interval_(interval > 0 ? interval : std::max(horizon, 1.0)),
+      rows_(static_cast<size_t>(std::max(1.0, std::ceil(horizon / interval_)))),
+      sum_(rows_ * kTimelineColumns, 0.0)
+{}
+
+double FleetTimeline::row_length(size_t i) const { return std::min(horizon_, row_start(i) + interval_) - row_start(i); }
+
+void FleetTimeline::add(int column, double a, double b, double amount)
+{
+  a = std::max(a, 0.0);
+  b = std::min(b, horizon_);
+  if (!(b > a) || amount == 0)
+    return;
+  auto first = static_cast<size_t>(a / interval_);
+  for (size_t i = std::min(first, rows_ - 1); i < rows_; ++i) {
+    const double lo = std::max(a, row_start(i));
+    const double hi = std::min(b, row_start(i) + interval_);
+    if (hi <= lo) {
+      if (row_start(i) >= b)
+        break;
+      continue;
+    }
+    sum_[i * kTimelineColumns + static_cast<size_t>(column)] += amount * (hi - lo);
+  }
+}
+
+void FleetTimeline::level(int column, double value, double t)
+{
+  const auto c = static_cast<size_t>(column);
+  if (value == value_[c])
+    return;
+  add(column, last_t_[c], t, value_[c]);
+  last_t_[c] = std::max(last_t_[c], t);
+  value_[c] = value;
+}
+
+void FleetTimeline::finish(double horizon)
+{
+  for (int c = 0; c < kTimelineColumns; ++c) {
+    add(c, last_t_[c], horizon, value_[c]);
+    last_t_[c] = horizon;
+  }
+}
+
+double FleetTimeline::mean(int column, size_t i) const
+{
+  const double len = row_length(i);
+  return len > 0 ? sum_[i * kTimelineColumns + static_cast<size_t>(column)] / len : 0;
+}
+
+double FleetTimeline::integral(int column) const
+{
+  double s = 0;
+  for (size_t i = 0; i < rows_; ++i)
+    s += sum_[i * kTimelineColumns + static_cast<size_t>(column)];
+  return s;
+}
+
+}  // namespace fleetsim::models::fleet

@@ -1,0 +1,169 @@
+#pragma once
+// The fleet as one state machine, without SimGrid: jobs arrive, wait, hold GPUs, train, checkpoint,
+// fail, are preempted and finish, on a shared cluster whose nodes fail and come back from repair.
+// The simulator's actors (simulator/fleet/) deliver the events in simulated-time order and sleep
+// until the next timer this state asks for; tests can drive it directly.
+//
+// A job's life: Pending -> Waiting -> Running (restart, then training with checkpoints) -> Done.
+// A failure that strikes it stops its progress at once (the work since its last checkpoint is
+// lost) and it keeps its GPUs while the failure is detected; then it recovers: in place (healthy
+// nodes kept, replacements from the spares or idle nodes) or back to the queue. A preempted job
+// stops at once (kill) or after a checkpoint (checkpoint) and goes back to the queue.
+
+#include "cluster.hpp"
+#include "fleet_ledger.hpp"
+#include "job_progress.hpp"
+#include "job_spec.hpp"
+#include "scheduling_policy.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <queue>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace fleetsim::models::fleet {
+
+struct FleetConfig {
+  long nodes = 1;
+  int gpus_per_node = 8;
+  int nodes_per_rack = 1;
+  long nodes_per_pod = 0;
+  long spare_nodes = 0;
+  Packing packing = Packing::FirstFit;
+  Preemption preemption = Preemption::None;
+  size_t backfill_depth = 1000;
+  double horizon = 0;
+  double timeline_interval = 3600;
+  std::vector<std::string> causes;  // failure cause names (loss causes kFirstFailureCause + i)
+  std::vector<double> detection;    // detection delay per cause (s)
+};
+
+enum class JobState { Pending, Waiting, Running, Detecting, Preempting, Done };
+
+/// One job's record, as jobs.csv shows it.
+struct JobRecord {
+  JobState state = JobState::Pending;
+  double first_start = -1;     // s; -1: never started
+  double end = -1;             // s; -1: not finished
+  double waited = 0;           // s spent waiting in the queue, requeues included
+  double committed = 0;        // s of work saved by checkpoints (or finished)
+  double progress_at_end = 0;  // s of work done when the window closed (running jobs)
+  long held = 0;               // GPUs held (whole nodes for a multi-node job)
+  long racks = 0;              // spanned by its first placement
+  long pods = 0;
+  long max_racks = 0;      // the most any of its placements spanned
+  long interruptions = 0;  // failures that struck it
+  long preemptions = 0;
+  GpuTime time;  // its GPU-seconds
+};
+
+class FleetState final : private SchedulerOps {
+public:
+  FleetState(FleetConfig config, const Workload& jobs, const SchedulingPolicy& policy);
+
+  // ---- events (in simulated-time order) ----
+  void submit(long job, double t);
+  /// Hardware failure: nodes [first, first + count) go to repair; returns the nodes that were up
+  /// (the caller schedules their repairs with repair_due()).
+  std::vector<long> node_failure(int cause, long first, long count, double t);
+  /// A failure of one job (software, hang): the job holding cluster GPU `gpu`, if any.
+  void gpu_job_failure(int cause, long gpu, double t);
+  /// A failure of every running job at once (a storage outage).
+  void all_jobs_failure(int cause, double t);
+  void repair_due(long node, double t_due);
+
+  /// The next internal timer (a job's phase end or a repair), if any.
+  [[nodiscard]] std::optional<double> next_timer() const;
+  /// Fires every timer due at or before t.
+  void fire_timers(double t);
+  /// Closes the window: running jobs are accounted up to it.
+  void finish(double horizon);
+
+  // ---- results ----
+  [[nodiscard]] const std::vector<JobRecord>& jobs() const { return rec_; }
+  [[nodiscard]] const Workload& specs() const { return spec_; }
+  [[nodiscard]] const GpuTime& total() const { return total_; }
+  [[nodiscard]] const FleetTimeline& timeline() const { return timeline_; }
+  [[nodiscard]] const FleetConfig& config() const { return cfg_; }
+  [[nodiscard]] long gpus() const { return cluster_.gpus(); }
+  [[nodiscard]] long preemptions() const { return preemptions_; }
+  [[nodiscard]] long interruptions() const { return interruptions_; }
+  [[nodiscard]] long failures_on_idle() const { return failures_on_idle_; }
+  [[nodiscard]] long in_place_recoveries() const { return in_place_; }
+  [[nodiscard]] long requeues() const { return requeues_; }
+  [[nodiscard]] std::string loss_cause_name(int cause) const;
+  [[nodiscard]] int loss_causes() const { return kFirstFailureCause + static_cast<int>(cfg_.causes.size()); }
+
+private:
+  struct Live {  // what a job needs only while it lives
+    Placement placement;
+    Segment seg;
+    int restart_cause = kStartup;  // whom its current restart phase is charged to
+    double alloc_t = 0;
+    double queued_since = 0;
+    long epoch = 0;
+    int failing_cause = -1;  // during detection
+    double stop_t = 0;       // when its progress stopped (failure or preemption)
+    double pending = 0;      // preemption: work done, saved once its checkpoint completes
+    bool in_queue = false;
+  };
+  enum class TimerKind { Finish, Detected, Preempted, Repair };
+  using Timer = std::tuple<double, std::uint64_t, TimerKind, long, long>;  // t, seq, kind, job/node, epoch
+
+  // SchedulerOps, for the policy.
+  [[nodiscard]] double now() const override { return now_; }
+  [[nodiscard]] std::vector<long> waiting(size_t limit) const override;
+  [[nodiscard]] const JobSpec& spec(long job) const override { return spec_[static_cast<size_t>(job)]; }
+  [[nodiscard]] double run_estimate(long job) const override;
+  [[nodiscard]] const Cluster& cluster() const override { return cluster_; }
+  [[nodiscard]] std::vector<RunningView> running() const override;
+  bool try_start(long job) override;
+  void preempt(long job) override;
+  [[nodiscard]] Preemption preemption() const override { return cfg_.preemption; }
+  [[nodiscard]] size_t backfill_depth() const override { return cfg_.backfill_depth; }
+
+  void schedule();
+  void enqueue(long job, double t);
+  void dequeue(long job);
+  void start_segment(long job, double t, int restart_cause);
+  /// Stops a running job's progress at t: charges its segment so far; returns the work it lost.
+  void stop_progress(long job, double t, int cause);
+  void strike(long job, int cause, double t);
+  void release(long job, double t);
+  void recover(long job, double t);
+  void hold(long job, const Placement& p, double t);
+  void charge(long job, int cause, double gpu_seconds);
+  void productive(long job, double gpu_seconds);
+  void add_training(long job, double t_end);
+  void set_timer(double t, TimerKind kind, long id, long epoch);
+  void update_levels();
+  [[nodiscard]] std::tuple<int, double, long> queue_key(long job) const;
+
+  FleetConfig cfg_;
+  const SchedulingPolicy& policy_;
+  Workload spec_;
+  std::vector<JobRecord> rec_;
+  std::vector<Live> live_;
+  Cluster cluster_;
+  std::vector<std::vector<long>> on_node_;  // jobs holding GPUs on each node
+  std::set<std::tuple<int, double, long>> queue_;
+  std::set<long> running_;  // Running, Detecting or Preempting
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
+  std::uint64_t timer_seq_ = 0;
+  double now_ = 0;
+  GpuTime total_;
+  FleetTimeline timeline_;
+  long held_gpus_ = 0;
+  long demand_ = 0;
+  long preemptions_ = 0;
+  long interruptions_ = 0;
+  long failures_on_idle_ = 0;
+  long in_place_ = 0;
+  long requeues_ = 0;
+  bool scheduling_ = false;
+};
+
+}  // namespace fleetsim::models::fleet
