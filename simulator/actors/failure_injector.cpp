@@ -46,7 +46,10 @@ void FailureInjector::operator()() const
     m.gpus_down = down.count;
     FLEETSIM_LOG(Failures, debug, "{} fails: {}, {} GPUs down", cause.name, models::component_label(cause.scope, index),
                  m.gpus_down);
-    w_.scheduler.post(std::move(m));
+    if (w_.failures)
+      w_.failures(m);
+    else
+      w_.scheduler.post(m);
   }
 }
 

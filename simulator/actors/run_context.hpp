@@ -13,6 +13,7 @@
 #include <simgrid/s4u.hpp>
 
 #include <cstdint>
+#include <functional>
 
 namespace fleetsim::sim {
 
@@ -44,6 +45,8 @@ struct EventSourceWiring {
   std::uint64_t seed;
   double horizon;  // end of the simulated window (s)
   Inbox<SchedulerMessage>& scheduler;
+  /// Where failures go instead of `scheduler` (the fleet's scheduler has an inbox of its own).
+  std::function<void(msg::Failure)> failures = nullptr;
 };
 
 /// The training job.

@@ -1,5 +1,7 @@
 #include "parameter_table.hpp"
 
+#include "models/fleet/scheduling_policy.hpp"
+
 #include "models/failure_scope.hpp"
 #include "models/recovery_policy.hpp"
 #include "models/topology.hpp"
@@ -265,6 +267,53 @@ std::vector<ParamSpec> build_table()
                "detection delay of this cause (default recovery.detection)", 0.0, false),
       quantity("failures.causes.<name>.repair", T, std::nullopt,
                "mean repair time of the nodes this cause takes down (default repair.time)", 0.0, false),
+
+      // ---- a fleet: many jobs on one cluster (docs/models/fleet.md). Any workload key makes the
+      // scenario a fleet; without one, the scenario is the one job its model and layout describe.
+      quantity("workload.jobs.<name>.submit", T, "0s", "when the job (its first copy) is submitted", 0.0, false),
+      integer("workload.jobs.<name>.gpus", "0",
+              "GPUs the job gangs (0: the layout's, parallelism.tp x cp x pp x dp); a job of more than one node takes "
+              "whole nodes",
+              0),
+      quantity("workload.jobs.<name>.work", T, std::nullopt,
+               "training time at full speed (or give tokens); restarts, checkpoints and lost work come on top"),
+      real("workload.jobs.<name>.tokens", std::nullopt,
+           "tokens to train, at the speed the step model gives the scenario's model and layout (instead of work)", 0.0,
+           true, std::nullopt),
+      integer("workload.jobs.<name>.count", "1", "copies of the job (ids name-1, name-2, ...)", 1, 1e7),
+      quantity("workload.jobs.<name>.every", T, "0s", "time between the copies' submissions", 0.0, false),
+      integer("workload.jobs.<name>.priority", "0", "higher runs first under scheduler.policy: priority", -1e6, 1e6),
+      flag("workload.jobs.<name>.preemptible", "true", "a higher-priority job may preempt it"),
+      quantity("workload.jobs.<name>.checkpoint_interval", T, std::nullopt,
+               "training time between checkpoints (default workload.defaults.checkpoint_interval)", 0.0, false),
+      quantity("workload.jobs.<name>.checkpoint_cost", T, std::nullopt,
+               "training stall per checkpoint (default workload.defaults.checkpoint_cost)", 0.0, false),
+      quantity("workload.jobs.<name>.restart_cost", T, std::nullopt,
+               "launch, initialisation and checkpoint reload at each start (default workload.defaults.restart_cost)",
+               0.0, false),
+      choice("workload.jobs.<name>.recovery", "default",
+             "after a failure: requeue (release every GPU, queue again), in_place (keep the healthy nodes, replace the "
+             "failed ones from the spares or idle nodes; requeue when there are none), default "
+             "(workload.defaults.recovery)",
+             {"default", "requeue", "in_place"}),
+      quantity("workload.defaults.checkpoint_interval", T, "0s",
+               "training time between checkpoints of jobs that do not say (0: they never checkpoint)", 0.0, false),
+      quantity("workload.defaults.checkpoint_cost", T, "0s", "training stall per checkpoint", 0.0, false),
+      quantity("workload.defaults.restart_cost", T, "0s", "launch, initialisation and reload at each start", 0.0,
+               false),
+      choice("workload.defaults.recovery", "requeue", "after a failure: requeue or in_place", {"requeue", "in_place"}),
+      registered_choice("scheduler.policy", "easy_backfill",
+                        "fleet scheduling policy (models/fleet/scheduling_policy.hpp: the registry)",
+                        models::fleet::scheduling_policy_names),
+      choice("scheduler.preemption", "none",
+             "how the priority policy preempts: none, kill (the victim loses the work since its last checkpoint) or "
+             "checkpoint (the victim writes a checkpoint first)",
+             {"none", "kill", "checkpoint"}),
+      choice("scheduler.placement", "topology",
+             "where a multi-node job goes: topology (as few racks and pods as possible) or first_fit (lowest nodes)",
+             {"topology", "first_fit"}),
+      integer("scheduler.backfill_depth", "1000", "waiting jobs a backfill pass looks at behind the first one", 1, 1e9),
+      quantity("scheduler.timeline_interval", T, "1h", "a fleet timeline row's length"),
 
       quantity("run.duration", T, "54d", "simulated window"),
       real("run.token_target", "0",

@@ -3,6 +3,9 @@
 // No SimGrid, no YAML: every value is already in SI units and inside its valid range.
 
 #include "models/failure_model.hpp"
+#include "models/fleet/cluster.hpp"
+#include "models/fleet/job_spec.hpp"
+#include "models/fleet/scheduling_policy.hpp"
 #include "models/node_pool.hpp"
 #include "models/recovery_policy.hpp"
 #include "models/step_model.hpp"
@@ -76,6 +79,30 @@ struct HeterogeneousSpec {
   [[nodiscard]] bool any() const { return fraction > 0 && speed < 1; }
 };
 
+/// A job the scenario declares by name under workload.jobs (count copies, `every` apart).
+struct FleetJobDecl {
+  std::string name;
+  long count = 1;
+  double every = 0;            // s between the copies' submissions
+  models::fleet::JobSpec job;  // gpus 0: the layout's; work 0 with tokens > 0: from the step model
+  double tokens = 0;
+};
+
+/// A fleet's workload: the jobs a scenario declares (trace and generator: docs/models/workload.md).
+struct WorkloadSpec {
+  std::vector<FleetJobDecl> jobs;
+  [[nodiscard]] bool any() const { return !jobs.empty(); }
+};
+
+/// The fleet scheduler (scheduler.*).
+struct SchedulerSpec {
+  std::string policy = "easy_backfill";
+  models::fleet::Preemption preemption = models::fleet::Preemption::None;
+  models::fleet::Packing packing = models::fleet::Packing::Topology;
+  long backfill_depth = 1000;
+  units::Seconds timeline_interval{3600};
+};
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -100,6 +127,11 @@ struct Scenario {
   double token_target = 0;  // tokens to train (0: none): summary.json reports when they were reached
   std::uint64_t seed = 1;
   std::string step_model = "simulated";
+
+  WorkloadSpec workload;  // empty: the one job the model and layout describe
+  SchedulerSpec scheduler;
+  /// A fleet of jobs sharing the cluster (simulator/fleet/), not the single-job replay.
+  [[nodiscard]] bool is_fleet() const { return workload.any(); }
 
   /// Total checkpoint size: state_per_gpu x gpus.
   [[nodiscard]] units::Bytes checkpoint_bytes() const

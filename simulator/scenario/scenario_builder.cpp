@@ -297,6 +297,88 @@ void read_stragglers(Reader& r, Scenario& s)
   s.stragglers.drain_repair = r.number("stragglers.drain_repair");
 }
 
+// The fleet's jobs (workload.jobs.<name>.*) and its scheduler.
+void read_workload(Reader& r, const std::vector<ResolvedValue>& resolved, Scenario& s)
+{
+  const std::string prefix = "workload.jobs.";
+  namespace mf = models::fleet;
+  const double default_interval = r.number("workload.defaults.checkpoint_interval");
+  const double default_cost = r.number("workload.defaults.checkpoint_cost");
+  const double default_restart = r.number("workload.defaults.restart_cost");
+  const std::string default_recovery = r.text("workload.defaults.recovery");
+  for (const auto& v : resolved) {
+    if (v.key.rfind(prefix, 0) != 0 || v.key.substr(v.key.rfind('.')) != ".count")
+      continue;  // one pass per job, keyed on its always-present count
+    const std::string name = v.key.substr(prefix.size(), v.key.rfind('.') - prefix.size());
+    const std::string base = prefix + name + ".";
+    FleetJobDecl d;
+    d.name = name;
+    d.count = r.integer(base + "count");
+    d.every = r.number(base + "every");
+    mf::JobSpec& j = d.job;
+    j.id = name;
+    j.origin = "workload.jobs." + name;
+    j.submit = r.number(base + "submit");
+    j.gpus = r.integer(base + "gpus");
+    j.priority = static_cast<int>(r.integer(base + "priority"));
+    j.preemptible = r.boolean(base + "preemptible");
+    j.checkpoint_interval = r.has(base + "checkpoint_interval") ? r.number(base + "checkpoint_interval")
+                                                                : default_interval;
+    j.checkpoint_cost = r.has(base + "checkpoint_cost") ? r.number(base + "checkpoint_cost") : default_cost;
+    j.restart_cost = r.has(base + "restart_cost") ? r.number(base + "restart_cost") : default_restart;
+    std::string recovery = r.text(base + "recovery");
+    if (recovery == "default")
+      recovery = default_recovery;
+    j.recovery = recovery == "in_place" ? mf::JobRecovery::InPlace : mf::JobRecovery::Requeue;
+    const bool has_work = r.has(base + "work");
+    const bool has_tokens = r.has(base + "tokens");
+    if (has_work == has_tokens)
+      r.error_at_first_given({base + "work", base + "tokens", base + "count"},
+                             "fleet job '" + name + "' needs its work: give work (a duration) or tokens, not both");
+    if (has_work)
+      j.work = r.number(base + "work");
+    if (has_tokens)
+      d.tokens = r.number(base + "tokens");
+    s.workload.jobs.push_back(std::move(d));
+  }
+  s.scheduler.policy = r.text("scheduler.policy");
+  s.scheduler.preemption = mf::preemption_from_name(r.text("scheduler.preemption")).value_or(mf::Preemption::None);
+  s.scheduler.packing = mf::packing_from_name(r.text("scheduler.placement")).value_or(mf::Packing::Topology);
+  s.scheduler.backfill_depth = r.integer("scheduler.backfill_depth");
+  s.scheduler.timeline_interval = units::Seconds(r.number("scheduler.timeline_interval"));
+}
+
+// What a fleet scenario cannot combine yet, and jobs that cannot fit the cluster.
+void check_fleet(Reader& r, const Scenario& s)
+{
+  const long cluster_gpus = s.fleet.gpus;
+  const models::ParallelLayout& l = s.step.layout;
+  const long layout_gpus = static_cast<long>(l.tp) * l.cp * l.pp * l.dp;
+  for (const auto& d : s.workload.jobs) {
+    const std::string base = "workload.jobs." + d.name + ".";
+    const long gpus = d.job.gpus > 0 ? d.job.gpus : layout_gpus;
+    if (gpus > cluster_gpus - s.capacity.spare_nodes * s.fleet.gpus_per_node)
+      r.error_at_first_given({base + "gpus", "cluster.gpus", "capacity.spare_nodes"},
+                             "fleet job '" + d.name + "' asks for " + std::to_string(gpus) +
+                                 " GPUs, more than the cluster schedules (cluster.gpus less the spare nodes)");
+  }
+  const std::vector<std::pair<bool, std::string>> unsupported = {
+      {s.planned.count > 0, "planned.count"},
+      {s.stragglers.any(), "stragglers.persistent_fraction"},
+      {s.heterogeneous.any(), "heterogeneous.fraction"},
+  };
+  for (const auto& [set, key] : unsupported)
+    if (set)
+      r.error_at_first_given({key}, key + " is not modelled for a fleet workload yet (workload.*): leave it out");
+}
+
+// GPUs the scenario's model and layout run on: the cluster, or in a fleet the layout's own.
+long job_model_gpus(const Scenario& s)
+{
+  const models::ParallelLayout& l = s.step.layout;
+  return s.is_fleet() ? static_cast<long>(l.tp) * l.cp * l.pp * l.dp : s.fleet.gpus;
+}
+
 // The layout rules involve many keys; each problem is reported at the first one the scenario sets.
 // Returns whether there was any.
 bool check_layout(Reader& r, const Scenario& s)
@@ -319,7 +401,8 @@ bool check_layout(Reader& r, const Scenario& s)
                                                 "model.layers",
                                                 "network.nvlink_bandwidth",
                                                 "network.nic_bandwidth"};
-  const auto layout_problems = models::check_step_inputs(s.step, s.fleet.gpus);
+  // A fleet's model and layout are those of its token-target jobs, on GPUs of their own.
+  const auto layout_problems = models::check_step_inputs(s.step, job_model_gpus(s));
   for (const auto& msg : layout_problems) {
     // Point at the keys the message is about first, then at the layout in general.
     std::vector<std::string> keys;
@@ -346,13 +429,14 @@ void check_simulated_step(Reader& r, const Scenario& s)
                            "the interleaved pipeline schedule (virtual_stages > 1) needs the micro-batches per "
                            "step (" +
                                std::to_string(std::lround(m)) + ") to be a multiple of parallelism.pp");
-  const long ep_flows = s.fleet.gpus * (static_cast<long>(l.ep) - 1);
+  const long gpus = job_model_gpus(s);
+  const long ep_flows = gpus * (static_cast<long>(l.ep) - 1);
   if (ep_flows > kMaxSimulatedExpertFlows)
     r.error_at_first_given({"parallelism.ep", "cluster.gpus", "run.step_model"},
                            "run.step_model: simulated times the expert all-to-all with all its " +
                                std::to_string(ep_flows) + " flows at once (cluster.gpus x (ep - 1)); keep it under " +
                                std::to_string(kMaxSimulatedExpertFlows) + " or use analytic");
-  if (s.fleet.gpus > kMaxSimulatedGpus)
+  if (gpus > kMaxSimulatedGpus)
     r.error_at_first_given({"cluster.gpus", "run.step_model"},
                            "run.step_model: simulated runs one SimGrid actor per GPU and handles at most " +
                                std::to_string(kMaxSimulatedGpus) + " GPUs; use analytic for larger fleets");
@@ -420,6 +504,7 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
   s.token_target = r.number("run.token_target");
   s.seed = static_cast<std::uint64_t>(r.integer("run.seed"));
   s.step_model = r.text("run.step_model");
+  read_workload(r, resolved, s);
 
   s.fleet.gpus_per_pod = s.fabric.pod_size;
   if (!diags.empty())
@@ -429,7 +514,11 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
                            "cluster.gpus_per_rack must be a multiple of cluster.gpus_per_node");
   const bool layout_ok = !check_layout(r, s);
   check_cross_keys(r, s);
-  if (s.step_model == "simulated" && layout_ok)
+  if (s.is_fleet())
+    check_fleet(r, s);
+  const bool needs_step = !s.is_fleet() || std::any_of(s.workload.jobs.begin(), s.workload.jobs.end(),
+                                                       [](const FleetJobDecl& d) { return d.tokens > 0; });
+  if (s.step_model == "simulated" && layout_ok && needs_step)
     check_simulated_step(r, s);
   return s;
 }

@@ -8,6 +8,7 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -206,13 +207,29 @@ private:
   Diagnostics& diags_;
 };
 
+// The sections whose children are named by the user ("<name>" in the table): causes, fleet jobs.
+const std::vector<std::string>& wildcard_prefixes()
+{
+  static const std::vector<std::string> prefixes = [] {
+    std::vector<std::string> out;
+    for (const auto& p : parameter_table())
+      if (auto pos = p.key.find("<name>"); pos != std::string::npos) {
+        std::string prefix = p.key.substr(0, pos);
+        if (std::find(out.begin(), out.end(), prefix) == out.end())
+          out.push_back(prefix);
+      }
+    return out;
+  }();
+  return prefixes;
+}
+
 // The name a key gives to a "<name>" segment ("failures.causes.nic.count" -> "nic"), if any.
 std::optional<std::string> wildcard_name(const std::string& key)
 {
-  const std::string prefix = "failures.causes.";
-  if (key.rfind(prefix, 0) != 0)
-    return std::nullopt;
-  return key.substr(prefix.size(), key.find('.', prefix.size()) - prefix.size());
+  for (const std::string& prefix : wildcard_prefixes())
+    if (key.rfind(prefix, 0) == 0)
+      return key.substr(prefix.size(), key.find('.', prefix.size()) - prefix.size());
+  return std::nullopt;
 }
 
 // Every declared key, with "<name>" replaced by the name the user's key gives, for hints.
@@ -264,19 +281,16 @@ void apply_overrides(const std::vector<std::string>& overrides, std::vector<Reso
   }
 }
 
-// Causes in order of first appearance, from keys "failures.causes.<name>.*".
-std::vector<std::string> cause_names(const std::vector<ResolvedValue>& values)
+// The names given under a wildcard section ("failures.causes.", "workload.jobs."), in order of first
+// appearance.
+std::vector<std::string> wildcard_names(const std::vector<ResolvedValue>& values, const std::string& prefix)
 {
-  const std::string prefix = "failures.causes.";
   std::vector<std::string> names;
   for (const auto& v : values) {
     if (v.key.rfind(prefix, 0) != 0)
       continue;
     std::string name = v.key.substr(prefix.size(), v.key.find('.', prefix.size()) - prefix.size());
-    bool seen = false;
-    for (const auto& n : names)
-      seen = seen || n == name;
-    if (!seen)
+    if (std::find(names.begin(), names.end(), name) == names.end())
       names.push_back(name);
   }
   return names;
@@ -313,7 +327,6 @@ std::vector<ResolvedValue> resolve(const std::vector<ResolvedValue>& given, cons
       }
     plain(spec, key);
   };
-  const auto names = cause_names(given);
   const auto& table = parameter_table();
   for (size_t i = 0; i < table.size(); ++i) {
     const auto& spec = table[i];
@@ -323,10 +336,11 @@ std::vector<ResolvedValue> resolve(const std::vector<ResolvedValue>& given, cons
       continue;
     }
     // A block of wildcard specs: emit it whole for each name, then skip past it.
+    const std::string prefix = spec.key.substr(0, wild);
     size_t end = i;
-    while (end < table.size() && table[end].key.find("<name>") != std::string::npos)
+    while (end < table.size() && table[end].key.rfind(prefix + "<name>", 0) == 0)
       ++end;
-    for (const auto& name : names)
+    for (const auto& name : wildcard_names(given, prefix))
       for (size_t j = i; j < end; ++j) {
         std::string key = table[j].key;
         key.replace(key.find("<name>"), 6, name);

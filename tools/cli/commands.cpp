@@ -1,5 +1,6 @@
 #include "commands.hpp"
 
+#include "simulator/output/fleet_outputs.hpp"
 #include "simulator/output/run_outputs.hpp"
 #include "simulator/output/step_outputs.hpp"
 #include "simulator/run/simulation.hpp"
@@ -161,6 +162,30 @@ int cmd_step(const Options& opts)
   return kExitOk;
 }
 
+namespace {
+
+// A fleet scenario (workload.*): many jobs under one scheduler (simulator/fleet/).
+int run_fleet_command(const Options& opts, const scenario::Scenario& s, std::uint64_t seed, const std::string& out,
+                      bool existed)
+{
+  const sim::FleetResult result = sim::run_fleet(s, seed);
+  if (std::string err = sim::write_fleet_outputs(out, s, result); !err.empty()) {
+    std::cerr << "fleetsim: error: " << err << "\n";
+    if (!existed) {
+      std::error_code ec;
+      std::filesystem::remove_all(out, ec);
+    }
+    return kExitFailure;
+  }
+  if (!opts.quiet) {
+    sim::print_fleet_table(std::cout, s, result);
+    std::cout << "  outputs in " << out << "/ (summary.json, jobs.csv, timeline.csv)\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
 int cmd_run(const Options& opts)
 {
   scenario::Scenario s;
@@ -169,6 +194,8 @@ int cmd_run(const Options& opts)
   const std::uint64_t seed = opts.has_seed ? opts.seed : s.seed;
   const std::string out = opts.out.empty() ? "out/" + s.name : opts.out;
   const bool existed = std::filesystem::exists(out);
+  if (s.is_fleet())
+    return run_fleet_command(opts, s, seed, out, existed);
   // On a terminal, a long run shows how far it is: the step simulation of a large fabric takes
   // seconds (once: it is cached), and a multi-year window proportionally longer than 54 days.
   const bool tty = !opts.quiet && isatty(STDERR_FILENO) != 0;

@@ -1,0 +1,233 @@
+#include "fleet_simulation.hpp"
+
+#include "models/invariant.hpp"
+#include "models/node_pool.hpp"
+#include "models/random_stream.hpp"
+#include "simulator/actors/failure_injector.hpp"
+#include "simulator/actors/message.hpp"
+#include "simulator/logging/logging.hpp"
+#include "simulator/platform/platform_builder.hpp"
+#include "simulator/run/engine_setup.hpp"
+#include "simulator/run/step_source.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <variant>
+
+namespace fleetsim::sim {
+
+namespace mf = models::fleet;
+
+mf::Workload fleet_workload(const scenario::Scenario& s, std::uint64_t /*seed*/)
+{
+  const models::ParallelLayout& l = s.step.layout;
+  const long layout_gpus = static_cast<long>(l.tp) * l.cp * l.pp * l.dp;
+  double tokens_per_second = 0;
+  const bool needs_step = std::any_of(s.workload.jobs.begin(), s.workload.jobs.end(),
+                                      [](const scenario::FleetJobDecl& d) { return d.tokens > 0; });
+  if (needs_step) {
+    // The model and layout on GPUs of their own: the step time of a job that has the layout's GPUs.
+    scenario::Scenario alone = s;
+    alone.fleet.gpus = layout_gpus;
+    alone.workload = {};
+    const ResolvedStep step = resolve_step(alone);
+    tokens_per_second = step.breakdown.tokens_per_step / step.breakdown.step_time.si();
+  }
+  mf::Workload w;
+  for (const auto& d : s.workload.jobs)
+    for (long k = 0; k < d.count; ++k) {
+      mf::JobSpec j = d.job;
+      if (d.count > 1)
+        j.id = d.name + "-" + std::to_string(k + 1);
+      j.submit += static_cast<double>(k) * d.every;
+      if (j.gpus <= 0)
+        j.gpus = layout_gpus;
+      if (d.tokens > 0)
+        j.work = d.tokens / tokens_per_second;
+      w.push_back(std::move(j));
+    }
+  std::stable_sort(w.begin(), w.end(), [](const mf::JobSpec& a, const mf::JobSpec& b) { return a.submit < b.submit; });
+  return w;
+}
+
+namespace {
+
+namespace sg4 = simgrid::s4u;
+
+struct Submit {
+  long job = 0;
+};
+using FleetMessage = std::variant<Submit, msg::Failure>;
+
+mf::FleetConfig fleet_config(const scenario::Scenario& s)
+{
+  mf::FleetConfig c;
+  const int gpn = s.fleet.gpus_per_node;
+  c.nodes = (s.fleet.gpus + gpn - 1) / gpn;
+  c.gpus_per_node = gpn;
+  c.nodes_per_rack = std::max(1, s.fleet.gpus_per_rack / gpn);
+  c.nodes_per_pod = s.fleet.gpus_per_pod / gpn;
+  c.spare_nodes = s.capacity.spare_nodes;
+  c.packing = s.scheduler.packing;
+  c.preemption = s.scheduler.preemption;
+  c.backfill_depth = static_cast<size_t>(s.scheduler.backfill_depth);
+  c.horizon = s.duration.si();
+  c.timeline_interval = s.scheduler.timeline_interval.si();
+  for (const auto& cause : s.causes) {
+    c.causes.push_back(cause.name);
+    const double fallback = cause.hang ? s.recovery.watchdog_timeout.si() : s.recovery.detection.si();
+    c.detection.push_back(cause.detection ? cause.detection->si() : fallback);
+  }
+  return c;
+}
+
+// The fleet scheduler actor: events from the other actors, timers from the fleet's state.
+class FleetScheduler {
+public:
+  FleetScheduler(const scenario::Scenario& s, std::uint64_t seed, mf::FleetState& fleet, models::NodePool& pool,
+                 Inbox<FleetMessage>& inbox, long& repairs)
+      : s_(s),
+        fleet_(fleet),
+        pool_(pool),
+        inbox_(inbox),
+        repairs_(repairs),
+        repair_times_(seed, "fleet/repairs"),
+        victims_(seed, "fleet/job-failures")
+  {}
+
+  void operator()()
+  {
+    while (true) {
+      const std::optional<double> due = fleet_.next_timer();
+      std::optional<FleetMessage> m = inbox_.wait(due ? *due : -1);
+      if (!m) {
+        fleet_.fire_timers(sg4::Engine::get_clock());
+        continue;
+      }
+      std::visit(Overloaded{[&](const Submit& e) { fleet_.submit(e.job, sg4::Engine::get_clock()); },
+                            [&](const msg::Failure& f) { on_failure(f); }},
+                 *m);
+    }
+  }
+
+private:
+  void on_failure(const msg::Failure& f)
+  {
+    const double t = sg4::Engine::get_clock();
+    const models::FailureCause& cause = s_.causes.at(static_cast<size_t>(f.cause));
+    switch (cause.scope.model().effect()) {
+      case models::ScopeEffect::Nodes: {
+        const std::vector<long> down = fleet_.node_failure(f.cause, f.first_node, f.nodes, t);
+        pool_.fail(f.first_node, f.nodes, t, cause.scope.model().own_fault());
+        const double mean = cause.repair ? cause.repair->si() : s_.capacity.repair_time.si();
+        for (long n : down) {
+          const double d = mean > 0 && s_.capacity.repair_exponential ? repair_times_.exponential(1.0 / mean) : mean;
+          fleet_.repair_due(n, t + d);
+          ++repairs_;
+        }
+        break;
+      }
+      case models::ScopeEffect::WholeJob:
+        // A software fault strikes the job on a GPU drawn uniformly: GPU-hours of jobs set its rate.
+        fleet_.gpu_job_failure(f.cause, static_cast<long>(victims_.below(static_cast<std::uint64_t>(fleet_.gpus()))),
+                               t);
+        break;
+      case models::ScopeEffect::StorageOutage: fleet_.all_jobs_failure(f.cause, t); break;
+    }
+  }
+
+  const scenario::Scenario& s_;
+  mf::FleetState& fleet_;
+  models::NodePool& pool_;
+  Inbox<FleetMessage>& inbox_;
+  long& repairs_;
+  models::RandomStream repair_times_;
+  models::RandomStream victims_;
+};
+
+}  // namespace
+
+FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
+{
+  const auto wall0 = std::chrono::steady_clock::now();
+  const mf::Workload workload = fleet_workload(s, seed);  // before the Engine: a simulated step forks
+  const mf::SchedulingPolicyEntry* entry = mf::find_scheduling_policy(s.scheduler.policy);
+  models::check_invariant(entry != nullptr, "the scheduling policy is registered",
+                          [&] { return "no scheduling policy '" + s.scheduler.policy + "'"; });
+  const std::unique_ptr<mf::SchedulingPolicy> policy = entry->make();
+  const mf::FleetConfig config = fleet_config(s);
+  mf::FleetState fleet(config, workload, *policy);
+
+  auto engine = make_engine();
+  const Platform platform = build_platform(s);
+  // The injectors thin their draws against a pool of the cluster's nodes (the spares included), kept
+  // in step with the fleet's: a node in repair cannot fail again. Lemon weights apply as in a replay.
+  models::NodePool pool(0, config.nodes, config.nodes_per_rack, s.capacity.lemons, seed);
+  pool.set_nodes_per_pod(config.nodes_per_pod);
+  scenario::Scenario sources_view = s;
+  sources_view.capacity.spare_nodes = 0;  // cluster.gpus already counts the spare nodes
+  Inbox<FleetMessage> inbox;
+  Inbox<SchedulerMessage> unused;
+  long repairs = 0;
+  std::optional<models::InvariantViolation> violation;
+  auto daemon = [&](const std::string& name, std::function<void()> body) {
+    sg4::Actor::create(name, platform.control, [&violation, body = std::move(body)] {
+      try {
+        body();
+      } catch (const models::InvariantViolation& e) {
+        if (!violation)
+          violation = e;
+        sg4::Actor::kill_all();
+      }
+    })->daemonize();
+  };
+  const double horizon = s.duration.si();
+  daemon("fleet-scheduler", FleetScheduler(s, seed, fleet, pool, inbox, repairs));
+  daemon("arrivals", [&workload, &inbox, horizon] {
+    for (size_t j = 0; j < workload.size() && workload[j].submit < horizon; ++j) {
+      sg4::this_actor::sleep_until(workload[j].submit);
+      inbox.post(Submit{static_cast<long>(j)});
+    }
+  });
+  EventSourceWiring sources{sources_view, pool, seed, horizon, unused, [&inbox](msg::Failure f) { inbox.post(f); }};
+  for (size_t i = 0; i < s.causes.size(); ++i)
+    daemon("failures-" + s.causes[i].name, FailureInjector(sources, static_cast<int>(i)));
+  sg4::Actor::create("horizon", platform.control, [horizon] { sg4::this_actor::sleep_until(horizon); });
+  FLEETSIM_LOG(Run, info, "{} seed {}: a fleet of {} jobs on {} GPUs for {:.1f} days", s.name, seed, workload.size(),
+               fleet.gpus(), horizon / 86400);
+  try {
+    engine->run();
+    if (violation)
+      throw *violation;
+    fleet.finish(horizon);
+  } catch (models::InvariantViolation& e) {
+    e.scenario = s.name;
+    e.seed = seed;
+    e.has_seed = true;
+    throw;
+  }
+  FleetResult r;
+  r.seed = seed;
+  r.horizon = horizon;
+  r.gpus = fleet.gpus();
+  r.nodes = config.nodes;
+  r.specs = workload;
+  r.jobs = fleet.jobs();
+  r.total = fleet.total();
+  for (int c = 0; c < fleet.loss_causes(); ++c)
+    r.loss_causes.push_back(fleet.loss_cause_name(c));
+  r.timeline = fleet.timeline();
+  r.interruptions = fleet.interruptions();
+  r.failures_on_idle = fleet.failures_on_idle();
+  r.preemptions = fleet.preemptions();
+  r.requeues = fleet.requeues();
+  r.in_place_recoveries = fleet.in_place_recoveries();
+  r.repairs = repairs;
+  r.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return r;
+}
+
+}  // namespace fleetsim::sim

@@ -1,0 +1,43 @@
+#pragma once
+// A fleet run: many jobs on one cluster (docs/models/fleet.md). The jobs, the queue, the cluster and
+// the accounting are models::fleet::FleetState (SimGrid-free); SimGrid runs the event sources as
+// actors -- the arrivals, one failure injector per cause (the single-job replay's) -- and the fleet
+// scheduler actor, which receives them and sleeps until the next job or repair timer.
+// SimGrid allows one simulation per process: call run_fleet() once per process.
+
+#include "models/fleet/fleet_state.hpp"
+#include "simulator/scenario/scenario.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fleetsim::sim {
+
+struct FleetResult {
+  std::uint64_t seed = 0;
+  double horizon = 0;
+  long gpus = 0;
+  long nodes = 0;
+  models::fleet::Workload specs;               // in submit order
+  std::vector<models::fleet::JobRecord> jobs;  // same order
+  models::fleet::GpuTime total;
+  std::vector<std::string> loss_causes;  // names, by models::fleet::LossCause
+  models::fleet::FleetTimeline timeline{1, 1};
+  long interruptions = 0;
+  long failures_on_idle = 0;
+  long preemptions = 0;
+  long requeues = 0;
+  long in_place_recoveries = 0;
+  long repairs = 0;
+  double wall_time_s = 0;
+};
+
+/// The scenario's jobs in submit order: the declared ones (copies expanded, GPUs and token targets
+/// resolved with the scenario's step model when a job needs it).
+[[nodiscard]] models::fleet::Workload fleet_workload(const scenario::Scenario& s, std::uint64_t seed);
+
+/// Runs the fleet. Must be called at most once per process.
+[[nodiscard]] FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed);
+
+}  // namespace fleetsim::sim

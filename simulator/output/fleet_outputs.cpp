@@ -1,0 +1,243 @@
+#include "fleet_outputs.hpp"
+
+#include "models/statistics.hpp"
+#include "simulator/trace/atomic_file.hpp"
+#include "simulator/trace/fixed_text.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <ostream>
+
+namespace fleetsim::sim {
+
+namespace mf = models::fleet;
+
+namespace {
+
+constexpr double kHour = 3600;
+// Bounded slowdown's floor (Feitelson): very short jobs would otherwise dominate the mean.
+constexpr double kSlowdownFloor = 10;
+
+// Job-size classes for queueing delay by size.
+struct SizeClass {
+  const char* name;
+  long lo, hi;
+};
+constexpr SizeClass kSizeClasses[] = {
+    {"1", 1, 1}, {"2-8", 2, 8}, {"9-64", 9, 64}, {"65-512", 65, 512}, {"513+", 513, 1L << 62}};
+
+double round_to(double v, int decimals)
+{
+  const double f = std::pow(10.0, decimals);
+  return std::round(v * f) / f;
+}
+
+nlohmann::ordered_json distribution(std::vector<double> v)
+{
+  nlohmann::ordered_json j;
+  j["count"] = v.size();
+  if (v.empty())
+    return j;
+  double sum = 0;
+  for (double x : v)
+    sum += x;
+  j["mean"] = round_to(sum / static_cast<double>(v.size()), 3);
+  j["p50"] = round_to(models::quantile(v, 0.5), 3);
+  j["p90"] = round_to(models::quantile(v, 0.9), 3);
+  j["p99"] = round_to(models::quantile(v, 0.99), 3);
+  j["max"] = round_to(*std::max_element(v.begin(), v.end()), 3);
+  return j;
+}
+
+// First wait of every job that started (the others are counted as still waiting).
+std::vector<double> waits(const FleetResult& r, long lo, long hi)
+{
+  std::vector<double> out;
+  for (size_t i = 0; i < r.jobs.size(); ++i)
+    if (r.jobs[i].first_start >= 0 && r.specs[i].gpus >= lo && r.specs[i].gpus <= hi)
+      out.push_back(r.jobs[i].first_start - r.specs[i].submit);
+  return out;
+}
+
+}  // namespace
+
+nlohmann::ordered_json fleet_summary_json(const scenario::Scenario& s, const FleetResult& r)
+{
+  nlohmann::ordered_json j;
+  j["scenario"] = s.name;
+  j["kind"] = "fleet";
+  j["seed"] = r.seed;
+  j["window_days"] = round_to(r.horizon / 86400, 6);
+  j["cluster"] = {{"gpus", r.gpus}, {"nodes", r.nodes}, {"spare_nodes", s.capacity.spare_nodes}};
+  j["scheduler"] = {{"policy", s.scheduler.policy},
+                    {"preemption", s.scheduler.preemption == mf::Preemption::None   ? "none"
+                                   : s.scheduler.preemption == mf::Preemption::Kill ? "kill"
+                                                                                    : "checkpoint"},
+                    {"placement", s.scheduler.packing == mf::Packing::Topology ? "topology" : "first_fit"}};
+  long started = 0, finished = 0, running = 0, waiting = 0, pending = 0;
+  std::vector<double> slowdown;
+  double racks = 0;
+  long multi_node = 0;
+  for (size_t i = 0; i < r.jobs.size(); ++i) {
+    const mf::JobRecord& job = r.jobs[i];
+    started += job.first_start >= 0;
+    finished += job.state == mf::JobState::Done;
+    running += job.state == mf::JobState::Running || job.state == mf::JobState::Detecting ||
+               job.state == mf::JobState::Preempting;
+    waiting += job.state == mf::JobState::Waiting;
+    pending += job.state == mf::JobState::Pending;
+    if (job.state == mf::JobState::Done) {
+      const double run = r.specs[i].work;
+      slowdown.push_back(std::max(1.0, (job.end - r.specs[i].submit) / std::max(run, kSlowdownFloor)));
+    }
+    if (job.first_start >= 0 && job.held > r.gpus / std::max(1L, r.nodes)) {
+      racks += static_cast<double>(job.racks);
+      ++multi_node;
+    }
+  }
+  j["jobs"] = {{"declared", r.jobs.size()}, {"submitted", static_cast<long>(r.jobs.size()) - pending},
+               {"started", started},        {"finished", finished},
+               {"running_at_end", running}, {"waiting_at_end", waiting}};
+  const double capacity = static_cast<double>(r.gpus) * r.horizon;
+  j["utilisation"] = {{"allocated", round_to(r.total.allocated / capacity, 6)},
+                      {"productive", round_to(r.total.productive / capacity, 6)}};
+  nlohmann::ordered_json lost;
+  for (size_t c = 0; c < r.loss_causes.size(); ++c)
+    lost[r.loss_causes[c]] = round_to(c < r.total.lost.size() ? r.total.lost[c] / kHour : 0, 3);
+  j["gpu_hours"] = {{"capacity", round_to(capacity / kHour, 3)},
+                    {"allocated", round_to(r.total.allocated / kHour, 3)},
+                    {"productive", round_to(r.total.productive / kHour, 3)},
+                    {"lost", round_to(r.total.lost_total() / kHour, 3)},
+                    {"lost_by_cause", lost}};
+  j["goodput_gpu_hours"] = round_to(r.total.productive / kHour, 3);
+  j["wait_s"] = distribution(waits(r, 0, 1L << 62));
+  nlohmann::ordered_json by_size;
+  for (const SizeClass& c : kSizeClasses)
+    by_size[c.name] = distribution(waits(r, c.lo, c.hi));
+  j["wait_s_by_gpus"] = by_size;
+  j["bounded_slowdown"] = distribution(slowdown);
+  const double fragmentation = r.timeline.integral(mf::kIdleWhileWaiting);
+  j["fragmentation"] = {{"idle_gpu_hours_while_jobs_wait", round_to(fragmentation / kHour, 3)},
+                        {"fraction_of_capacity", round_to(fragmentation / capacity, 6)}};
+  j["racks_spanned_mean"] = multi_node > 0 ? round_to(racks / static_cast<double>(multi_node), 4) : 0.0;
+  j["interruptions"] = r.interruptions;
+  j["failures_on_idle_nodes"] = r.failures_on_idle;
+  j["preemptions"] = r.preemptions;
+  j["requeues"] = r.requeues;
+  j["in_place_recoveries"] = r.in_place_recoveries;
+  j["repairs"] = r.repairs;
+  j["wall_time_s"] = round_to(r.wall_time_s, 4);
+  return j;
+}
+
+void write_jobs_csv(std::ostream& out, const FleetResult& r)
+{
+  out << "job_id,user,submit_s,start_s,end_s,wait_s,gpus,gpus_held,racks,pods,interruptions,preemptions,"
+         "state,allocated_gpu_h,productive_gpu_h,lost_checkpoint_gpu_h,lost_startup_gpu_h,lost_preemption_gpu_h,"
+         "lost_failures_gpu_h,ettr\n";
+  std::string line;
+  for (size_t i = 0; i < r.jobs.size(); ++i) {
+    const mf::JobRecord& job = r.jobs[i];
+    const mf::JobSpec& spec = r.specs[i];
+    line.clear();
+    auto num = [&](double v, int d) {
+      append_fixed(line, v, d);
+      line += ',';
+    };
+    auto opt = [&](double v) {
+      if (v >= 0)
+        append_fixed(line, v, 3);
+      line += ',';
+    };
+    line += spec.id + ',' + spec.user + ',';
+    num(spec.submit, 3);
+    opt(job.first_start);
+    opt(job.end);
+    num(job.first_start >= 0 ? job.first_start - spec.submit : -1, 3);
+    line += std::to_string(spec.gpus) + ',' + std::to_string(job.held) + ',' + std::to_string(job.racks) + ',' +
+            std::to_string(job.pods) + ',' + std::to_string(job.interruptions) + ',' + std::to_string(job.preemptions) +
+            ',';
+    static const char* const states[] = {"pending", "waiting", "running", "recovering", "preempting", "done"};
+    line += states[static_cast<int>(job.state)];
+    line += ',';
+    const auto& lost = job.time.lost;
+    double failures = 0;
+    for (size_t c = mf::kFirstFailureCause; c < lost.size(); ++c)
+      failures += lost[c];
+    num(job.time.allocated / kHour, 4);
+    num(job.time.productive / kHour, 4);
+    num(lost[mf::kCheckpoint] / kHour, 4);
+    num(lost[mf::kStartup] / kHour, 4);
+    num(lost[mf::kPreemption] / kHour, 4);
+    num(failures / kHour, 4);
+    // ETTR: the job's productive time over its time in the system (submit to end, or to the window's end).
+    const double until = job.end >= 0 ? job.end : r.horizon;
+    const double in_system = until - spec.submit;
+    const double g = static_cast<double>(std::max(1L, job.held));
+    if (job.state != mf::JobState::Pending && in_system > 0)
+      append_fixed(line, job.time.productive / g / in_system, 6);
+    line += '\n';
+    out << line;
+  }
+}
+
+void write_fleet_timeline_csv(std::ostream& out, const FleetResult& r)
+{
+  out << "t_begin_s,t_end_s";
+  for (int c = 0; c < mf::kTimelineColumns; ++c)
+    out << ',' << mf::timeline_column_name(c);
+  out << '\n';
+  std::string line;
+  for (size_t i = 0; i < r.timeline.rows(); ++i) {
+    line.clear();
+    append_fixed(line, r.timeline.row_start(i), 3);
+    line += ',';
+    append_fixed(line, r.timeline.row_start(i) + r.timeline.row_length(i), 3);
+    for (int c = 0; c < mf::kTimelineColumns; ++c) {
+      line += ',';
+      append_fixed(line, r.timeline.mean(c, i), 3);
+    }
+    line += '\n';
+    out << line;
+  }
+}
+
+std::string write_fleet_outputs(const std::string& dir, const scenario::Scenario& s, const FleetResult& r)
+{
+  if (std::string err = prepare_output_dir(dir); !err.empty())
+    return err;
+  if (std::string err = write_file_atomically(dir, "summary.json",
+                                              [&](std::ostream& o) { o << fleet_summary_json(s, r).dump(2) << '\n'; });
+      !err.empty())
+    return err;
+  if (std::string err = write_file_atomically(dir, "jobs.csv", [&](std::ostream& o) { write_jobs_csv(o, r); });
+      !err.empty())
+    return err;
+  return write_file_atomically(dir, "timeline.csv", [&](std::ostream& o) { write_fleet_timeline_csv(o, r); });
+}
+
+void print_fleet_table(std::ostream& out, const scenario::Scenario& s, const FleetResult& r)
+{
+  const nlohmann::ordered_json j = fleet_summary_json(s, r);
+  out << "fleetsim: " << s.name << " (seed " << r.seed << "), a fleet of " << r.jobs.size() << " jobs on " << r.gpus
+      << " GPUs for " << std::fixed << std::setprecision(1) << r.horizon / 86400 << " days\n";
+  out << "  jobs finished          " << j["jobs"]["finished"] << " (" << j["jobs"]["running_at_end"] << " running, "
+      << j["jobs"]["waiting_at_end"] << " waiting at the end)\n";
+  out << std::setprecision(4);
+  out << "  utilisation            allocated " << j["utilisation"]["allocated"].get<double>() << ", productive "
+      << j["utilisation"]["productive"].get<double>() << "\n";
+  const auto& w = j["wait_s"];
+  if (w.contains("mean"))
+    out << std::setprecision(1) << "  wait (s)               mean " << w["mean"].get<double>() << ", p50 "
+        << w["p50"].get<double>() << ", p99 " << w["p99"].get<double>() << "\n";
+  out << "  lost GPU-hours         " << std::setprecision(1) << j["gpu_hours"]["lost"].get<double>();
+  for (const auto& [cause, h] : j["gpu_hours"]["lost_by_cause"].items())
+    if (h.get<double>() > 0)
+      out << "  " << cause << " " << h.get<double>();
+  out << "\n  interruptions          " << r.interruptions << " (" << r.failures_on_idle
+      << " failures struck idle nodes), " << r.preemptions << " preemptions\n";
+  out << std::defaultfloat;
+}
+
+}  // namespace fleetsim::sim
