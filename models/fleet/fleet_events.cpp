@@ -60,6 +60,7 @@ std::vector<long> FleetState::node_failure(int cause, long first, long count, do
       struck = true;
     }
   }
+  failures_ += !down.empty();
   if (!struck && !down.empty())
     ++failures_on_idle_;
   update_levels();
@@ -69,6 +70,7 @@ std::vector<long> FleetState::node_failure(int cause, long first, long count, do
 void FleetState::gpu_job_failure(int cause, long gpu, double t)
 {
   now_ = t;
+  ++failures_;
   const long node = gpu / cluster_.gpus_per_node();
   const long local = gpu % cluster_.gpus_per_node();
   long seen = 0;
@@ -89,6 +91,7 @@ void FleetState::gpu_job_failure(int cause, long gpu, double t)
 void FleetState::all_jobs_failure(int cause, double t)
 {
   now_ = t;
+  ++failures_;
   const std::vector<long> victims(running_.begin(), running_.end());
   for (long job : victims)
     strike(job, kFirstFailureCause + cause, t);
@@ -176,6 +179,7 @@ void FleetState::fire_timers(double t)
     now_ = std::max(now_, due);
     if (kind == TimerKind::Repair) {
       cluster_.node_up(id);
+      repaired_.push_back(id);
       continue;
     }
     JobRecord& r = rec_[static_cast<size_t>(id)];

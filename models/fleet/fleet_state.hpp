@@ -22,6 +22,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace fleetsim::models::fleet {
@@ -79,6 +80,8 @@ public:
   [[nodiscard]] std::optional<double> next_timer() const;
   /// Fires every timer due at or before t.
   void fire_timers(double t);
+  /// The nodes back from repair since the last call (the failure injectors' pool follows them).
+  [[nodiscard]] std::vector<long> take_repaired() { return std::exchange(repaired_, {}); }
   /// Closes the window: running jobs are accounted up to it.
   void finish(double horizon);
 
@@ -92,6 +95,8 @@ public:
   [[nodiscard]] long preemptions() const { return preemptions_; }
   [[nodiscard]] long interruptions() const { return interruptions_; }
   [[nodiscard]] long failures_on_idle() const { return failures_on_idle_; }
+  /// Failures that struck the cluster (a node that was up, a GPU, or the storage).
+  [[nodiscard]] long failures() const { return failures_; }
   [[nodiscard]] long in_place_recoveries() const { return in_place_; }
   [[nodiscard]] long requeues() const { return requeues_; }
   [[nodiscard]] std::string loss_cause_name(int cause) const;
@@ -161,6 +166,8 @@ private:
   long preemptions_ = 0;
   long interruptions_ = 0;
   long failures_on_idle_ = 0;
+  long failures_ = 0;
+  std::vector<long> repaired_;
   long in_place_ = 0;
   long requeues_ = 0;
   bool scheduling_ = false;

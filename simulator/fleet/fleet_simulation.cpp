@@ -105,6 +105,8 @@ public:
       std::optional<FleetMessage> m = inbox_.wait(due ? *due : -1);
       if (!m) {
         fleet_.fire_timers(sg4::Engine::get_clock());
+        for (long n : fleet_.take_repaired())
+          pool_.repaired(n);
         continue;
       }
       std::visit(Overloaded{[&](const Submit& e) { fleet_.submit(e.job, sg4::Engine::get_clock()); },
@@ -165,7 +167,7 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
   const Platform platform = build_platform(s);
   // The injectors thin their draws against a pool of the cluster's nodes (the spares included), kept
   // in step with the fleet's: a node in repair cannot fail again. Lemon weights apply as in a replay.
-  models::NodePool pool(0, config.nodes, config.nodes_per_rack, s.capacity.lemons, seed);
+  models::NodePool pool(config.nodes, 0, config.nodes_per_rack, s.capacity.lemons, seed);
   pool.set_nodes_per_pod(config.nodes_per_pod);
   scenario::Scenario sources_view = s;
   sources_view.capacity.spare_nodes = 0;  // cluster.gpus already counts the spare nodes
@@ -220,6 +222,7 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
   for (int c = 0; c < fleet.loss_causes(); ++c)
     r.loss_causes.push_back(fleet.loss_cause_name(c));
   r.timeline = fleet.timeline();
+  r.failures = fleet.failures();
   r.interruptions = fleet.interruptions();
   r.failures_on_idle = fleet.failures_on_idle();
   r.preemptions = fleet.preemptions();

@@ -121,6 +121,7 @@ nlohmann::ordered_json fleet_summary_json(const scenario::Scenario& s, const Fle
   j["fragmentation"] = {{"idle_gpu_hours_while_jobs_wait", round_to(fragmentation / kHour, 3)},
                         {"fraction_of_capacity", round_to(fragmentation / capacity, 6)}};
   j["racks_spanned_mean"] = multi_node > 0 ? round_to(racks / static_cast<double>(multi_node), 4) : 0.0;
+  j["failures"] = r.failures;
   j["interruptions"] = r.interruptions;
   j["failures_on_idle_nodes"] = r.failures_on_idle;
   j["preemptions"] = r.preemptions;

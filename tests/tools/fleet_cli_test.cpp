@@ -1,0 +1,159 @@
+// Fleet runs through the fleetsim binary, as a user runs them: the book's gang-scheduling and
+// preemption examples, failures on busy and idle nodes, jobs.csv and summary.json.
+#include "fleetsim_process.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using fleetsim::testing::fleetsim_command;
+using fleetsim::testing::read_file;
+using fleetsim::testing::TempDir;
+
+const std::string kData = std::string(FLEETSIM_SOURCE_DIR) + "/tests/data/fleet/";
+
+// jobs.csv as rows of named cells, by job id.
+std::map<std::string, std::map<std::string, std::string>> read_jobs(const std::string& path)
+{
+  std::istringstream in(read_file(path));
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> header;
+  for (std::stringstream h(line); std::getline(h, line, ',');)
+    header.push_back(line);
+  std::map<std::string, std::map<std::string, std::string>> rows;
+  while (std::getline(in, line)) {
+    std::map<std::string, std::string> row;
+    std::stringstream cells(line);
+    std::string cell;
+    for (const auto& name : header) {
+      std::getline(cells, cell, ',');
+      row[name] = cell;
+    }
+    rows[row["job_id"]] = row;
+  }
+  return rows;
+}
+
+double minutes(const std::string& seconds) { return std::stod(seconds) / 60; }
+
+struct FleetRun {
+  int code = -1;
+  std::string text;
+  std::map<std::string, std::map<std::string, std::string>> jobs;
+  nlohmann::json summary;
+};
+
+FleetRun run(const TempDir& dir, const std::string& scenario, const std::string& sets = "")
+{
+  FleetRun r;
+  const auto out = fleetsim_command("run " + scenario + " " + sets + " --quiet --out " + (dir / "out"));
+  r.code = out.code;
+  r.text = out.text;
+  if (r.code == 0) {
+    r.jobs = read_jobs(dir / "out/jobs.csv");
+    r.summary = nlohmann::json::parse(read_file(dir / "out/summary.json"));
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST(FleetCli, FifoMakesTheShortJobWait48MinutesAndTheWideOne49)
+{
+  TempDir dir;
+  const FleetRun r = run(dir, kData + "book_gang.yaml");
+  ASSERT_EQ(r.code, 0) << r.text;
+  EXPECT_DOUBLE_EQ(minutes(r.jobs.at("short").at("wait_s")), 48);
+  EXPECT_DOUBLE_EQ(minutes(r.jobs.at("wide").at("wait_s")), 49);
+  EXPECT_EQ(r.summary["jobs"]["finished"], 3);
+}
+
+TEST(FleetCli, BackfillStartsTheShortJobAtOnceAndTheWideOneStillWaits49Minutes)
+{
+  TempDir dir;
+  const FleetRun r = run(dir, kData + "book_gang.yaml", "--set scheduler.policy=easy_backfill");
+  ASSERT_EQ(r.code, 0) << r.text;
+  EXPECT_DOUBLE_EQ(minutes(r.jobs.at("short").at("wait_s")), 0);
+  EXPECT_DOUBLE_EQ(minutes(r.jobs.at("wide").at("wait_s")), 49);
+}
+
+TEST(FleetCli, FifoMakesThePriorityJobWait36Minutes)
+{
+  TempDir dir;
+  const FleetRun r = run(dir, kData + "book_preemption.yaml", "--set scheduler.policy=fifo");
+  ASSERT_EQ(r.code, 0) << r.text;
+  EXPECT_DOUBLE_EQ(minutes(r.jobs.at("urgent").at("wait_s")), 36);
+  EXPECT_DOUBLE_EQ(minutes(r.jobs.at("background").at("end_s")), 50);
+}
+
+TEST(FleetCli, PreemptionStartsThePriorityJobAtOnceForTwoMinutesOfBackgroundWork)
+{
+  TempDir dir;
+  const FleetRun r = run(dir, kData + "book_preemption.yaml");
+  ASSERT_EQ(r.code, 0) << r.text;
+  EXPECT_DOUBLE_EQ(minutes(r.jobs.at("urgent").at("wait_s")), 0);
+  EXPECT_DOUBLE_EQ(minutes(r.jobs.at("background").at("end_s")), 55);
+  EXPECT_EQ(r.jobs.at("background").at("preemptions"), "1");
+  // 32 GPUs x 2 min = 64 GPU-minutes.
+  EXPECT_NEAR(r.summary["gpu_hours"]["lost_by_cause"]["preemption"].get<double>() * 60, 64, 0.1);
+  EXPECT_NEAR(std::stod(r.jobs.at("background").at("lost_preemption_gpu_h")) * 60, 64, 0.01);
+}
+
+TEST(FleetCli, NodeFailuresInterruptOnlyTheJobOnTheNodeAndLostTimeAddsUp)
+{
+  // One job on half of the cluster's nodes; node failures strike all eight nodes alike.
+  TempDir dir;
+  const std::string scenario = dir.write("f.yaml", R"(name: busy_and_idle
+cluster: {gpus: 64, gpus_per_node: 8, gpus_per_rack: 8}
+workload:
+  jobs:
+    half: {gpus: 32, work: 30d, checkpoint_interval: 1h, checkpoint_cost: 1min, restart_cost: 5min}
+repair: {time: 2h}
+recovery: {detection: 3min}
+failures:
+  causes:
+    node_fault: {mtbf: 2d, scope: node}
+scheduler: {placement: first_fit}
+run: {duration: 10d, step_model: analytic}
+)");
+  const FleetRun r = run(dir, scenario);
+  ASSERT_EQ(r.code, 0) << r.text;
+  const long failures = r.summary["failures"];
+  const long on_idle = r.summary["failures_on_idle_nodes"];
+  const long hit = std::stol(r.jobs.at("half").at("interruptions"));
+  EXPECT_GT(failures, 20);
+  EXPECT_GT(on_idle, 5);
+  EXPECT_GT(hit, 5);
+  // Every failure strikes either the job's node or an idle one (a node already in repair cannot fail).
+  EXPECT_EQ(hit + on_idle, failures);
+  const auto& h = r.summary["gpu_hours"];
+  double lost = 0;
+  for (const auto& [cause, v] : h["lost_by_cause"].items())
+    lost += v.get<double>();
+  EXPECT_NEAR(h["allocated"].get<double>() - h["productive"].get<double>(), lost, 1e-2);
+  EXPECT_GT(h["lost_by_cause"]["node_fault"].get<double>(), 0);
+  EXPECT_GT(h["lost_by_cause"]["checkpoint"].get<double>(), 0);
+}
+
+TEST(FleetCli, AJobLargerThanTheClusterIsABadScenario)
+{
+  TempDir dir;
+  const std::string scenario = dir.write("big.yaml", R"(name: too_big
+cluster: {gpus: 16, gpus_per_node: 8, gpus_per_rack: 16}
+workload:
+  jobs:
+    huge: {gpus: 64, work: 1h}
+run: {duration: 1d, step_model: analytic}
+)");
+  const FleetRun r = run(dir, scenario);
+  EXPECT_EQ(r.code, 2) << r.text;
+  EXPECT_NE(r.text.find("big.yaml:5:"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("fleet job 'huge' asks for 64 GPUs"), std::string::npos) << r.text;
+}
