@@ -21,7 +21,7 @@ namespace fleetsim::sim {
 
 namespace mf = models::fleet;
 
-mf::Workload fleet_workload(const scenario::Scenario& s, std::uint64_t /*seed*/)
+mf::Workload fleet_workload(const scenario::Scenario& s, std::uint64_t seed)
 {
   const models::ParallelLayout& l = s.step.layout;
   const long layout_gpus = static_cast<long>(l.tp) * l.cp * l.pp * l.dp;
@@ -49,6 +49,11 @@ mf::Workload fleet_workload(const scenario::Scenario& s, std::uint64_t /*seed*/)
         j.work = d.tokens / tokens_per_second;
       w.push_back(std::move(j));
     }
+  w.insert(w.end(), s.workload.trace_jobs.begin(), s.workload.trace_jobs.end());
+  if (s.workload.generator) {
+    mf::Workload g = mf::generate(*s.workload.generator, seed);
+    w.insert(w.end(), std::make_move_iterator(g.begin()), std::make_move_iterator(g.end()));
+  }
   std::stable_sort(w.begin(), w.end(), [](const mf::JobSpec& a, const mf::JobSpec& b) { return a.submit < b.submit; });
   return w;
 }
@@ -155,12 +160,19 @@ private:
 FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
 {
   const auto wall0 = std::chrono::steady_clock::now();
-  const mf::Workload workload = fleet_workload(s, seed);  // before the Engine: a simulated step forks
+  mf::Workload workload = fleet_workload(s, seed);  // before the Engine: a simulated step forks
   const mf::SchedulingPolicyEntry* entry = mf::find_scheduling_policy(s.scheduler.policy);
   models::check_invariant(entry != nullptr, "the scheduling policy is registered",
                           [&] { return "no scheduling policy '" + s.scheduler.policy + "'"; });
   const std::unique_ptr<mf::SchedulingPolicy> policy = entry->make();
   const mf::FleetConfig config = fleet_config(s);
+  // A job larger than what the cluster schedules (a trace's or a generator's; declared ones are
+  // checked by the loader) could never start: it is left out and counted.
+  const long schedulable = (config.nodes - config.spare_nodes) * config.gpus_per_node;
+  const auto too_big = std::stable_partition(workload.begin(), workload.end(),
+                                             [&](const mf::JobSpec& j) { return j.gpus <= schedulable; });
+  const long rejected = workload.end() - too_big;
+  workload.erase(too_big, workload.end());
   mf::FleetState fleet(config, workload, *policy);
 
   auto engine = make_engine();
@@ -222,6 +234,7 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
   for (int c = 0; c < fleet.loss_causes(); ++c)
     r.loss_causes.push_back(fleet.loss_cause_name(c));
   r.timeline = fleet.timeline();
+  r.rejected = rejected;
   r.failures = fleet.failures();
   r.interruptions = fleet.interruptions();
   r.failures_on_idle = fleet.failures_on_idle();

@@ -24,6 +24,7 @@ struct FleetResult {
   models::fleet::GpuTime total;
   std::vector<std::string> loss_causes;  // names, by models::fleet::LossCause
   models::fleet::FleetTimeline timeline{1, 1};
+  long rejected = 0;  // jobs larger than the schedulable cluster, left out
   long failures = 0;  // that struck the cluster (an up node, a GPU, the storage)
   long interruptions = 0;
   long failures_on_idle = 0;

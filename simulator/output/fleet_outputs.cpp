@@ -96,9 +96,13 @@ nlohmann::ordered_json fleet_summary_json(const scenario::Scenario& s, const Fle
       ++multi_node;
     }
   }
-  j["jobs"] = {{"declared", r.jobs.size()}, {"submitted", static_cast<long>(r.jobs.size()) - pending},
-               {"started", started},        {"finished", finished},
-               {"running_at_end", running}, {"waiting_at_end", waiting}};
+  j["jobs"] = {{"declared", r.jobs.size() + static_cast<size_t>(r.rejected)},
+               {"too_large_for_the_cluster", r.rejected},
+               {"submitted", static_cast<long>(r.jobs.size()) - pending},
+               {"started", started},
+               {"finished", finished},
+               {"running_at_end", running},
+               {"waiting_at_end", waiting}};
   const double capacity = static_cast<double>(r.gpus) * r.horizon;
   j["utilisation"] = {{"allocated", round_to(r.total.allocated / capacity, 6)},
                       {"productive", round_to(r.total.productive / capacity, 6)}};

@@ -1,5 +1,7 @@
 #include "parameter_table.hpp"
 
+#include "models/fleet/job_generator.hpp"
+#include "models/fleet/job_trace.hpp"
 #include "models/fleet/scheduling_policy.hpp"
 
 #include "models/failure_scope.hpp"
@@ -12,6 +14,21 @@ namespace fleetsim::scenario {
 namespace {
 
 using units::Dimension;
+
+std::vector<std::string> trace_preset_choices()
+{
+  std::vector<std::string> out = models::fleet::trace_preset_names();
+  out.emplace_back("none");
+  return out;
+}
+
+std::vector<std::string> generator_preset_choices()
+{
+  std::vector<std::string> out = {"none"};
+  for (auto& n : models::fleet::generator_preset_names())
+    out.push_back(n);
+  return out;
+}
 
 ParamSpec quantity(std::string key, Dimension dim, std::optional<std::string> def, std::string desc,
                    std::optional<double> min = 0.0, bool min_exclusive = true)
@@ -302,6 +319,61 @@ std::vector<ParamSpec> build_table()
       quantity("workload.defaults.restart_cost", T, "0s", "launch, initialisation and reload at each start", 0.0,
                false),
       choice("workload.defaults.recovery", "requeue", "after a failure: requeue or in_place", {"requeue", "in_place"}),
+      text("workload.trace.file", std::nullopt,
+           "a CSV job trace (docs/models/workload.md), relative to the scenario file: one job per row"),
+      registered_choice("workload.trace.preset", "acme",
+                        "the trace's column names: acme (AcmeTrace), helios (HeliosData), philly (Philly, flattened "
+                        "to CSV), none (workload.trace.columns.* only)",
+                        trace_preset_choices),
+      text("workload.trace.columns.id", std::nullopt,
+           "the trace's column for the job's id (over the preset's; \"\" unmaps it)"),
+      text("workload.trace.columns.user", std::nullopt,
+           "the trace's column for the job's user (over the preset's; \"\" unmaps it)"),
+      text("workload.trace.columns.submit", std::nullopt,
+           "the trace's column for the job's submit (over the preset's; \"\" unmaps it)"),
+      text("workload.trace.columns.start", std::nullopt,
+           "the trace's column for the job's start (over the preset's; \"\" unmaps it)"),
+      text("workload.trace.columns.end", std::nullopt,
+           "the trace's column for the job's end (over the preset's; \"\" unmaps it)"),
+      text("workload.trace.columns.duration", std::nullopt,
+           "the trace's column for the job's duration (over the preset's; \"\" unmaps it)"),
+      text("workload.trace.columns.gpus", std::nullopt,
+           "the trace's column for the job's gpus (over the preset's; \"\" unmaps it)"),
+      text("workload.trace.columns.nodes", std::nullopt,
+           "the trace's column for the job's nodes (over the preset's; \"\" unmaps it)"),
+      text("workload.trace.columns.state", std::nullopt,
+           "the trace's column for the job's state (over the preset's; \"\" unmaps it)"),
+      text("workload.trace.columns.priority", std::nullopt,
+           "the trace's column for the job's priority (over the preset's; \"\" unmaps it)"),
+      quantity("workload.trace.time_unit", T, "1s", "what one unit of a numeric time or duration cell is"),
+      text("workload.trace.states", "",
+           "keep only rows whose state column is one of these (comma separated; \"\": all)"),
+      registered_choice("workload.generator.preset", "none",
+                        "a generator preset (kalos: fitted to AcmeTrace's Kalos summary) whose laws the keys below "
+                        "override; none: only the keys below",
+                        generator_preset_choices),
+      integer("workload.generator.jobs", std::nullopt, "jobs to generate (with window: whichever ends first)", 1, 1e8),
+      quantity("workload.generator.window", T, std::nullopt, "arrivals stop at this time (default run.duration)"),
+      real("workload.generator.arrivals_per_day", std::nullopt, "mean arrival rate (default jobs / window)", 0.0, true,
+           std::nullopt),
+      choice("workload.generator.arrival", "poisson",
+             "poisson, or trace_shaped (Poisson modulated by workload.generator.hourly_weights)",
+             {"poisson", "trace_shaped"}),
+      text("workload.generator.hourly_weights", std::nullopt,
+           "trace_shaped: 24 relative rates, one per hour of the day"),
+      text("workload.generator.gpus", std::nullopt,
+           "gang sizes and their weights, \"gpus:weight, ...\" (e.g. \"1:0.6, 8:0.3, 64:0.1\")"),
+      choice("workload.generator.duration", "lognormal",
+             "run-time law: lognormal (median, sigma) or weibull "
+             "(shape, scale)",
+             {"lognormal", "weibull"}),
+      quantity("workload.generator.median", T, std::nullopt, "lognormal: median run time"),
+      real("workload.generator.sigma", std::nullopt, "lognormal: standard deviation of ln(run time)", 0.0, false,
+           std::nullopt),
+      real("workload.generator.shape", std::nullopt, "weibull: shape k (1: exponential)", 0.0, true, std::nullopt),
+      quantity("workload.generator.scale", T, std::nullopt, "weibull: scale"),
+      quantity("workload.generator.max_duration", T, std::nullopt, "longer run times are cut to this (0: no cap)", 0.0,
+               false),
       registered_choice("scheduler.policy", "easy_backfill",
                         "fleet scheduling policy (models/fleet/scheduling_policy.hpp: the registry)",
                         models::fleet::scheduling_policy_names),

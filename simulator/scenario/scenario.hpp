@@ -4,6 +4,7 @@
 
 #include "models/failure_model.hpp"
 #include "models/fleet/cluster.hpp"
+#include "models/fleet/job_generator.hpp"
 #include "models/fleet/job_spec.hpp"
 #include "models/fleet/scheduling_policy.hpp"
 #include "models/node_pool.hpp"
@@ -13,6 +14,7 @@
 #include "models/units.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,10 +90,15 @@ struct FleetJobDecl {
   double tokens = 0;
 };
 
-/// A fleet's workload: the jobs a scenario declares (trace and generator: docs/models/workload.md).
+/// A fleet's workload: the jobs a scenario declares, a trace's and a generator's
+/// (docs/models/workload.md), in any mix.
 struct WorkloadSpec {
   std::vector<FleetJobDecl> jobs;
-  [[nodiscard]] bool any() const { return !jobs.empty(); }
+  std::string trace_file;                                 // as shown in messages ("" = none)
+  models::fleet::Workload trace_jobs;                     // read at load time
+  long trace_skipped = 0;                                 // rows without GPUs or of other states
+  std::optional<models::fleet::GeneratorSpec> generator;  // drawn at run time, from the run's seed
+  [[nodiscard]] bool any() const { return !jobs.empty() || !trace_file.empty() || generator.has_value(); }
 };
 
 /// The fleet scheduler (scheduler.*).
