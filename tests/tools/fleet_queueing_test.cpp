@@ -30,7 +30,9 @@ double pooled_mean_wait(const std::string& sets)
   double sum = 0;
   double count = 0;
   for (int seed = 1; seed <= kSeeds; ++seed) {
-    const std::string out = dir / ("s" + std::to_string(seed));
+    std::string name = "s";
+    name += std::to_string(seed);
+    const std::string out = dir / name;
     std::string args = "run ";
     args += kQueue;
     args += " --set workload.generator.window=16000d --set run.duration=16100d ";
