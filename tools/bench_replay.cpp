@@ -63,6 +63,25 @@ void print_outcomes(const std::vector<Sample>& samples)
       order.push_back(name);
     values[name].push_back(v);
   };
+  if (!samples.empty() && samples.front().summary.value("kind", "") == "fleet") {
+    // A fleet run (simulator/output/fleet_outputs.cpp): its headline figures.
+    for (const auto& s : samples) {
+      add("jobs finished", s.summary["jobs"]["finished"].get<double>());
+      add("allocated utilisation", s.summary["utilisation"]["allocated"].get<double>());
+      add("productive utilisation", s.summary["utilisation"]["productive"].get<double>());
+      add("wait p99 (s)", s.summary["wait_s"].value("p99", 0.0));
+      add("interruptions", s.summary["interruptions"].get<double>());
+    }
+    std::printf("outcomes over %zu replicas: mean, standard deviation\n", samples.size());
+    for (const auto& name : order) {
+      const auto& v = values[name];
+      double mean = 0;
+      for (double x : v)
+        mean += x / static_cast<double>(v.size());
+      std::printf("  %-26s %12.4f\n", name.c_str(), mean);
+    }
+    return;
+  }
   for (const auto& s : samples) {
     add("ettr", s.summary["ettr"].get<double>());
     add("unexpected interruptions", s.summary["interruptions"]["unexpected"].get<double>());

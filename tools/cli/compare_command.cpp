@@ -65,6 +65,11 @@ std::vector<scenario::Scenario> load_points(const std::string& path, const Optio
       std::cerr << "point " << p.label << ":\n" << loaded.diagnostics.to_string();
       return {};
     }
+    if (loaded.scenario->is_fleet()) {
+      std::cerr << path << ": error: compare does not run fleet scenarios (workload.*) yet; run them one by one "
+                << "with fleetsim run (docs/models/fleet.md)\n";
+      return {};
+    }
     scenarios.push_back(std::move(*loaded.scenario));
   }
   return scenarios;

@@ -114,6 +114,11 @@ bool load_plan(const Options& opts, Plan& plan, std::vector<scenario::Scenario>&
                 << loaded.diagnostics.to_string();
       return false;
     }
+    if (loaded.scenario->is_fleet()) {
+      std::cerr << sweep->base << ": error: sweep does not run fleet scenarios (workload.*) yet; run them one by one "
+                << "with fleetsim run (docs/models/fleet.md)\n";
+      return false;
+    }
     scenarios.push_back(std::move(*loaded.scenario));
   }
   plan.first_seed = opts.has_seed ? opts.seed : sweep->seed.value_or(scenarios.front().seed);
