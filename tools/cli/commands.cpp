@@ -164,18 +164,24 @@ int cmd_step(const Options& opts)
 
 namespace {
 
+// Outputs could not be written: says why, and removes the directory if the run created it.
+int write_failed(const std::string& err, const std::string& out, bool existed)
+{
+  std::cerr << "fleetsim: error: " << err << "\n";
+  if (!existed) {
+    std::error_code ec;
+    std::filesystem::remove_all(out, ec);
+  }
+  return kExitFailure;
+}
+
 // A fleet scenario (workload.*): many jobs under one scheduler (simulator/fleet/).
 int run_fleet_command(const Options& opts, const scenario::Scenario& s, std::uint64_t seed, const std::string& out,
                       bool existed)
 {
   const sim::FleetResult result = sim::run_fleet(s, seed);
   if (std::string err = sim::write_fleet_outputs(out, s, result); !err.empty()) {
-    std::cerr << "fleetsim: error: " << err << "\n";
-    if (!existed) {
-      std::error_code ec;
-      std::filesystem::remove_all(out, ec);
-    }
-    return kExitFailure;
+    return write_failed(err, out, existed);
   }
   if (!opts.quiet) {
     sim::print_fleet_table(std::cout, s, result);
@@ -225,12 +231,7 @@ int cmd_run(const Options& opts)
   if (drawn)
     std::fputc('\n', stderr);
   if (std::string err = sim::write_outputs(out, s, result); !err.empty()) {
-    std::cerr << "fleetsim: error: " << err << "\n";
-    if (!existed) {
-      std::error_code ec;
-      std::filesystem::remove_all(out, ec);
-    }
-    return kExitFailure;
+    return write_failed(err, out, existed);
   }
   if (!opts.quiet) {
     sim::print_run_table(std::cout, s, result);
