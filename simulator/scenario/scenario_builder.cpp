@@ -1,156 +1,19 @@
 #include "scenario_builder.hpp"
 
 #include "parameter_table.hpp"
+#include "scenario_reader.hpp"
+#include "workload_builder.hpp"
 
-#include "models/fleet/job_trace.hpp"
 #include "models/iteration_plan.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 namespace fleetsim::scenario {
 namespace {
 
-class Reader {
-public:
-  Reader(const std::vector<ResolvedValue>& resolved, std::string file, Diagnostics& diags)
-      : file_(std::move(file)), diags_(diags)
-  {
-    for (const auto& v : resolved)
-      values_[v.key] = &v;
-  }
-
-  bool has(const std::string& key) const { return values_.count(key) != 0; }
-
-  SourceLocation where(const std::string& key) const
-  {
-    auto it = values_.find(key);
-    return it == values_.end() ? SourceLocation{file_, 0, 0} : it->second->where;
-  }
-
-  void error(const std::string& key, const std::string& msg) { diags_.error(where(key), msg); }
-  Diagnostics& diagnostics() { return diags_; }
-
-  /// Reports a problem that involves several keys at the first of them the user wrote.
-  void error_at_first_given(const std::vector<std::string>& keys, const std::string& msg)
-  {
-    for (const auto& k : keys) {
-      auto it = values_.find(k);
-      if (it == values_.end() || it->second->is_default)
-        continue;
-      // A --set value has no line: name the key so the user sees which override it was.
-      diags_.error(it->second->where, it->second->where.line > 0 ? msg : "--set " + k + ": " + msg);
-      return;
-    }
-    diags_.error({file_, 0, 0}, msg);
-  }
-
-  double number(const std::string& key)
-  {
-    const ResolvedValue* v = lookup(key);
-    const ParamSpec* spec = find_param(key);
-    if (v == nullptr || spec == nullptr)
-      return 0;
-    double x = 0;
-    switch (spec->kind) {
-      case Kind::Quantity: {
-        auto r = units::parse_quantity(v->text, spec->dimension);
-        if (!r.ok()) {
-          error(key, "'" + key + "': " + r.error);
-          return 0;
-        }
-        x = r.value;
-        break;
-      }
-      case Kind::Int:
-      case Kind::Float: {
-        if (!parse_number(v->text, x)) {
-          error(key, "'" + key + "' expects " + std::string(spec->kind == Kind::Int ? "an integer" : "a number") +
-                         ", got '" + v->text + "'");
-          return 0;
-        }
-        if (spec->kind == Kind::Int && x != std::floor(x)) {
-          error(key, "'" + key + "' expects an integer, got '" + v->text + "'");
-          return 0;
-        }
-        break;
-      }
-      default: return 0;
-    }
-    // An out-of-range value reads as 0: it has its diagnostic, and 1e300 must not reach a cast to long.
-    return check_range(key, *spec, x, v->text) ? x : 0;
-  }
-
-  /// Every integer key has a range within long's; a value outside it was reported and reads as 0.
-  long integer(const std::string& key)
-  {
-    const double x = number(key);
-    return std::fabs(x) < 9.2e18 ? static_cast<long>(x) : 0;
-  }
-
-  bool boolean(const std::string& key)
-  {
-    const ResolvedValue* v = lookup(key);
-    if (v == nullptr)
-      return false;
-    if (v->text == "true")
-      return true;
-    if (v->text != "false")
-      error(key, "'" + key + "' expects true or false, got '" + v->text + "'");
-    return false;
-  }
-
-  std::string text(const std::string& key)
-  {
-    const ResolvedValue* v = lookup(key);
-    if (v == nullptr)
-      return {};
-    const ParamSpec* spec = find_param(key);
-    if (spec != nullptr && spec->kind == Kind::Enum) {
-      for (const auto& c : choices_of(*spec))
-        if (c == v->text)
-          return v->text;
-      error(key, "'" + key + "' must be " + kind_description(*spec) + ", got '" + v->text + "'");
-    }
-    return v->text;
-  }
-
-private:
-  const ResolvedValue* lookup(const std::string& key) const
-  {
-    auto it = values_.find(key);
-    return it == values_.end() ? nullptr : it->second;
-  }
-
-  static bool parse_number(const std::string& s, double& out)
-  {
-    const char* b = s.data();
-    const char* e = s.data() + s.size();
-    if (b != e && *b == '+')
-      ++b;
-    auto [p, ec] = std::from_chars(b, e, out);
-    return ec == std::errc() && p == e && b != e && std::isfinite(out);
-  }
-
-  bool check_range(const std::string& key, const ParamSpec& spec, double x, const std::string& text)
-  {
-    bool low = spec.min && (spec.min_exclusive ? x <= *spec.min : x < *spec.min);
-    bool high = spec.max && x > *spec.max;
-    if (low || high)
-      error(key, "'" + key + "' must be " + range_description(spec) + ", got '" + text + "'");
-    return !low && !high;
-  }
-
-  std::string file_;
-  Diagnostics& diags_;
-  std::map<std::string, const ResolvedValue*> values_;
-};
+using detail::Reader;
 
 void read_step_inputs(Reader& r, Scenario& s)
 {
@@ -303,222 +166,6 @@ void read_stragglers(Reader& r, Scenario& s)
   s.stragglers.drain_repair = r.number("stragglers.drain_repair");
 }
 
-// The fleet's jobs (workload.jobs.<name>.*) and its scheduler.
-void read_workload(Reader& r, const std::vector<ResolvedValue>& resolved, Scenario& s)
-{
-  const std::string prefix = "workload.jobs.";
-  namespace mf = models::fleet;
-  const double default_interval = r.number("workload.defaults.checkpoint_interval");
-  const double default_cost = r.number("workload.defaults.checkpoint_cost");
-  const double default_restart = r.number("workload.defaults.restart_cost");
-  const std::string default_recovery = r.text("workload.defaults.recovery");
-  for (const auto& v : resolved) {
-    if (v.key.rfind(prefix, 0) != 0 || v.key.substr(v.key.rfind('.')) != ".count")
-      continue;  // one pass per job, keyed on its always-present count
-    const std::string name = v.key.substr(prefix.size(), v.key.rfind('.') - prefix.size());
-    const std::string base = prefix + name + ".";
-    FleetJobDecl d;
-    d.name = name;
-    d.count = r.integer(base + "count");
-    d.every = r.number(base + "every");
-    mf::JobSpec& j = d.job;
-    j.id = name;
-    j.origin = "workload.jobs." + name;
-    j.submit = r.number(base + "submit");
-    j.gpus = r.integer(base + "gpus");
-    j.priority = static_cast<int>(r.integer(base + "priority"));
-    j.preemptible = r.boolean(base + "preemptible");
-    j.checkpoint_interval = r.has(base + "checkpoint_interval") ? r.number(base + "checkpoint_interval")
-                                                                : default_interval;
-    j.checkpoint_cost = r.has(base + "checkpoint_cost") ? r.number(base + "checkpoint_cost") : default_cost;
-    j.restart_cost = r.has(base + "restart_cost") ? r.number(base + "restart_cost") : default_restart;
-    std::string recovery = r.text(base + "recovery");
-    if (recovery == "default")
-      recovery = default_recovery;
-    j.recovery = recovery == "in_place" ? mf::JobRecovery::InPlace : mf::JobRecovery::Requeue;
-    const bool has_work = r.has(base + "work");
-    const bool has_tokens = r.has(base + "tokens");
-    if (has_work == has_tokens)
-      r.error_at_first_given({base + "work", base + "tokens", base + "count"},
-                             "fleet job '" + name + "' needs its work: give work (a duration) or tokens, not both");
-    if (has_work)
-      j.work = r.number(base + "work");
-    if (has_tokens)
-      d.tokens = r.number(base + "tokens");
-    s.workload.jobs.push_back(std::move(d));
-  }
-  s.scheduler.policy = r.text("scheduler.policy");
-  s.scheduler.preemption = mf::preemption_from_name(r.text("scheduler.preemption")).value_or(mf::Preemption::None);
-  s.scheduler.packing = mf::packing_from_name(r.text("scheduler.placement")).value_or(mf::Packing::Topology);
-  s.scheduler.backfill_depth = r.integer("scheduler.backfill_depth");
-  s.scheduler.timeline_interval = units::Seconds(r.number("scheduler.timeline_interval"));
-}
-
-// The job fields a trace or the generator does not give: workload.defaults.*.
-models::fleet::JobSpec job_defaults(Reader& r)
-{
-  models::fleet::JobSpec d;
-  d.checkpoint_interval = r.number("workload.defaults.checkpoint_interval");
-  d.checkpoint_cost = r.number("workload.defaults.checkpoint_cost");
-  d.restart_cost = r.number("workload.defaults.restart_cost");
-  d.recovery = r.text("workload.defaults.recovery") == "in_place" ? models::fleet::JobRecovery::InPlace
-                                                                  : models::fleet::JobRecovery::Requeue;
-  return d;
-}
-
-std::vector<std::string> split_list(const std::string& text)
-{
-  std::vector<std::string> out;
-  std::string item;
-  for (std::stringstream in(text); std::getline(in, item, ',');) {
-    item.erase(0, item.find_first_not_of(" \t"));
-    item.erase(item.find_last_not_of(" \t") + 1);
-    if (!item.empty())
-      out.push_back(item);
-  }
-  return out;
-}
-
-// workload.trace.*: the trace is read now, so that a bad row is a scenario error (file:line).
-void read_trace(Reader& r, const std::string& file, Scenario& s)
-{
-  if (!r.has("workload.trace.file"))
-    return;
-  namespace mf = models::fleet;
-  const std::string given = r.text("workload.trace.file");
-  const std::filesystem::path dir = std::filesystem::path(file).parent_path();
-  const std::string shown = (std::filesystem::path(given).is_absolute() ? std::filesystem::path(given) : dir / given)
-                                .lexically_normal()
-                                .string();
-  std::ifstream in(shown, std::ios::binary);
-  if (!in) {
-    r.error("workload.trace.file", "workload.trace.file: cannot read '" + shown + "'");
-    return;
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  mf::TraceOptions o;
-  o.preset = r.text("workload.trace.preset") == "none" ? "" : r.text("workload.trace.preset");
-  for (const std::string& f : mf::trace_field_names())
-    if (r.has("workload.trace.columns." + f))
-      o.columns[f] = r.text("workload.trace.columns." + f);
-  o.time_unit = units::Seconds(r.number("workload.trace.time_unit"));
-  o.gpus_per_node = s.fleet.gpus_per_node;
-  o.keep_states = split_list(r.text("workload.trace.states"));
-  o.defaults = job_defaults(r);
-  mf::TraceLoad load = mf::load_trace_text(text.str(), shown, o);
-  for (const std::string& e : load.errors) {
-    // "name:line: error: message" -> a diagnostic at that line of the trace.
-    const size_t mark = e.find(": error: ");
-    const std::string head = e.substr(0, mark);
-    const size_t colon = head.rfind(':');
-    int line = 0;
-    if (colon != std::string::npos && colon + 1 < head.size() &&
-        head.find_first_not_of("0123456789", colon + 1) == std::string::npos)
-      line = std::stoi(head.substr(colon + 1));
-    r.diagnostics().error({line > 0 ? head.substr(0, colon) : head, line, 0},
-                          mark == std::string::npos ? e : e.substr(mark + 9));
-  }
-  s.workload.trace_file = shown;
-  s.workload.trace_jobs = std::move(load.jobs);
-  s.workload.trace_skipped = load.skipped_no_gpu + load.skipped_state;
-}
-
-// "1:0.6, 8:0.3" -> gang sizes and weights; false when malformed.
-bool parse_gpu_weights(const std::string& text, std::vector<models::fleet::GpuWeight>& out)
-{
-  out.clear();
-  for (const std::string& item : split_list(text)) {
-    const size_t colon = item.find(':');
-    if (colon == std::string::npos)
-      return false;
-    char* end = nullptr;
-    const long g = std::strtol(item.c_str(), &end, 10);
-    const double w = std::strtod(item.c_str() + colon + 1, &end);
-    if (g <= 0 || !(w >= 0) || *end != '\0')
-      return false;
-    out.push_back({g, w});
-  }
-  return !out.empty();
-}
-
-// workload.generator.*: a preset's laws, overridden key by key.
-void read_generator(Reader& r, Scenario& s)
-{
-  namespace mf = models::fleet;
-  const std::string g = "workload.generator.";
-  const std::string preset = r.text(g + "preset");
-  const bool given = preset != "none" || r.has(g + "jobs") || r.has(g + "window") || r.has(g + "arrivals_per_day");
-  if (!given)
-    return;
-  mf::GeneratorSpec spec = preset != "none" ? mf::generator_preset(preset).value_or(mf::GeneratorSpec{})
-                                            : mf::GeneratorSpec{};
-  if (r.has(g + "jobs"))
-    spec.jobs = r.integer(g + "jobs");
-  else if (r.has(g + "window") || r.has(g + "arrivals_per_day"))
-    spec.jobs = 0;  // a preset's job count is its trace's: a window or a rate of its own replaces it
-  spec.window = units::Seconds(r.has(g + "window") ? r.number(g + "window") : r.number("run.duration"));
-  if (r.has(g + "arrivals_per_day"))
-    spec.rate = r.number(g + "arrivals_per_day") / 86400;
-  else if (r.has(g + "jobs"))
-    spec.rate = 0;  // jobs / window
-  if (r.has(g + "arrival") || preset == "none")
-    spec.arrival = r.text(g + "arrival") == "trace_shaped" ? mf::ArrivalProcess::TraceShaped
-                                                           : mf::ArrivalProcess::Poisson;
-  if (r.has(g + "hourly_weights")) {
-    const auto items = split_list(r.text(g + "hourly_weights"));
-    if (items.size() != 24)
-      r.error(g + "hourly_weights",
-              "workload.generator.hourly_weights needs 24 numbers, got " + std::to_string(items.size()));
-    for (size_t h = 0; h < std::min<size_t>(24, items.size()); ++h)
-      spec.hourly_weights[h] = std::strtod(items[h].c_str(), nullptr);
-  }
-  if (r.has(g + "gpus") && !parse_gpu_weights(r.text(g + "gpus"), spec.gpus))
-    r.error(g + "gpus", "workload.generator.gpus must read \"gpus:weight, ...\" with positive GPUs, got '" +
-                            r.text(g + "gpus") + "'");
-  if (r.has(g + "duration") || preset == "none")
-    spec.duration = r.text(g + "duration") == "weibull" ? mf::DurationLaw::Weibull : mf::DurationLaw::Lognormal;
-  if (r.has(g + "median"))
-    spec.median = units::Seconds(r.number(g + "median"));
-  if (r.has(g + "sigma"))
-    spec.sigma = r.number(g + "sigma");
-  if (r.has(g + "shape"))
-    spec.shape = r.number(g + "shape");
-  if (r.has(g + "scale"))
-    spec.scale = units::Seconds(r.number(g + "scale"));
-  if (r.has(g + "max_duration"))
-    spec.max_duration = units::Seconds(r.number(g + "max_duration"));
-  spec.defaults = job_defaults(r);
-  for (const std::string& problem : mf::validate(spec))
-    r.error_at_first_given({g + "jobs", g + "window", g + "arrivals_per_day", g + "gpus", g + "median", g + "preset"},
-                           "workload.generator: " + problem);
-  s.workload.generator = spec;
-}
-
-// What a fleet scenario cannot combine yet, and jobs that cannot fit the cluster.
-void check_fleet(Reader& r, const Scenario& s)
-{
-  const long cluster_gpus = s.fleet.gpus;
-  const models::ParallelLayout& l = s.step.layout;
-  const long layout_gpus = static_cast<long>(l.tp) * l.cp * l.pp * l.dp;
-  for (const auto& d : s.workload.jobs) {
-    const std::string base = "workload.jobs." + d.name + ".";
-    const long gpus = d.job.gpus > 0 ? d.job.gpus : layout_gpus;
-    if (gpus > cluster_gpus - s.capacity.spare_nodes * s.fleet.gpus_per_node)
-      r.error_at_first_given({base + "gpus", "cluster.gpus", "spares.nodes"},
-                             "fleet job '" + d.name + "' asks for " + std::to_string(gpus) +
-                                 " GPUs, more than the cluster schedules (cluster.gpus less the spare nodes)");
-  }
-  const std::vector<std::pair<bool, std::string>> unsupported = {
-      {s.planned.count > 0, "planned.count"},
-      {s.stragglers.any(), "stragglers.persistent_fraction"},
-      {s.heterogeneous.any(), "heterogeneous.fraction"},
-  };
-  for (const auto& [set, key] : unsupported)
-    if (set)
-      r.error_at_first_given({key}, key + " is not modelled for a fleet workload yet (workload.*): leave it out");
-}
-
 // GPUs the scenario's model and layout run on: the cluster, or in a fleet the layout's own.
 long job_model_gpus(const Scenario& s)
 {
@@ -651,9 +298,7 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
   s.token_target = r.number("run.token_target");
   s.seed = static_cast<std::uint64_t>(r.integer("run.seed"));
   s.step_model = r.text("run.step_model");
-  read_workload(r, resolved, s);
-  read_trace(r, file, s);
-  read_generator(r, s);
+  detail::read_fleet(r, resolved, file, s);
 
   s.fleet.gpus_per_pod = s.fabric.pod_size;
   if (!diags.empty())
@@ -664,7 +309,7 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
   const bool layout_ok = !check_layout(r, s);
   check_cross_keys(r, s);
   if (s.is_fleet())
-    check_fleet(r, s);
+    detail::check_fleet(r, s);
   const bool needs_step = !s.is_fleet() || std::any_of(s.workload.jobs.begin(), s.workload.jobs.end(),
                                                        [](const FleetJobDecl& d) { return d.tokens > 0; });
   if (s.step_model == "simulated" && layout_ok && needs_step)
