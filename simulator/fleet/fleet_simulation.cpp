@@ -3,6 +3,7 @@
 #include "models/invariant.hpp"
 #include "models/node_pool.hpp"
 #include "models/random_stream.hpp"
+#include "models/run_plan.hpp"
 #include "simulator/actors/failure_injector.hpp"
 #include "simulator/actors/message.hpp"
 #include "simulator/logging/logging.hpp"
@@ -83,8 +84,8 @@ mf::FleetConfig fleet_config(const scenario::Scenario& s)
   c.timeline_interval = s.scheduler.timeline_interval.si();
   for (const auto& cause : s.causes) {
     c.causes.push_back(cause.name);
-    const double fallback = cause.hang ? s.recovery.watchdog_timeout.si() : s.recovery.detection.si();
-    c.detection.push_back(cause.detection ? cause.detection->si() : fallback);
+    // As in a replay: the cause's own delay, else the watchdog's for a hang, else recovery.detection.
+    c.detection.push_back(models::detection_delay(cause, s.recovery.detection, s.recovery.watchdog_timeout).si());
   }
   return c;
 }
