@@ -34,6 +34,42 @@ Metric field(std::string name, std::string unit, std::string description, std::v
   return Metric{std::move(name), std::move(unit), std::move(description), std::move(read), {}};
 }
 
+// A fleet's summary (simulator/output/fleet_outputs.cpp): absent (NaN) in a single-job run's.
+void append_fleet_metrics(std::vector<Metric>& v)
+{
+  constexpr double h = 1.0 / 3600;
+  v.push_back(field("allocated_utilisation", "", "fleet: GPU-time held by jobs / the cluster's GPU-time",
+                    {"utilisation", "allocated"}));
+  v.push_back(field("productive_utilisation", "", "fleet: productive GPU-time / the cluster's GPU-time",
+                    {"utilisation", "productive"}));
+  v.push_back(field("goodput_gpu_h", "GPU-h", "fleet: productive GPU-hours", {"goodput_gpu_hours"}));
+  v.push_back(field("lost_gpu_h", "GPU-h",
+                    "fleet: GPU-hours held but lost (checkpoints, start-ups, preemption, failures)",
+                    {"gpu_hours", "lost"}));
+  for (const char* cause : {"checkpoint", "startup", "preemption"})
+    v.push_back(field(std::string("lost_") + cause + "_gpu_h", "GPU-h",
+                      std::string("fleet: gpu_hours.lost_by_cause.") + cause, {"gpu_hours", "lost_by_cause", cause}, 1,
+                      0));
+  for (const char* q : {"mean", "p50", "p99"})
+    v.push_back(field(std::string("wait_") + q + "_h", "h", std::string("fleet: queueing delay, ") + q + ", in hours",
+                      {"wait_s", q}, h));
+  const std::pair<const char*, const char*> classes[] = {
+      {"1gpu", "1"}, {"2_8", "2-8"}, {"9_64", "9-64"}, {"65_512", "65-512"}, {"513plus", "513+"}};
+  for (const auto& [suffix, key] : classes)
+    v.push_back(field(std::string("wait_p99_h_") + suffix, "h",
+                      std::string("fleet: p99 queueing delay of jobs of ") + key + " GPUs, in hours",
+                      {"wait_s_by_gpus", key, "p99"}, h));
+  v.push_back(field("bounded_slowdown_mean", "", "fleet: mean of (wait + run) / max(run, 10 s) over finished jobs",
+                    {"bounded_slowdown", "mean"}));
+  v.push_back(field("fragmentation", "", "fleet: idle GPU-time while jobs wait / the cluster's GPU-time",
+                    {"fragmentation", "fraction_of_capacity"}));
+  v.push_back(field("jobs_finished", "", "fleet: jobs finished in the window", {"jobs", "finished"}));
+  v.push_back(
+      field("jobs_waiting_at_end", "", "fleet: jobs still waiting when the window closed", {"jobs", "waiting_at_end"}));
+  v.push_back(field("job_interruptions", "", "fleet: failures that interrupted a job", {"interruptions"}));
+  v.push_back(field("preemptions", "", "fleet: jobs preempted", {"preemptions"}));
+}
+
 std::vector<Metric> builtins()
 {
   constexpr double h = 1.0 / 3600;
@@ -68,6 +104,7 @@ std::vector<Metric> builtins()
        {"swaps", "spares_exhausted", "shrinks", "regrows", "memory_restores", "storage_restores", "nodes_retired"})
     v.push_back(
         field(k, "", std::string("recovery.") + k + " (0 when the policy does not report it)", {"recovery", k}, 1, 0));
+  append_fleet_metrics(v);
   return v;
 }
 
@@ -162,6 +199,34 @@ const std::vector<std::string>& sweep_defaults()
   }();
   return names;
 }
+
+const std::vector<std::string>& fleet_compare_defaults()
+{
+  static const std::vector<std::string> names = {"allocated_utilisation",
+                                                 "productive_utilisation",
+                                                 "goodput_gpu_h",
+                                                 "lost_gpu_h",
+                                                 "lost_checkpoint_gpu_h",
+                                                 "lost_startup_gpu_h",
+                                                 "lost_preemption_gpu_h",
+                                                 "wait_mean_h",
+                                                 "wait_p50_h",
+                                                 "wait_p99_h",
+                                                 "wait_p99_h_1gpu",
+                                                 "wait_p99_h_2_8",
+                                                 "wait_p99_h_9_64",
+                                                 "wait_p99_h_65_512",
+                                                 "wait_p99_h_513plus",
+                                                 "bounded_slowdown_mean",
+                                                 "fragmentation",
+                                                 "jobs_finished",
+                                                 "jobs_waiting_at_end",
+                                                 "job_interruptions",
+                                                 "preemptions"};
+  return names;
+}
+
+const std::vector<std::string>& fleet_sweep_defaults() { return fleet_compare_defaults(); }
 
 nlohmann::ordered_json registered_values(const RunFacts& run)
 {

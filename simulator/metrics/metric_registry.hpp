@@ -60,6 +60,9 @@ bool register_metric(Metric m);
 /// compare.csv's and results.csv's default built-in columns.
 [[nodiscard]] const std::vector<std::string>& compare_defaults();
 [[nodiscard]] const std::vector<std::string>& sweep_defaults();
+/// The same for a fleet scenario (workload.*: docs/models/fleet.md).
+[[nodiscard]] const std::vector<std::string>& fleet_compare_defaults();
+[[nodiscard]] const std::vector<std::string>& fleet_sweep_defaults();
 
 /// The registered metrics' values, as summary.json's "metrics" object (empty when none is registered).
 [[nodiscard]] nlohmann::ordered_json registered_values(const RunFacts& run);

@@ -208,13 +208,13 @@ void write_fleet_timeline_csv(std::ostream& out, const FleetResult& r)
   }
 }
 
-std::string write_fleet_outputs(const std::string& dir, const scenario::Scenario& s, const FleetResult& r)
+std::string write_fleet_outputs(const std::string& dir, const scenario::Scenario& s, const FleetResult& r, bool traces)
 {
   if (std::string err = prepare_output_dir(dir); !err.empty())
     return err;
   if (std::string err = write_file_atomically(dir, "summary.json",
                                               [&](std::ostream& o) { o << fleet_summary_json(s, r).dump(2) << '\n'; });
-      !err.empty())
+      !err.empty() || !traces)
     return err;
   if (std::string err = write_file_atomically(dir, "jobs.csv", [&](std::ostream& o) { write_jobs_csv(o, r); });
       !err.empty())

@@ -157,3 +157,50 @@ run: {duration: 1d, step_model: analytic}
   EXPECT_NE(r.text.find("big.yaml:5:"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("fleet job 'huge' asks for 64 GPUs"), std::string::npos) << r.text;
 }
+
+TEST(FleetCli, CompareVariesTheSchedulerPolicyAndWritesFleetColumns)
+{
+  TempDir dir;
+  const auto r = fleetsim_command("compare " + kData + "book_gang.yaml --vary scheduler.policy=fifo,easy_backfill " +
+                                  "--quiet --out " + (dir / "cmp"));
+  ASSERT_EQ(r.code, 0) << r.text;
+  std::istringstream csv(read_file(dir / "cmp/compare.csv"));
+  std::string header, fifo, backfill;
+  std::getline(csv, header);
+  std::getline(csv, fifo);
+  std::getline(csv, backfill);
+  // The mean first wait: FIFO (0 + 49 + 48) / 3 min, backfill (0 + 49 + 0) / 3 min.
+  auto cell = [&](const std::string& row, const std::string& column) {
+    std::stringstream h(header), c(row);
+    std::string name, value;
+    while (std::getline(h, name, ',') && std::getline(c, value, ','))
+      if (name == column)
+        return std::stod(value);
+    ADD_FAILURE() << "no column " << column << " in " << header;
+    return -1.0;
+  };
+  EXPECT_NEAR(cell(fifo, "wait_mean_h"), 97.0 / 3 / 60, 1e-6);
+  EXPECT_NEAR(cell(backfill, "wait_mean_h"), 49.0 / 3 / 60, 1e-6);
+  EXPECT_NEAR(cell(fifo, "allocated_utilisation"), cell(backfill, "allocated_utilisation"), 1e-9);
+}
+
+TEST(FleetCli, SweepReplicasDrawTheirOwnWorkloadsAndReportFleetMetrics)
+{
+  TempDir dir;
+  const std::string sweep = dir.write("s.yaml", "base: " + kData +
+                                                    "queue.yaml\nreplicas: 3\nseed: 1\nset:\n"
+                                                    "  workload.generator.window: 100d\n  run.duration: 101d\n"
+                                                    "vary:\n  cluster.gpus: [1, 2]\n"
+                                                    "  cluster.gpus_per_node: [1]\n  cluster.gpus_per_rack: [1]\n");
+  const auto r = fleetsim_command("sweep " + sweep + " --quiet --out " + (dir / "sw"));
+  ASSERT_EQ(r.code, 0) << r.text;
+  const std::string results = read_file(dir / "sw/results.csv");
+  EXPECT_NE(results.find("wait_p99_h_mean"), std::string::npos) << results;
+  EXPECT_NE(results.find("allocated_utilisation_ci95"), std::string::npos) << results;
+  // Three replicas, three different workloads: their job counts differ.
+  const auto s1 = nlohmann::json::parse(read_file(dir / "sw/runs/cluster.gpus=1,cluster.gpus_per_node=1,"
+                                                        "cluster.gpus_per_rack=1/seed-1/summary.json"));
+  const auto s2 = nlohmann::json::parse(read_file(dir / "sw/runs/cluster.gpus=1,cluster.gpus_per_node=1,"
+                                                        "cluster.gpus_per_rack=1/seed-2/summary.json"));
+  EXPECT_NE(s1["jobs"]["declared"], s2["jobs"]["declared"]);
+}

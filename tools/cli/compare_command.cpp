@@ -27,13 +27,16 @@ struct Row {
   void add(const std::string& k, double v, int n) { mean[k] += v / n; }
 };
 
-// compare.csv's columns (simulator/metrics/metric_registry.hpp): compare's built-ins, then every
-// registered metric.
-std::vector<const metrics::Metric*> columns() { return metrics::default_metrics(metrics::compare_defaults()); }
-
-void accumulate(Row& row, const nlohmann::json& sum, int n)
+// compare.csv's columns (simulator/metrics/metric_registry.hpp): compare's built-ins for a single job
+// or for a fleet, then every registered metric.
+std::vector<const metrics::Metric*> columns(bool fleet)
 {
-  for (const metrics::Metric* m : columns())
+  return metrics::default_metrics(fleet ? metrics::fleet_compare_defaults() : metrics::compare_defaults());
+}
+
+void accumulate(Row& row, const nlohmann::json& sum, int n, bool fleet)
+{
+  for (const metrics::Metric* m : columns(fleet))
     row.add(m->name, m->read(sum), n);
 }
 
@@ -65,18 +68,13 @@ std::vector<scenario::Scenario> load_points(const std::string& path, const Optio
       std::cerr << "point " << p.label << ":\n" << loaded.diagnostics.to_string();
       return {};
     }
-    if (loaded.scenario->is_fleet()) {
-      std::cerr << path << ": error: compare does not run fleet scenarios (workload.*) yet; run them one by one "
-                << "with fleetsim run (docs/models/fleet.md)\n";
-      return {};
-    }
     scenarios.push_back(std::move(*loaded.scenario));
   }
   return scenarios;
 }
 
 // Each point's mean over its seeds, from the runs' summaries; nullopt (after saying why) on an unreadable one.
-std::optional<std::vector<Row>> read_rows(const std::vector<ReplicaTask>& tasks, size_t points, int seeds)
+std::optional<std::vector<Row>> read_rows(const std::vector<ReplicaTask>& tasks, size_t points, int seeds, bool fleet)
 {
   std::vector<Row> rows(points);
   for (size_t t = 0; t < tasks.size(); ++t) {
@@ -88,25 +86,25 @@ std::optional<std::vector<Row>> read_rows(const std::vector<ReplicaTask>& tasks,
       std::cerr << "fleetsim: error: cannot read " << tasks[t].dir << "/summary.json: " << e.what() << "\n";
       return std::nullopt;
     }
-    accumulate(rows[t / static_cast<size_t>(seeds)], sum, seeds);
+    accumulate(rows[t / static_cast<size_t>(seeds)], sum, seeds, fleet);
   }
   return rows;
 }
 
 void write_csv(std::ostream& o, const std::vector<Axis>& axes, const std::vector<Point>& points, std::vector<Row>& rows,
-               int seeds)
+               int seeds, bool fleet)
 {
   for (const auto& a : axes)
     o << a.key << ',';
   o << "seeds";
-  for (const metrics::Metric* c : columns())
+  for (const metrics::Metric* c : columns(fleet))
     o << ',' << c->name;
   o << '\n';
   for (size_t i = 0; i < points.size(); ++i) {
     for (const auto& set : points[i].sets)
       o << set.substr(set.find('=') + 1) << ',';
     o << seeds;
-    for (const metrics::Metric* c : columns()) {
+    for (const metrics::Metric* c : columns(fleet)) {
       char buf[64];
       std::snprintf(buf, sizeof buf, ",%.10g", rows[i].mean[c->name]);
       o << buf;
@@ -127,6 +125,22 @@ void print_table(const std::string& name, const std::vector<Point>& points, std:
     std::printf("  %-44s %7.4f %7.4f %6.1f | %14.1f %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f\n", points[i].label.c_str(),
                 m["ettr"], m["goodput_ratio"], m["unexpected_interruptions"], m["detection_h"], m["restart_h"],
                 m["reload_h"], m["warmup_h"], m["waiting_h"], m["lost_work_h"], m["checkpoint_h"]);
+  }
+  std::printf("  outputs in %s/ (compare.csv, and each run's own files under <point>/)\n", out.c_str());
+}
+
+void print_fleet_table(const std::string& name, const std::vector<Point>& points, std::vector<Row>& rows, int seeds,
+                       std::uint64_t first_seed, const std::string& out)
+{
+  std::printf("%s: a fleet, %zu points x %d seed%s from seed %llu\n", name.c_str(), points.size(), seeds,
+              seeds > 1 ? "s" : "", static_cast<unsigned long long>(first_seed));
+  std::printf("  %-44s %7s %7s | wait h: %7s %7s %7s | %9s %6s\n", "point", "alloc", "prod", "mean", "p99", "p99 513+",
+              "lost GPUh", "intr");
+  for (size_t i = 0; i < points.size(); ++i) {
+    auto& m = rows[i].mean;
+    std::printf("  %-44s %7.4f %7.4f | %15.2f %7.2f %8.2f | %9.0f %6.1f\n", points[i].label.c_str(),
+                m["allocated_utilisation"], m["productive_utilisation"], m["wait_mean_h"], m["wait_p99_h"],
+                m["wait_p99_h_513plus"], m["lost_gpu_h"], m["job_interruptions"]);
   }
   std::printf("  outputs in %s/ (compare.csv, and each run's own files under <point>/)\n", out.c_str());
 }
@@ -169,15 +183,18 @@ int cmd_compare(const Options& opts)
     std::cerr << "fleetsim: error: " << err << "\n";
     return internal ? kExitInternal : kExitFailure;
   }
-  auto rows = read_rows(tasks, points.size(), seeds);
+  const bool fleet = scenarios.front().is_fleet();
+  auto rows = read_rows(tasks, points.size(), seeds, fleet);
   if (!rows)
     return kExitFailure;
-  const auto body = [&](std::ostream& o) { write_csv(o, *axes, points, *rows, seeds); };
+  const auto body = [&](std::ostream& o) { write_csv(o, *axes, points, *rows, seeds, fleet); };
   if (std::string err = sim::write_file_atomically(out, "compare.csv", body); !err.empty()) {
     std::cerr << "fleetsim: error: " << err << "\n";
     return kExitFailure;
   }
-  if (!opts.quiet)
+  if (!opts.quiet && fleet)
+    print_fleet_table(scenarios.front().name, points, *rows, seeds, first_seed, out);
+  else if (!opts.quiet)
     print_table(scenarios.front().name, points, *rows, seeds, first_seed, out);
   return kExitOk;
 }

@@ -4,6 +4,7 @@
 
 #include "simulator/logging/logging.hpp"
 
+#include "simulator/output/fleet_outputs.hpp"
 #include "simulator/output/run_outputs.hpp"
 #include "simulator/run/simulation.hpp"
 
@@ -150,8 +151,15 @@ void prepare_replica_heap()
   prepare_replica_heap();
   try {
     const std::string tmp = partial_dir(t.dir);
-    const sim::RunResult r = sim::run_simulation(*t.scenario, t.seed, step);
-    if (std::string err = sim::write_outputs(tmp, *t.scenario, r, traces); !err.empty()) {
+    std::string err;
+    if (t.scenario->is_fleet()) {
+      const sim::FleetResult r = sim::run_fleet(*t.scenario, t.seed);
+      err = sim::write_fleet_outputs(tmp, *t.scenario, r, traces);
+    } else {
+      const sim::RunResult r = sim::run_simulation(*t.scenario, t.seed, step);
+      err = sim::write_outputs(tmp, *t.scenario, r, traces);
+    }
+    if (!err.empty()) {
       std::cerr << "fleetsim: error: " << err << "\n";
       code = 1;
     } else {
@@ -312,6 +320,10 @@ std::string run_replicas(const std::vector<ReplicaTask>& tasks, const RunnerOpti
   std::map<const scenario::Scenario*, sim::ResolvedStep> steps;
   for (const auto& t : tasks)
     if (!steps.count(t.scenario) && !is_done(t.dir)) {
+      if (t.scenario->is_fleet()) {
+        steps[t.scenario] = {};  // a fleet resolves the steps its token-target jobs need itself
+        continue;
+      }
       try {
         steps[t.scenario] = sim::resolve_step(*t.scenario);
       } catch (const std::exception& e) {

@@ -62,7 +62,9 @@ std::vector<const Metric*> plan_metrics(const SweepFile& sweep, const std::vecto
   const bool target = std::any_of(scenarios.begin(), scenarios.end(),
                                   [](const auto& sc) { return sc.token_target > 0; });
   if (sweep.metrics.empty()) {
-    for (const Metric* m : metrics::default_metrics(metrics::sweep_defaults()))
+    const bool fleet = !scenarios.empty() && scenarios.front().is_fleet();
+    for (const Metric* m :
+         metrics::default_metrics(fleet ? metrics::fleet_sweep_defaults() : metrics::sweep_defaults()))
       if (target || (m->name != "time_to_target_h" && m->name != "target_reached"))
         out.push_back(m);
     return out;
@@ -112,11 +114,6 @@ bool load_plan(const Options& opts, Plan& plan, std::vector<scenario::Scenario>&
     if (!loaded.diagnostics.empty()) {
       std::cerr << "point " << (p.label.empty() ? "(base)" : p.label) << " of " << opts.scenario << ":\n"
                 << loaded.diagnostics.to_string();
-      return false;
-    }
-    if (loaded.scenario->is_fleet()) {
-      std::cerr << sweep->base << ": error: sweep does not run fleet scenarios (workload.*) yet; run them one by one "
-                << "with fleetsim run (docs/models/fleet.md)\n";
       return false;
     }
     scenarios.push_back(std::move(*loaded.scenario));
