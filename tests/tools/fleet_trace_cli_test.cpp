@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <sstream>
 #include <string>
 
 namespace {
@@ -82,4 +83,56 @@ TEST(FleetTraceCli, ABadTimeAndNegativeGpusAreErrorsAtTheirLines)
   EXPECT_NE(r.text.find("yesterday"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("trace.csv:4: error:"), std::string::npos) << r.text;
   EXPECT_FALSE(std::filesystem::exists(dir / "out"));
+}
+
+TEST(FleetTraceCli, AGeneratedWorkloadWrittenAsATraceReplaysToTheSameJobs)
+{
+  // `fleetsim workload` writes the generator's jobs in AcmeTrace's layout; a scenario that reads that
+  // file back runs the same jobs: the same jobs.csv rows, job for job.
+  TempDir dir;
+  const std::string gen = dir.write("gen.yaml", "name: gen\n"
+                                                "cluster: {gpus: 64, gpus_per_node: 8, gpus_per_rack: 16}\n"
+                                                "workload:\n"
+                                                "  generator: {jobs: 300, window: 2d, gpus: \"1:0.5, 8:0.3, 32:0.2\", "
+                                                "median: 20min, sigma: 1}\n"
+                                                "run: {duration: 3d, step_model: analytic}\n");
+  auto w = fleetsim_command("workload " + gen + " --seed 4 --quiet --out " + (dir / "jobs_trace.csv"));
+  ASSERT_EQ(w.code, 0) << w.text;
+  const std::string replay = dir.write("replay.yaml", "name: replay\n"
+                                                      "cluster: {gpus: 64, gpus_per_node: 8, gpus_per_rack: 16}\n"
+                                                      "workload:\n"
+                                                      "  trace: {file: jobs_trace.csv, preset: acme}\n"
+                                                      "run: {duration: 3d, step_model: analytic}\n");
+  ASSERT_EQ(fleetsim_command("run " + gen + " --seed 4 --quiet --out " + (dir / "a")).code, 0);
+  ASSERT_EQ(fleetsim_command("run " + replay + " --quiet --out " + (dir / "b")).code, 0);
+  const std::string a = read_file(dir / "a/jobs.csv");
+  const std::string b = read_file(dir / "b/jobs.csv");
+  EXPECT_GT(a.size(), 1000U);
+  // The trace's submit times are relative to its first job, which the generator drew after t = 0:
+  // compare what does not depend on the origin.
+  auto column = [](const std::string& csv, int k) {
+    std::istringstream in(csv);
+    std::string line, out;
+    std::getline(in, line);
+    while (std::getline(in, line)) {
+      std::stringstream cells(line);
+      std::string cell;
+      for (int i = 0; i <= k; ++i)
+        std::getline(cells, cell, ',');
+      out += cell + "\n";
+    }
+    return out;
+  };
+  EXPECT_EQ(column(a, 0), column(b, 0));  // job ids, in order
+  EXPECT_EQ(column(a, 6), column(b, 6));  // GPUs
+  EXPECT_EQ(column(a, 5), column(b, 5));  // waits
+}
+
+TEST(FleetTraceCli, WorkloadOfASingleJobScenarioIsABadRequest)
+{
+  TempDir dir;
+  const auto r = fleetsim_command("workload " + std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/no_failures.yaml --out " +
+                                  (dir / "t.csv"));
+  EXPECT_EQ(r.code, 2) << r.text;
+  EXPECT_NE(r.text.find("has no workload section"), std::string::npos) << r.text;
 }

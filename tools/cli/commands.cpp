@@ -1,5 +1,6 @@
 #include "commands.hpp"
 
+#include "models/fleet/job_trace.hpp"
 #include "simulator/output/fleet_outputs.hpp"
 #include "simulator/output/run_outputs.hpp"
 #include "simulator/output/step_outputs.hpp"
@@ -7,6 +8,7 @@
 #include "simulator/run/step_simulation.hpp"
 #include "simulator/scenario/parameter_table.hpp"
 #include "simulator/scenario/scenario_loader.hpp"
+#include "simulator/trace/atomic_file.hpp"
 
 #include <unistd.h>
 
@@ -127,6 +129,29 @@ int cmd_validate(const Options& opts)
   if (auto done = prepare(opts, s))
     return *done;
   std::cout << s.source << ": ok (" << s.causes.size() << " failure causes)\n";
+  return kExitOk;
+}
+
+int cmd_workload(const Options& opts)
+{
+  scenario::Scenario s;
+  if (auto done = prepare(opts, s))
+    return *done;
+  if (!s.is_fleet()) {
+    std::cerr << s.source << ": error: 'workload' writes a fleet's jobs; this scenario has no workload section\n";
+    return kExitBadInput;
+  }
+  const std::uint64_t seed = opts.has_seed ? opts.seed : s.seed;
+  const models::fleet::Workload jobs = sim::fleet_workload(s, seed);
+  const std::filesystem::path file(opts.out);
+  const std::string dir = file.parent_path().empty() ? "." : file.parent_path().string();
+  const auto body = [&](std::ostream& o) { models::fleet::write_trace_csv(jobs, o, s.fleet.gpus_per_node); };
+  if (std::string err = sim::write_file_atomically(dir, file.filename().string(), body); !err.empty()) {
+    std::cerr << "fleetsim: error: " << err << "\n";
+    return kExitFailure;
+  }
+  if (!opts.quiet)
+    std::cout << "  " << jobs.size() << " jobs (seed " << seed << ") written to " << opts.out << "\n";
   return kExitOk;
 }
 

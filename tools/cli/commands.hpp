@@ -58,6 +58,7 @@ int main(int argc, char** argv);
 
 int cmd_run(const Options& opts);
 int cmd_validate(const Options& opts);
+int cmd_workload(const Options& opts);
 int cmd_step(const Options& opts);
 int cmd_describe(const Options& opts);
 int cmd_collective(const Options& opts);

@@ -162,6 +162,17 @@ const std::vector<Command>& commands()
          dump_flag(a, o);
        },
        cmd_validate},
+      {"workload", "SCENARIO [--seed N] --out FILE",
+       "write a fleet scenario's jobs (declared, from its trace and drawn by its generator for the seed) as a CSV "
+       "trace in AcmeTrace's column layout, which workload.trace.file reads back (docs/models/workload.md)",
+       [](CLI::App& a, Options& o) {
+         scenario_arg(a, o);
+         seed_option(a, o);
+         a.add_option("--out", o.out, "the CSV file to write")->type_name("FILE")->required();
+         set_option(a, o);
+         quiet_flag(a, o, "print nothing on success");
+       },
+       cmd_workload},
       {"step", "[SCENARIO]",
        "one training iteration simulated on the scenario's fabric (or the analytic fleet law with --set "
        "run.step_model=analytic): the fleet-law breakdown, MFU and binding C3 term; with --out DIR, DIR/step.json "
