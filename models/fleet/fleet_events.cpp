@@ -240,16 +240,9 @@ void FleetState::finish(double horizon)
     rec_[static_cast<size_t>(job)].waited += horizon - live_[static_cast<size_t>(job)].queued_since;
   timeline_.finish(horizon);
   // Every GPU-second a job held is productive or lost to exactly one cause.
-  auto closes = [](const GpuTime& g) {
-    return std::fabs(g.allocated - g.productive - g.lost_total()) <= 1e-6 * std::max(1.0, g.allocated);
-  };
-  check_invariant(closes(total_), "fleet GPU time: allocated = productive + lost by cause", [&] {
-    return "allocated " + std::to_string(total_.allocated) + " GPU-s, productive " + std::to_string(total_.productive) +
-           ", lost " + std::to_string(total_.lost_total());
-  });
+  check_closes(total_, "the fleet");
   for (size_t j = 0; j < rec_.size(); ++j)
-    check_invariant(closes(rec_[j].time), "job GPU time: allocated = productive + lost by cause",
-                    [&] { return "job " + spec_[j].id; });
+    check_closes(rec_[j].time, "job " + spec_[j].id);
 }
 
 }  // namespace fleetsim::models::fleet

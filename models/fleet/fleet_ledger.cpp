@@ -1,9 +1,20 @@
 #include "fleet_ledger.hpp"
 
+#include "models/invariant.hpp"
+
 #include <algorithm>
 #include <cmath>
 
 namespace fleetsim::models::fleet {
+
+void check_closes(const GpuTime& g, const std::string& whose)
+{
+  const bool closes = std::fabs(g.allocated - g.productive - g.lost_total()) <= 1e-6 * std::max(1.0, g.allocated);
+  check_invariant(closes, "GPU time: allocated = productive + lost by cause", [&] {
+    return whose + ": allocated " + std::to_string(g.allocated) + " GPU-s, productive " + std::to_string(g.productive) +
+           ", lost " + std::to_string(g.lost_total());
+  });
+}
 
 const char* timeline_column_name(int column)
 {

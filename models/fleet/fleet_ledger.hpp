@@ -34,6 +34,10 @@ struct GpuTime {
   }
 };
 
+/// The ledger's invariant: throws models::InvariantViolation unless allocated = productive + lost
+/// (to a relative 1e-6). `whose`: "fleet" or "job <id>", for the message.
+void check_closes(const GpuTime& g, const std::string& whose);
+
 /// Columns of the fleet timeline: time averages over each interval.
 enum TimelineColumn : int {
   kAllocated = 0,  // GPUs held by jobs

@@ -218,6 +218,11 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
     if (violation)
       throw *violation;
     fleet.finish(horizon);
+    if (test_fault() == "fleet_ledger") {
+      mf::GpuTime broken = fleet.total();
+      broken.productive += 3600;
+      mf::check_closes(broken, "the fleet");
+    }
   } catch (models::InvariantViolation& e) {
     e.scenario = s.name;
     e.seed = seed;

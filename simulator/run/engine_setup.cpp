@@ -51,4 +51,10 @@ std::unique_ptr<simgrid::s4u::Engine> make_engine()
   return engine;
 }
 
+std::string_view test_fault()
+{
+  const char* fault = std::getenv("FLEETSIM_TEST_FAULT");
+  return fault == nullptr ? std::string_view() : std::string_view(fault);
+}
+
 }  // namespace fleetsim::sim

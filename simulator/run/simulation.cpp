@@ -66,16 +66,6 @@ JobShape job_shape(const scenario::Scenario& s, const models::StepBreakdown& ste
 
 namespace {
 
-// Test-only hook, so that tests can see a Release build stop on a broken invariant
-// (tests/tools/invariant_cli_test.cpp); nothing else reads FLEETSIM_TEST_FAULT:
-//   drop_segment  one phase segment is removed from the middle of the trace before it is accounted;
-//   open_phase    an actor opens a phase half-way through the window while the job's phase is open.
-std::string_view test_fault()
-{
-  const char* fault = std::getenv("FLEETSIM_TEST_FAULT");
-  return fault == nullptr ? std::string_view() : std::string_view(fault);
-}
-
 void break_invariant_for_test(models::TraceLog& log)
 {
   if (test_fault() != "drop_segment")

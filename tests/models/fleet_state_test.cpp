@@ -2,6 +2,7 @@
 // examples, failures on busy and idle nodes, and the GPU-time ledger.
 
 #include "models/fleet/fleet_state.hpp"
+#include "models/invariant.hpp"
 
 #include <gtest/gtest.h>
 
@@ -171,4 +172,15 @@ TEST(FleetLedger, LostTimeAddsUpToAllocatedMinusProductive)
   EXPECT_GT(t.lost[fm::kFirstFailureCause], 0);
   EXPECT_GT(t.lost[fm::kCheckpoint], 0);
   EXPECT_NEAR(t.allocated, t.productive + t.lost_total(), 1e-6 * t.allocated);
+}
+
+TEST(FleetLedger, ALedgerThatDoesNotCloseIsAnInvariantViolation)
+{
+  fm::GpuTime g;
+  g.allocated = 100;
+  g.productive = 60;
+  g.charge(fm::kCheckpoint, 40);
+  EXPECT_NO_THROW(fm::check_closes(g, "test"));
+  g.charge(fm::kStartup, 1);
+  EXPECT_THROW(fm::check_closes(g, "test"), fleetsim::models::InvariantViolation);
 }

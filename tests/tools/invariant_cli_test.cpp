@@ -73,3 +73,15 @@ TEST(CliInvariants, ACompareRunThatBreaksAnInvariantExitsWith3)
 }
 
 }  // namespace
+
+TEST(CliInvariants, AFleetLedgerThatDoesNotCloseStopsTheRunWithExitCode3)
+{
+  TempDir dir;
+  const std::string scenario = std::string(FLEETSIM_SOURCE_DIR) + "/tests/data/fleet/book_gang.yaml";
+  const auto r = run_with_fault("fleet_ledger", "run " + scenario + " --out " + (dir / "out"));
+  EXPECT_EQ(r.code, 3) << r.text;
+  EXPECT_NE(r.text.find("invariant 'GPU time: allocated = productive + lost by cause' violated"), std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("scenario book_gang, seed 1"), std::string::npos) << r.text;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out")) << "no output may be left behind";
+}
