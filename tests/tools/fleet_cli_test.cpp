@@ -204,3 +204,23 @@ TEST(FleetCli, SweepReplicasDrawTheirOwnWorkloadsAndReportFleetMetrics)
                                                         "cluster.gpus_per_rack=1/seed-2/summary.json"));
   EXPECT_NE(s1["jobs"]["declared"], s2["jobs"]["declared"]);
 }
+
+TEST(FleetCli, TheLlama3ReplayAsAOneJobFleetAgreesWithTheSingleJobEngine)
+{
+  // Two engines, one job: the detailed replay (steps, checkpoint commits, recovery phases) and the
+  // fleet's closed-form job model, on the same failure draws. Planned maintenance is off in both.
+  TempDir dir;
+  const auto replay = fleetsim_command("run " + std::string(FLEETSIM_SOURCE_DIR) +
+                                       "/scenarios/llama3_405b_16k.yaml --set planned.count=0 --quiet --out " +
+                                       (dir / "replay"));
+  ASSERT_EQ(replay.code, 0) << replay.text;
+  const FleetRun fleet = run(dir, kData + "llama3_one_job_fleet.yaml");
+  ASSERT_EQ(fleet.code, 0) << fleet.text;
+  const auto r = nlohmann::json::parse(read_file(dir / "replay/summary.json"));
+  const double replay_ettr = r["ettr"].get<double>();
+  const double fleet_ettr = std::stod(fleet.jobs.at("llama3").at("ettr"));
+  EXPECT_NEAR(fleet_ettr, replay_ettr, 0.005);
+  const double replay_hits = r["interruptions"]["unexpected"].get<double>();
+  const double fleet_hits = std::stod(fleet.jobs.at("llama3").at("interruptions"));
+  EXPECT_NEAR(fleet_hits / replay_hits, 1, 0.03);
+}
