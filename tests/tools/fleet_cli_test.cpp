@@ -224,3 +224,37 @@ TEST(FleetCli, TheLlama3ReplayAsAOneJobFleetAgreesWithTheSingleJobEngine)
   const double fleet_hits = std::stod(fleet.jobs.at("llama3").at("interruptions"));
   EXPECT_NEAR(fleet_hits / replay_hits, 1, 0.03);
 }
+
+TEST(FleetCli, ATokenTargetRunsAtTheStepModelsSpeed)
+{
+  // A job with tokens instead of work trains at the scenario's model and layout's step time: its run
+  // time is tokens / (tokens per step / step time), the figures `fleetsim step` prints. Its GPUs
+  // default to the layout's (tp x cp x pp x dp = 64 here), on a cluster twice that size.
+  TempDir dir;
+  const std::string scenario = dir.write("tokens.yaml", R"(name: token_job
+cluster: {gpus: 128, gpus_per_node: 8, gpus_per_rack: 16}
+model: {parameters: 8e9, layers: 32, hidden: 4096, attention_heads: 32, kv_heads: 8, sequence_length: 8192,
+        global_batch_tokens: 2097152, micro_batch_size: 1}
+parallelism: {tp: 8, pp: 1, cp: 1, dp: 8}
+workload:
+  jobs:
+    pretrain: {tokens: 2e10}
+run: {duration: 30d, step_model: analytic}
+)");
+  const auto step = fleetsim_command("step " + scenario + " --quiet --out " + (dir / "step"));
+  ASSERT_EQ(step.code, 0) << step.text;
+  const auto s = nlohmann::json::parse(read_file(dir / "step/step.json"));
+  const double tokens_per_second = s["tokens_per_step"].get<double>() / s["step_time_s"].get<double>();
+  const FleetRun r = run(dir, scenario);
+  ASSERT_EQ(r.code, 0) << r.text;
+  EXPECT_EQ(r.jobs.at("pretrain").at("gpus"), "64");
+  EXPECT_NEAR(std::stod(r.jobs.at("pretrain").at("end_s")), 2e10 / tokens_per_second, 1e-3);
+}
+
+TEST(FleetCli, AJobWithBothWorkAndTokensIsABadScenario)
+{
+  TempDir dir;
+  const auto r = run(dir, kData + "llama3_one_job_fleet.yaml", "--set workload.jobs.llama3.tokens=1e12");
+  EXPECT_EQ(r.code, 2) << r.text;
+  EXPECT_NE(r.text.find("give work (a duration) or tokens, not both"), std::string::npos) << r.text;
+}
