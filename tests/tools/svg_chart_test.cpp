@@ -140,6 +140,19 @@ TEST(FormatNumber, UsesSiSuffixesAndNoExponents)
   EXPECT_EQ(format_tick(-0.0000001, 0.1), "0.0");
 }
 
+TEST(FormatFixed, GroupsThousandsAndPrintsPercentages)
+{
+  EXPECT_EQ(grouped(11496577.334), "11,496,577");
+  EXPECT_EQ(grouped(1234.56, 1), "1,234.6");
+  EXPECT_EQ(grouped(-1234567), "-1,234,567");
+  EXPECT_EQ(grouped(999), "999");
+  EXPECT_EQ(fixed(-0.0001, 2), "0.00");
+  EXPECT_EQ(percent(0.727137), "72.7%");
+  const auto t = labelled_ticks({0, 0.2, 0.4});
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t[1].label, "0.2");
+}
+
 TEST(StateColumns, SharesOfEachPixelColumnSumToOne)
 {
   const std::vector<StateSegment> segs = {
