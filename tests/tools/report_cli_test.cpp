@@ -1,11 +1,17 @@
-// Black-box tests of `fleetsim report`: the run and sweep reports are written, self-contained and
-// deterministic; bad directories and malformed files exit 2 and write nothing.
+// Black-box tests of `fleetsim report`: the run, fleet and sweep reports are written, self-contained
+// and deterministic; bad directories and malformed files exit 2 and write nothing.
 #include "fleetsim_process.hpp"
 
+#include "report/fleet_charts.hpp"
+#include "report/svg_chart.hpp"
+
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
+#include <sstream>
 #include <string>
 
 namespace {
@@ -31,6 +37,49 @@ std::string small_run(const TempDir& tmp, const std::string& duration = "6d")
                              " --set run.step_model=analytic --quiet --out " + dir + " 2>&1");
   EXPECT_EQ(r.code, 0) << r.text;
   return dir;
+}
+
+// 4,845 Kalos-like jobs on 1,536 GPUs for 4 days (scenarios/fleet_kalos_sizing.yaml, shortened) into tmp/fleet.
+std::string small_fleet(const TempDir& tmp)
+{
+  const std::string dir = tmp / "fleet";
+  const auto r = run_command(kBinary + " run " + FLEETSIM_SOURCE_DIR +
+                             "/scenarios/fleet_kalos_sizing.yaml --set cluster.gpus=1536 --set "
+                             "workload.generator.window=3d --set run.duration=4d --quiet --out " +
+                             dir + " 2>&1");
+  EXPECT_EQ(r.code, 0) << r.text;
+  return dir;
+}
+
+// The share of the started jobs in jobs.csv whose wait_s is 0, counted here rather than by the report.
+double share_that_did_not_wait(const std::string& jobs_csv)
+{
+  std::istringstream in(jobs_csv);
+  std::string line;
+  std::getline(in, line);
+  double started = 0, zero = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::istringstream row(line);
+    for (std::string c; std::getline(row, c, ',');)
+      cells.push_back(c);
+    if (cells.size() < 6 || cells[3].empty())
+      continue;
+    ++started;
+    zero += std::stod(cells[5]) == 0 ? 1 : 0;
+  }
+  return started > 0 ? zero / started : 0;
+}
+
+// The number of points of the first polyline drawn in `color`.
+std::size_t polyline_points(const std::string& html, const std::string& color)
+{
+  const auto at = html.find("stroke=\"" + color + "\"");
+  if (at == std::string::npos)
+    return 0;
+  const auto begin = html.find("points=\"", at) + 8;
+  const std::string points = html.substr(begin, html.find('"', begin) - begin);
+  return static_cast<std::size_t>(std::count(points.begin(), points.end(), ','));
 }
 
 bool self_contained(const std::string& html)
@@ -78,6 +127,96 @@ TEST(CliReport, RunReportDownsamplesTheTraceToThePlotWidth)
   const auto n = static_cast<std::size_t>(std::count(points.begin(), points.end(), ','));
   EXPECT_GT(n, 100u);
   EXPECT_LE(n, 2040u);
+}
+
+TEST(CliReport, FleetReportHasItsSectionsAndTheSummarysFigures)
+{
+  TempDir tmp;
+  const std::string dir = small_fleet(tmp);
+  auto r = report(dir);
+  ASSERT_EQ(r.code, 0) << r.text;
+  EXPECT_NE(r.text.find("fleet report: "), std::string::npos) << r.text;
+  const std::string html = read_file(fs::path(dir) / "report.html");
+  EXPECT_TRUE(self_contained(html));
+  EXPECT_EQ(html.find("http"), std::string::npos);
+  for (const char* s : {"fleetsim fleet report: fleet_kalos_sizing", "Utilisation over time", "Wait time by job size",
+                        "Wait-time distribution", "Lost GPU-hours by cause", "Jobs that lost the most GPU-hours",
+                        "easy_backfill", "topology", "share of the 1,536 GPUs", "first wait (log scale)", ">513+<",
+                        ">startup<", "to within summary.json&#39;s rounding", "<svg"})
+    EXPECT_NE(html.find(s), std::string::npos) << s;
+  for (const char* bad : {"\"nan", ",nan", ">nan", "-nan", "inf\"", "n/a"})
+    EXPECT_EQ(html.find(bad), std::string::npos) << bad;
+  const auto summary = nlohmann::json::parse(read_file(fs::path(dir) / "summary.json"));
+  const std::string p99 = fleetsim::report::format_duration(summary["wait_s"]["p99"].get<double>());
+  EXPECT_NE(html.find("wait p99</div><div class=\"v\">" + p99 + "<"), std::string::npos) << p99;
+  const std::string goodput = fleetsim::report::grouped(summary["goodput_gpu_hours"].get<double>());
+  EXPECT_NE(html.find(">" + goodput + "<"), std::string::npos) << goodput;
+  const double no_wait = share_that_did_not_wait(read_file(fs::path(dir) / "jobs.csv"));
+  EXPECT_GT(no_wait, 0.5);  // the load is light: most jobs start at once, and some wait
+  EXPECT_LT(no_wait, 1.0);
+  EXPECT_NE(html.find(std::string("(") + fleetsim::report::percent(no_wait) + ") did not wait"), std::string::npos);
+  ASSERT_EQ(report(dir + " --out " + (tmp / "again.html")).code, 0);
+  EXPECT_EQ(read_file(tmp / "again.html"), html);
+}
+
+TEST(CliReport, FleetReportOfOneHundredThousandJobsIsQuickAndSmall)
+{
+  TempDir tmp;
+  const std::string dir = small_fleet(tmp);
+  // jobs.csv replaced: 100,000 started jobs (a quarter did not wait, the others all waited a different
+  // time), 1,000 that never started, and one job that lost far more than any other.
+  std::string csv = read_file(fs::path(dir) / "jobs.csv");
+  csv.erase(csv.find('\n') + 1);
+  for (int i = 0; i < 100000; ++i) {
+    const double wait = i % 4 == 0 ? 0 : 1 + i * 0.37;
+    csv += std::string("j") + std::to_string(i) + ",u,10.000," + std::to_string(10 + wait) + ",," +
+           std::to_string(wait) + ",8,8,1,1,0,0,running,2.0000,1.5000,0.1000,0.1000,0.0000," +
+           (i == 54321 ? "900.0000" : "0.3000") + ",0.750000\n";
+  }
+  for (int i = 0; i < 1000; ++i) {
+    csv += 'w';
+    csv += std::to_string(i);
+    csv += ",,10.000,,,-1.000,64,0,0,0,0,0,waiting,0,0,0,0,0,0,\n";
+  }
+  tmp.write("fleet/jobs.csv", csv);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = report(dir);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(r.code, 0) << r.text;
+  EXPECT_LT(seconds, 5.0);  // about 0.3 s
+  const std::string html = read_file(fs::path(dir) / "report.html");
+  EXPECT_LT(html.size(), 200'000u);
+  EXPECT_NE(html.find("Of the 100,000 jobs that started, 25,000 (25.0%) did not wait"), std::string::npos);
+  EXPECT_NE(html.find("1,000 jobs had not started by the end of the window"), std::string::npos);
+  const std::size_t points = polyline_points(html, "#1f6fb4");  // the CDF: two per x position at most
+  EXPECT_GT(points, 100u);
+  EXPECT_LE(points, 2 * 340u + 2);
+  EXPECT_NE(html.find("<td>j54321</td>"), std::string::npos);  // the top loser heads the table
+  EXPECT_LT(html.find("<td>j54321</td>"), html.find("<td>j0</td>"));
+  EXPECT_EQ(html.find("<td>j99999</td>"), std::string::npos);  // 20 rows, not 100,000
+}
+
+TEST(CliReport, FleetDirectoryWithoutJobsCsvOrWithABadRowExitsTwo)
+{
+  TempDir tmp;
+  const std::string dir = small_fleet(tmp);
+  const std::string jobs = read_file(fs::path(dir) / "jobs.csv");
+  fs::remove(fs::path(dir) / "jobs.csv");
+  auto r = report(dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.text.find("jobs.csv: error: missing"), std::string::npos) << r.text;
+  EXPECT_FALSE(fs::exists(fs::path(dir) / "report.html"));
+
+  tmp.write("fleet/jobs.csv", jobs);
+  const std::string timeline = read_file(fs::path(dir) / "timeline.csv");
+  const auto bad_line = std::count(timeline.begin(), timeline.end(), '\n') + 1;
+  tmp.write("fleet/timeline.csv", timeline + "1.0,2.0,3\n");
+  r = report(dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.text.find("timeline.csv:" + std::to_string(bad_line) + ": error: 3 cells where the header has 11"),
+            std::string::npos)
+      << r.text;
+  EXPECT_FALSE(fs::exists(fs::path(dir) / "report.html"));
 }
 
 TEST(CliReport, SweepReportDrawsEveryMetricOfTheHeader)

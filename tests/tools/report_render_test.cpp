@@ -1,6 +1,6 @@
-// The HTML reports as a browser draws them: headless Chromium takes a screenshot of a run report
-// and of a sweep report, libpng decodes it, and the test checks that the page is not blank, that
-// the charts' own colours are on it, and that the page logged nothing to the console.
+// The HTML reports as a browser draws them: headless Chromium takes a screenshot of a run report,
+// a fleet report and a sweep report, libpng decodes it, and the test checks that the page is not
+// blank, that the charts' own colours are on it, and that the page logged nothing to the console.
 #include "fleetsim_process.hpp"
 
 #include <gtest/gtest.h>
@@ -140,6 +140,31 @@ TEST(ReportRender, RunReportDrawsItsCharts)
   EXPECT_GT(pixels_of(shot.image, 0xc8e6c9), 20000u) << "the daily goodput bars (#c8e6c9) are missing";
   EXPECT_GT(pixels_of(shot.image, 0xe8710a), 500u) << "the simulated interruption bars (#e8710a) are missing";
   EXPECT_GT(pixels_of(shot.image, 0x1f6fb4), 500u) << "the checkpoint colour (#1f6fb4) is missing";
+  expect_quiet_console(shot.log);
+}
+
+TEST(ReportRender, FleetReportDrawsItsCharts)
+{
+  ASSERT_TRUE(have_chromium()) << kInstallHint;
+  TempDir tmp;
+  const std::string dir = tmp / "fleet";
+  auto r = run_command(kBinary + " run " + std::string(FLEETSIM_SOURCE_DIR) +
+                       "/scenarios/fleet_kalos_sizing.yaml --set cluster.gpus=1536 --set workload.generator.window=3d "
+                       "--set run.duration=4d --quiet --out " +
+                       dir + " 2>&1");
+  ASSERT_EQ(r.code, 0) << r.text;
+  r = run_command(kBinary + " report " + dir + " --quiet 2>&1");
+  ASSERT_EQ(r.code, 0) << r.text;
+  const Render shot = render(tmp, dir + "/report.html", 1800);
+  ASSERT_EQ(shot.code, 0) << shot.log;
+  ASSERT_EQ(shot.image.width, kWidth) << "no decodable PNG; chromium said:\n" << shot.log;
+  const Stats s = stats_of(shot.image);
+  EXPECT_GT(s.non_white, 0.10) << "the page looks blank";
+  EXPECT_GT(s.colours, 200u);
+  EXPECT_GT(pixels_of(shot.image, 0x43a047), 20000u) << "the training layer (#43a047) is missing";
+  EXPECT_GT(pixels_of(shot.image, 0xcfd8dc), 20000u) << "the idle layer (#cfd8dc) is missing";
+  EXPECT_GT(pixels_of(shot.image, 0x0d47a1), 1000u) << "the p99 wait bars (#0d47a1) are missing";
+  EXPECT_GT(pixels_of(shot.image, 0x7b3fa0), 1000u) << "the start-up loss bar (#7b3fa0) is missing";
   expect_quiet_console(shot.log);
 }
 

@@ -1,6 +1,7 @@
 // Unit tests of the report's chart code: ticks, scales, x placement, downsampling, escaping,
 // number formats, per-pixel state shares and the CSV reader.
 #include "report/svg_chart.hpp"
+#include "report/fleet_charts.hpp"
 #include "report/report_inputs.hpp"
 #include "report/run_report.hpp"
 #include "report/sweep_report.hpp"
@@ -138,6 +139,28 @@ TEST(FormatNumber, UsesSiSuffixesAndNoExponents)
   EXPECT_EQ(format_tick(2e12, 2e12), "2T");
   EXPECT_EQ(format_tick(0, 0.1), "0");
   EXPECT_EQ(format_tick(-0.0000001, 0.1), "0.0");
+}
+
+TEST(FormatDuration, ReadsInTheUnitOfItsSize)
+{
+  EXPECT_EQ(format_duration(0), "0 s");
+  EXPECT_EQ(format_duration(44.786), "44.8 s");
+  EXPECT_EQ(format_duration(180.949), "3.02 min");
+  EXPECT_EQ(format_duration(25785.644), "7.16 h");
+  EXPECT_EQ(format_duration(3 * 86400), "3 d");
+}
+
+TEST(FormatFixed, GroupsThousandsAndPrintsPercentages)
+{
+  EXPECT_EQ(grouped(11496577.334), "11,496,577");
+  EXPECT_EQ(grouped(1234.56, 1), "1,234.6");
+  EXPECT_EQ(grouped(-1234567), "-1,234,567");
+  EXPECT_EQ(grouped(999), "999");
+  EXPECT_EQ(fixed(-0.0001, 2), "0.00");
+  EXPECT_EQ(percent(0.727137), "72.7%");
+  const auto t = labelled_ticks({0, 0.2, 0.4});
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t[1].label, "0.2");
 }
 
 TEST(StateColumns, SharesOfEachPixelColumnSumToOne)

@@ -252,8 +252,9 @@ const std::vector<Command>& commands()
        cmd_sweep},
       {"report", "DIR [--out FILE]",
        "one self-contained HTML page (inline SVG charts, no network access) from the output directory of 'run' "
-       "(goodput over time, state timeline, interruptions by cause against the reference rates, time breakdown) or "
-       "of 'sweep' (each metric against the swept parameter, with 95% CI bands)",
+       "(goodput over time, state timeline, interruptions by cause against the reference rates, time breakdown; for "
+       "a fleet: utilisation over time, waits by job size, lost GPU-hours by cause) or of 'sweep' (each metric "
+       "against the swept parameter, with 95% CI bands)",
        [](CLI::App& a, Options& o) {
          scenario_arg(a, o, "the --out DIR of 'fleetsim run' or 'fleetsim sweep'");
          a.add_option("--out", o.out, "the HTML file (default: DIR/report.html)")->type_name("FILE");

@@ -1,10 +1,12 @@
 // fleetsim report DIR [--out FILE]: one self-contained HTML page (inline CSS and SVG, no scripts,
-// no network references) from a run's or a sweep's output directory. The page is built in memory
-// and written through a temporary file renamed into place, so bad input leaves nothing behind.
+// no network references) from a run's (a replay's or a fleet's) or a sweep's output directory. The
+// page is built in memory and written through a temporary file renamed into place, so bad input
+// leaves nothing behind.
 #include "commands.hpp"
 
 #include "simulator/logging/logging.hpp"
 
+#include "report/fleet_report.hpp"
 #include "report/report_inputs.hpp"
 #include "report/run_report.hpp"
 #include "report/sweep_report.hpp"
@@ -35,8 +37,14 @@ int cmd_report(const Options& opts)
     return kExitBadInput;
   }
   std::string html;
+  const char* kind = is_run ? "run" : "sweep";
   try {
-    html = is_run ? report::run_report_html(dir) : report::sweep_report_html(dir);
+    const bool is_fleet = is_run && report::is_fleet_dir(dir);
+    if (is_fleet)
+      kind = "fleet";
+    html = is_fleet ? report::fleet_report_html(dir)
+           : is_run ? report::run_report_html(dir)
+                    : report::sweep_report_html(dir);
   } catch (const report::InputError& e) {
     std::cerr << e.what() << "\n";
     return kExitBadInput;
@@ -49,10 +57,9 @@ int cmd_report(const Options& opts)
     std::cerr << "fleetsim: error: " << err << "\n";
     return kExitFailure;
   }
-  FLEETSIM_LOG(Report, info, "{} report of {}: {} ({} bytes)", is_run ? "run" : "sweep", dir, out.string(),
-               html.size());
+  FLEETSIM_LOG(Report, info, "{} report of {}: {} ({} bytes)", kind, dir, out.string(), html.size());
   if (!opts.quiet)
-    std::cout << (is_run ? "run" : "sweep") << " report: " << out.string() << "\n";
+    std::cout << kind << " report: " << out.string() << "\n";
   return kExitOk;
 }
 

@@ -21,6 +21,23 @@ std::vector<std::string> split(const std::string& line)
   }
 }
 
+// The value at a dotted path, or nullptr when a step is missing.
+const nlohmann::ordered_json* find_path(const nlohmann::ordered_json& j, const std::string& path)
+{
+  const nlohmann::ordered_json* at = &j;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t dot = path.find('.', start);
+    const std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!at->is_object() || !at->contains(key))
+      return nullptr;
+    at = &(*at)[key];
+    if (dot == std::string::npos)
+      return at;
+    start = dot + 1;
+  }
+}
+
 }  // namespace
 
 std::string read_text(const std::string& path)
@@ -107,6 +124,20 @@ double json_number(const nlohmann::ordered_json& j, const std::string& key, cons
   if (!j.is_object() || !j.contains(key) || !j[key].is_number())
     throw InputError(what + ": error: '" + key + "' is missing or not a number");
   return j[key].get<double>();
+}
+
+double json_number_at(const nlohmann::ordered_json& j, const std::string& path, const std::string& what)
+{
+  const nlohmann::ordered_json* v = find_path(j, path);
+  if (v == nullptr || !v->is_number())
+    throw InputError(what + ": error: '" + path + "' is missing or not a number");
+  return v->get<double>();
+}
+
+std::string json_string_at(const nlohmann::ordered_json& j, const std::string& path, const std::string& fallback)
+{
+  const nlohmann::ordered_json* v = find_path(j, path);
+  return v != nullptr && v->is_string() ? v->get<std::string>() : fallback;
 }
 
 std::vector<std::pair<std::string, double>> json_numbers(const nlohmann::ordered_json& j, const std::string& key,

@@ -48,6 +48,12 @@ private:
 [[nodiscard]] nlohmann::ordered_json read_json(const std::string& path);
 /// j[key] as a number; throws InputError naming `what` (the file) when absent or not a number.
 [[nodiscard]] double json_number(const nlohmann::ordered_json& j, const std::string& key, const std::string& what);
+/// The number at a dotted path ("wait_s.p99": j["wait_s"]["p99"]); throws InputError naming the
+/// path and `what` when a step is absent or the value is not a number.
+[[nodiscard]] double json_number_at(const nlohmann::ordered_json& j, const std::string& path, const std::string& what);
+/// The string at a dotted path; `fallback` when it is absent or not a string.
+[[nodiscard]] std::string json_string_at(const nlohmann::ordered_json& j, const std::string& path,
+                                         const std::string& fallback);
 /// j[key] as an object of numbers (name -> value, file order); throws InputError.
 [[nodiscard]] std::vector<std::pair<std::string, double>> json_numbers(const nlohmann::ordered_json& j,
                                                                        const std::string& key, const std::string& what);

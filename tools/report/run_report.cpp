@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 
 namespace fleetsim::report {
@@ -30,20 +29,6 @@ const std::vector<std::string>& known_states()
     return names;
   }();
   return s;
-}
-
-std::string percent(double v, int decimals = 1)
-{
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*f%%", decimals, 100 * v);
-  return buf;
-}
-
-std::string fixed(double v, int decimals)
-{
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
 }
 
 struct RunData {

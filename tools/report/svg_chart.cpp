@@ -87,6 +87,24 @@ std::string format_tick(double v, double step)
   return printf_f(v / scale, std::clamp(decimals, 0, 9)) + suffix;
 }
 
+std::string fixed(double v, int decimals) { return printf_f(v, decimals); }
+
+std::string percent(double v, int decimals) { return printf_f(100 * v, decimals) + "%"; }
+
+std::string grouped(double v, int decimals)
+{
+  const std::string s = printf_f(v, decimals);
+  const std::size_t begin = s[0] == '-' ? 1 : 0;
+  const std::size_t end = std::min(s.find('.'), s.size());
+  std::string out = s.substr(0, begin);
+  for (std::size_t i = begin; i < end; ++i) {
+    if (i > begin && (end - i) % 3 == 0)
+      out += ',';
+    out += s[i];
+  }
+  return out + s.substr(end);
+}
+
 double nice_step(double span, int target)
 {
   if (!(span > 0) || !std::isfinite(span))
@@ -202,6 +220,15 @@ std::vector<XY> downsample_min_max(const std::vector<XY>& pts, double x0, double
 }
 
 std::string px(double v) { return printf_f(v, 1); }
+
+std::vector<Tick> labelled_ticks(const std::vector<double>& values)
+{
+  const double step = values.size() > 1 ? values[1] - values[0] : 1;
+  std::vector<Tick> out;
+  for (double v : values)
+    out.push_back({v, format_tick(v, step)});
+  return out;
+}
 
 void append(std::string& out, std::initializer_list<std::string_view> parts)
 {

@@ -19,6 +19,12 @@ namespace fleetsim::report {
 [[nodiscard]] std::string format_number(double v, int significant = 4);
 /// A tick label: as many decimals as `step` needs; SI suffixes from 1e4.
 [[nodiscard]] std::string format_tick(double v, double step);
+/// `v` with `decimals` decimals (no "-0").
+[[nodiscard]] std::string fixed(double v, int decimals);
+/// A fraction as a percentage: percent(0.1234) is "12.3%".
+[[nodiscard]] std::string percent(double v, int decimals = 1);
+/// `v` with `decimals` decimals and commas between thousands: grouped(11496577.3) is "11,496,577".
+[[nodiscard]] std::string grouped(double v, int decimals = 0);
 
 /// A round step (1, 2 or 5 times a power of ten) that splits `span` into about `target` parts.
 [[nodiscard]] double nice_step(double span, int target);
@@ -77,6 +83,8 @@ struct Tick {
   double value = 0;
   std::string label;
 };
+/// `values` (evenly spaced, as nice_ticks gives them) labelled by format_tick with their spacing.
+[[nodiscard]] std::vector<Tick> labelled_ticks(const std::vector<double>& values);
 
 /// One plot area inside an SVG canvas: margins hold the axes' labels and titles.
 class Plot {

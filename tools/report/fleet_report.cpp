@@ -1,0 +1,190 @@
+#include "fleet_report.hpp"
+
+#include "fleet_charts.hpp"
+#include "fleet_data.hpp"
+#include "html_page.hpp"
+#include "report_inputs.hpp"
+#include "run_report.hpp"
+#include "svg_chart.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fleetsim::report {
+namespace {
+
+constexpr std::size_t kTopJobs = 20;
+constexpr const char* kFailureColor = "#d84315";  // the run page's colour for failure causes
+
+std::string count(const FleetData& d, const std::string& path)
+{
+  return grouped(json_number_at(d.summary, path, d.summary_name));
+}
+
+std::string wait_figure(const WaitStats& w, double v) { return w.empty() ? "-" : format_duration(v); }
+
+std::string header_html(const FleetData& d)
+{
+  const auto& j = d.summary;
+  const std::string& f = d.summary_name;
+  const std::string scenario = json_string_at(j, "scenario", "?");
+  const std::vector<std::pair<std::string, std::string>> figs = {
+      {"scenario", scenario},
+      {"seed", fixed(json_number_at(j, "seed", f), 0)},
+      {"cluster GPUs", grouped(d.gpus)},
+      {"days", fixed(json_number_at(j, "window_days", f), 1)},
+      {"jobs declared", count(d, "jobs.declared")},
+      {"finished", count(d, "jobs.finished")},
+      {"running at end", count(d, "jobs.running_at_end")},
+      {"waiting at end", count(d, "jobs.waiting_at_end")},
+      {"allocated utilisation", percent(json_number_at(j, "utilisation.allocated", f))},
+      {"productive utilisation", percent(json_number_at(j, "utilisation.productive", f))},
+      {"goodput GPU-hours", grouped(json_number_at(j, "goodput_gpu_hours", f))},
+      {"wait mean", wait_figure(d.wait, d.wait.mean)},
+      {"wait p50", wait_figure(d.wait, d.wait.p50)},
+      {"wait p99", wait_figure(d.wait, d.wait.p99)},
+      {"interruptions", count(d, "interruptions")},
+      {"failures on idle nodes", count(d, "failures_on_idle_nodes")},
+      {"preemptions", count(d, "preemptions")},
+      {"scheduler", json_string_at(j, "scheduler.policy", "?")},
+      {"placement", json_string_at(j, "scheduler.placement", "?")},
+      {"preemption", json_string_at(j, "scheduler.preemption", "?")},
+  };
+  return "<h1>fleetsim fleet report: " + html_escape(scenario) +
+         "</h1>\n<p class=\"note\">A fleet run: " + count(d, "jobs.declared") + " jobs sharing " + grouped(d.gpus) +
+         " GPUs (" + count(d, "cluster.nodes") + " nodes, " + count(d, "cluster.spare_nodes") +
+         " of them spares). Every figure below is read from summary.json, jobs.csv and timeline.csv in this "
+         "directory.</p>\n" +
+         figures(figs);
+}
+
+std::string cause_color(const std::string& cause)
+{
+  if (cause == "checkpoint")
+    return state_color("checkpoint", 0);
+  if (cause == "startup")
+    return state_color("reload", 0);
+  if (cause == "preemption")
+    return state_color("planned", 0);
+  return kFailureColor;
+}
+
+std::string lost_bars(std::vector<std::pair<std::string, double>> lost, double total)
+{
+  std::stable_sort(lost.begin(), lost.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  double hi = 0;
+  for (const auto& [c, h] : lost)
+    hi = std::max(hi, h);
+  Plot p(720, 30 + 18 * static_cast<double>(lost.size()) + 36, 210, 120, 10, 36);
+  const Domain x = nice_domain(0, hi, 5);
+  p.set_scales(Scale::linear(0, x.hi, p.left(), p.right()), Scale::categorical(lost.size(), p.top(), p.bottom()));
+  p.axes(labelled_ticks(nice_ticks(0, x.hi, 5)), {}, "GPU-hours lost", "");
+  for (std::size_t i = 0; i < lost.size(); ++i) {
+    const auto& [cause, h] = lost[i];
+    const double yc = p.y(static_cast<double>(i));
+    const std::string share = total > 0 ? percent(h / total) : "-";
+    p.text_px(p.left() - 6, yc + 4, cause, "end");
+    p.rect_px(p.left(), yc - 6, std::max(p.x(h) - p.left(), 0.5), 12, cause_color(cause),
+              cause + ": " + grouped(h, 1) + " GPU-hours, " + share + " of the lost");
+    p.text_px(p.x(h) + 4, yc + 4, grouped(h) + " (" + share + ")");
+  }
+  return p.svg("lost GPU-hours by cause");
+}
+
+std::string lost_section(const FleetData& d)
+{
+  const std::string& f = d.summary_name;
+  const double capacity = json_number_at(d.summary, "gpu_hours.capacity", f);
+  const double allocated = json_number_at(d.summary, "gpu_hours.allocated", f);
+  const double productive = json_number_at(d.summary, "gpu_hours.productive", f);
+  const double lost = json_number_at(d.summary, "gpu_hours.lost", f);
+  const auto causes = json_numbers(d.summary.contains("gpu_hours") ? d.summary["gpu_hours"] : nlohmann::ordered_json(),
+                                   "lost_by_cause", f + " gpu_hours");
+  std::vector<std::pair<std::string, double>> nonzero;
+  double sum = 0;
+  for (const auto& [c, h] : causes) {
+    sum += h;
+    if (h > 0)
+      nonzero.emplace_back(c, h);
+  }
+  auto share = [&](double v) { return capacity > 0 ? percent(v / capacity) : "-"; };
+  const std::string table_html = table(
+      {"GPU-hours", "", "of capacity"},
+      {{"capacity (GPUs x window)", grouped(capacity, 1), "100.0%"},
+       {"allocated to jobs", grouped(allocated, 1), share(allocated)},
+       {Cell("productive", state_color("productive", 0)), grouped(productive, 1), share(productive)},
+       {Cell("lost", kFailureColor), grouped(lost, 1), share(lost)},
+       {"not allocated", grouped(capacity - allocated, 1), share(capacity - allocated)}});
+  // summary.json rounds each figure to 0.001 GPU-hours, and each of the causes too.
+  const double tolerance = 0.001 * static_cast<double>(causes.size() + 3);
+  const double gap = allocated - productive - lost;
+  std::string check = "Lost (" + grouped(lost, 1) + ") is allocated − productive (" +
+                      grouped(allocated - productive, 1) + ")";
+  check += std::fabs(gap) <= tolerance ? ", to within summary.json's rounding"
+                                       : ", but it is off by " + grouped(gap, 3) + " GPU-hours: the files disagree";
+  check += std::fabs(sum - lost) <= tolerance ? "; the causes below add up to it."
+                                              : "; the causes below add up to " + grouped(sum, 3) + ", not to it.";
+  const std::string bars = nonzero.empty() ? "<p class=\"note\">No GPU-hour was lost.</p>\n" : lost_bars(nonzero, lost);
+  return "<p class=\"note\">Every GPU-hour a job holds is productive or lost to exactly one cause: checkpoint "
+         "stalls, each job's start-up, preemption, or a failure cause (detection, the work since the last "
+         "checkpoint and the restart). " +
+         html_escape(check) + " Causes that lost nothing are left out.</p>\n<div class=\"row\"><div>" + table_html +
+         "</div><div>" + bars + "</div></div>\n";
+}
+
+std::string top_jobs_section(const FleetData& d)
+{
+  std::vector<std::vector<Cell>> rows;
+  for (const FleetJobRow& j : d.top)
+    rows.push_back({j.id, grouped(j.gpus), j.state, grouped(j.interruptions), grouped(j.allocated, 1),
+                    grouped(j.productive, 1), grouped(j.lost_checkpoint, 1), grouped(j.lost_startup, 1),
+                    grouped(j.lost_preemption, 1), grouped(j.lost_failures, 1), grouped(j.lost(), 1),
+                    j.ettr ? fixed(*j.ettr, 4) : "-"});
+  return "<p class=\"note\">The " + std::to_string(d.top.size()) + " of " + grouped(static_cast<double>(d.jobs)) +
+         " jobs in jobs.csv with the most lost GPU-hours (ties in file order). GPU-hours throughout; ETTR is the "
+         "job's productive time over its time in the system, submission to end (or to the end of the window).</p>\n" +
+         table({"job", "GPUs", "state", "interruptions", "allocated", "productive", "lost: checkpoint", "start-up",
+                "preemption", "failures", "lost total", "ETTR"},
+               rows);
+}
+
+std::string more_section(const FleetData& d)
+{
+  const auto& j = d.summary;
+  const std::string& f = d.summary_name;
+  std::vector<std::vector<Cell>> rows = {
+      {"failures (nodes struck)", count(d, "failures")},
+      {"requeues (jobs put back in the queue)", count(d, "requeues")},
+      {"in-place recoveries (a spare replaced the node)", count(d, "in_place_recoveries")},
+      {"repairs finished", count(d, "repairs")},
+      {"jobs too large for the cluster (left out)", count(d, "jobs.too_large_for_the_cluster")},
+      {"mean racks spanned by a multi-node job", fixed(json_number_at(j, "racks_spanned_mean", f), 2)},
+      {"idle GPU-hours while jobs waited",
+       grouped(json_number_at(j, "fragmentation.idle_gpu_hours_while_jobs_wait", f), 1)},
+      {"the same, as a share of capacity", percent(json_number_at(j, "fragmentation.fraction_of_capacity", f), 2)},
+  };
+  if (json_number_at(j, "bounded_slowdown.count", f) > 0)
+    for (const char* q : {"p50", "p99", "max"})
+      rows.push_back({std::string("bounded slowdown ") + q + " (finished jobs)",
+                      fixed(json_number_at(j, std::string("bounded_slowdown.") + q, f), 2)});
+  return table({"figure", "value"}, rows);
+}
+
+}  // namespace
+
+bool is_fleet_dir(const std::string& dir) { return is_fleet_summary(read_json(dir + "/summary.json")); }
+
+std::string fleet_report_html(const std::string& dir)
+{
+  const FleetData d = load_fleet_data(dir, kTopJobs);
+  std::string body = header_html(d);
+  body += "<h2>Utilisation over time</h2>\n" + utilisation_section(d);
+  body += "<h2>Wait time by job size</h2>\n" + wait_by_size_section(d);
+  body += "<h2>Wait-time distribution</h2>\n" + wait_cdf_section(d);
+  body += "<h2>Lost GPU-hours by cause</h2>\n" + lost_section(d);
+  body += "<h2>Jobs that lost the most GPU-hours</h2>\n" + top_jobs_section(d);
+  body += "<h2>More figures</h2>\n" + more_section(d);
+  return html_page("fleetsim report: " + json_string_at(d.summary, "scenario", "fleet"), body);
+}
+
+}  // namespace fleetsim::report
