@@ -281,31 +281,27 @@ bool Cluster::Projection::fits(long gpus) const
 
 void Cluster::Projection::take(long gpus)
 {
+  // Counts only: which node is taken does not matter to fits(), and no give() follows a take().
+  taken_ = true;
   if (gpus <= 0)
     return;
-  auto take_on = [&](int from, int g) {
-    for (size_t i = 0; i < free_.size(); ++i)
-      if (free_[i] == from) {
-        free_[i] = static_cast<std::int8_t>(from - g);
-        --by_free_[static_cast<size_t>(from)];
-        ++by_free_[static_cast<size_t>(from - g)];
-        return;
-      }
-  };
   if (gpus <= gpn_) {
     for (int f = static_cast<int>(gpus); f <= gpn_; ++f)
       if (by_free_[static_cast<size_t>(f)] > 0) {
-        take_on(f, static_cast<int>(gpus));
+        --by_free_[static_cast<size_t>(f)];
+        ++by_free_[static_cast<size_t>(f - gpus)];
         return;
       }
     return;
   }
-  for (long k = (gpus + gpn_ - 1) / gpn_; k > 0; --k)
-    take_on(gpn_, gpn_);
+  const long whole = (gpus + gpn_ - 1) / gpn_;
+  by_free_[static_cast<size_t>(gpn_)] -= std::min(whole, by_free_[static_cast<size_t>(gpn_)]);
+  by_free_[0] += whole;
 }
 
 void Cluster::Projection::give(const Placement& p)
 {
+  check_invariant(!taken_, "a projection gives back before it takes", [] { return std::string("give after take"); });
   for (const auto& [node, g] : p.parts) {
     auto& f = free_[static_cast<size_t>(node)];
     if (f < 0)

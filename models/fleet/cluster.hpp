@@ -78,11 +78,12 @@ public:
   [[nodiscard]] long down_gpus() const { return down_nodes_ * gpn_; }
 
   /// A cheap copy of the free capacity for a scheduler's look-ahead (EASY backfill's shadow time):
-  /// per-node free GPUs of schedulable nodes, with count-based fits (no topology).
+  /// per-node free GPUs of schedulable nodes, with count-based fits (no topology). Running jobs'
+  /// placements are given back first, then jobs are taken (by counts only): no give after a take.
   class Projection {
   public:
     [[nodiscard]] bool fits(long gpus) const;
-    void take(long gpus);  // best fit, as Cluster::place
+    void take(long gpus);  // best fit, as Cluster::place, by counts
     void give(const Placement& p);
 
   private:
@@ -90,6 +91,7 @@ public:
     int gpn_ = 8;
     std::vector<std::int8_t> free_;  // -1: not schedulable
     std::vector<long> by_free_;      // number of nodes with each free count (0..gpn)
+    bool taken_ = false;
   };
   [[nodiscard]] Projection projection() const;
 

@@ -59,14 +59,25 @@ constexpr std::array<double, 8> kTailDen = {1.0,
 /// so that the quantile functions never see 0 or 1.
 double open_uniform(RandomStream& stream) { return (static_cast<double>(stream.next() >> 12) + 0.5) * 0x1.0p-52; }
 
-double draw_duration(const GeneratorSpec& spec, RandomStream& stream)
+// A run time; `z_gpus` is the normal score of the job's gang-size draw (the copula's other half).
+double draw_duration(const GeneratorSpec& spec, RandomStream& stream, double z_gpus)
 {
   const double u = open_uniform(stream);
+  const double rho = spec.size_duration_correlation;
   double x = 0;
-  if (spec.duration == DurationLaw::Lognormal)
-    x = spec.median.si() * std::exp(spec.sigma * normal_quantile(u));
-  else
-    x = spec.scale.si() * std::pow(-std::log(u), 1.0 / spec.shape);
+  if (rho == 0) {
+    if (spec.duration == DurationLaw::Lognormal)
+      x = spec.median.si() * std::exp(spec.sigma * normal_quantile(u));
+    else
+      x = spec.scale.si() * std::pow(-std::log(u), 1.0 / spec.shape);
+  } else {
+    // Increasing in z, so that a larger gang runs longer.
+    const double z = rho * z_gpus + std::sqrt(1 - rho * rho) * normal_quantile(u);
+    if (spec.duration == DurationLaw::Lognormal)
+      x = spec.median.si() * std::exp(spec.sigma * z);
+    else
+      x = spec.scale.si() * std::pow(-std::log(normal_cdf(-z)), 1.0 / spec.shape);
+  }
   return spec.max_duration.si() > 0 ? std::min(x, spec.max_duration.si()) : x;
 }
 
@@ -85,9 +96,11 @@ std::vector<double> cumulative(const std::vector<GpuWeight>& gpus)
   return cdf;
 }
 
-long draw_gpus(const std::vector<GpuWeight>& gpus, const std::vector<double>& cdf, RandomStream& stream)
+// A gang size, and the normal score of its uniform draw (for the copula) in `z`.
+long draw_gpus(const std::vector<GpuWeight>& gpus, const std::vector<double>& cdf, RandomStream& stream, double& z)
 {
   const double u = stream.uniform();  // [0, 1): upper_bound never passes the last entry (1)
+  z = normal_quantile(std::max(u, 0x1.0p-53));
   const auto i = static_cast<size_t>(std::upper_bound(cdf.begin(), cdf.end(), u) - cdf.begin());
   return gpus[std::min(i, gpus.size() - 1)].gpus;
 }
@@ -171,6 +184,8 @@ void validate_durations(const GeneratorSpec& spec, std::vector<std::string>& err
   }
   if (!non_negative(spec.max_duration.si()))
     errors.emplace_back("duration: the maximum duration must be >= 0 (0: no cap)");
+  if (!(spec.size_duration_correlation >= 0 && spec.size_duration_correlation < 1))
+    errors.emplace_back("size_duration_correlation must be in [0, 1)");
 }
 
 double arrival_rate(const GeneratorSpec& spec)
@@ -213,6 +228,40 @@ double lognormal_capped_mean(units::Seconds median, double sigma, units::Seconds
   // E[X; X < c] + c P(X >= c), E[X; X < c] = mean * Phi((ln c - mu - sigma^2) / sigma).
   const double z = (std::log(cap.si()) - mu) / sigma;
   return mean * normal_cdf(z - sigma) + cap.si() * (1 - normal_cdf(z));
+}
+
+double expected_gpu_seconds(const GeneratorSpec& spec)
+{
+  // Over each gang size's band of normal scores (Phi^-1 of its cumulative probabilities), the run
+  // time given the score z is lognormal with median m exp(sigma rho z) and sigma sqrt(1 - rho^2):
+  // its capped mean is closed-form; the band is integrated by Simpson's rule in z.
+  const auto cdf = cumulative(spec.gpus);
+  const double rho = spec.size_duration_correlation;
+  const double sigma_given_z = spec.sigma * std::sqrt(1 - rho * rho);
+  constexpr double kTail = 8.5;  // |z| beyond this carries < 1e-16 of the mass
+  constexpr int kSteps = 400;    // per band, even
+  double total = 0;
+  double lo = -kTail;
+  for (size_t k = 0; k < spec.gpus.size(); ++k) {
+    const double p = cdf[k];
+    const double hi = k + 1 == spec.gpus.size()
+                          ? kTail
+                          : std::clamp(normal_quantile(std::clamp(p, 1e-300, 1 - 1e-16)), -kTail, kTail);
+    if (hi > lo) {
+      const double h = (hi - lo) / kSteps;
+      double band = 0;
+      for (int i = 0; i <= kSteps; ++i) {
+        const double z = lo + i * h;
+        const double w = (i == 0 || i == kSteps) ? 1 : (i % 2 ? 4 : 2);
+        const double phi = std::exp(-z * z / 2) / std::sqrt(2 * M_PI);
+        const units::Seconds median(spec.median.si() * std::exp(spec.sigma * rho * z));
+        band += w * phi * lognormal_capped_mean(median, sigma_given_z, spec.max_duration);
+      }
+      total += static_cast<double>(spec.gpus[k].gpus) * band * h / 3;
+    }
+    lo = std::max(lo, hi);
+  }
+  return total;
 }
 
 double discrete_mean(const std::vector<GpuWeight>& gpus)
@@ -293,8 +342,9 @@ Workload generate(const GeneratorSpec& spec, std::uint64_t seed)
     JobSpec job = spec.defaults;
     job.id = job_id(static_cast<long>(jobs.size()) + 1);
     job.submit = t;
-    job.gpus = draw_gpus(spec.gpus, cdf, gpu_stream);
-    job.work = draw_duration(spec, duration_stream);
+    double z_gpus = 0;
+    job.gpus = draw_gpus(spec.gpus, cdf, gpu_stream, z_gpus);
+    job.work = draw_duration(spec, duration_stream, z_gpus);
     job.origin = "generator";
     jobs.push_back(std::move(job));
   }

@@ -69,7 +69,12 @@ struct GeneratorSpec {
   double shape = 1;                // weibull: k
   units::Seconds scale{3600};      // weibull: lambda
   units::Seconds max_duration{0};  // a longer draw is cut to this (0: no cap)
-  JobSpec defaults;                // checkpoint, restart, priority, recovery... of every generated job
+  // Gang size and run time are joined by a Gaussian copula of this correlation, in [0, 1): a job's
+  // run-time draw is corr z_gpus + sqrt(1 - corr^2) z, with z_gpus the normal score of its gang-size
+  // draw. Each law stays as it is (the marginals do not change); only large jobs run longer. 0:
+  // independent draws.
+  double size_duration_correlation = 0;
+  JobSpec defaults;  // checkpoint, restart, priority, recovery... of every generated job
 };
 
 /// What is wrong with a spec (lower-case messages naming the field); empty when it can be generated.
@@ -84,6 +89,9 @@ struct GeneratorSpec {
 [[nodiscard]] double normal_quantile(double p);
 /// The standard normal distribution function.
 [[nodiscard]] double normal_cdf(double x);
+/// E[gpus x min(duration, cap)] per job of a lognormal-duration spec with its copula correlation,
+/// by quadrature over the gang-size draw's normal score (the GPU time a generated job carries).
+[[nodiscard]] double expected_gpu_seconds(const GeneratorSpec& spec);
 /// E[min(X, cap)] for X lognormal with that median and sigma; cap <= 0 means no cap.
 [[nodiscard]] double lognormal_capped_mean(units::Seconds median, double sigma, units::Seconds cap);
 /// Mean, median (smallest gpus with cumulative probability >= 1/2) and largest gpus with a

@@ -374,6 +374,10 @@ std::vector<ParamSpec> build_table()
       quantity("workload.generator.scale", T, std::nullopt, "weibull: scale"),
       quantity("workload.generator.max_duration", T, std::nullopt, "longer run times are cut to this (0: no cap)", 0.0,
                false),
+      real("workload.generator.size_duration_correlation", std::nullopt,
+           "the Gaussian copula's correlation between gang size and run time (large jobs run longer); 0: "
+           "independent draws",
+           0.0, false, 0.999),
       registered_choice("scheduler.policy", "easy_backfill",
                         "fleet scheduling policy (models/fleet/scheduling_policy.hpp: the registry)",
                         models::fleet::scheduling_policy_names),

@@ -197,6 +197,8 @@ void read_generator(Reader& r, Scenario& s)
     spec.scale = units::Seconds(r.number(g + "scale"));
   if (r.has(g + "max_duration"))
     spec.max_duration = units::Seconds(r.number(g + "max_duration"));
+  if (r.has(g + "size_duration_correlation"))
+    spec.size_duration_correlation = r.number(g + "size_duration_correlation");
   spec.defaults = job_defaults(r);
   for (const std::string& problem : mf::validate(spec))
     r.error_at_first_given({g + "jobs", g + "window", g + "arrivals_per_day", g + "gpus", g + "median", g + "preset"},

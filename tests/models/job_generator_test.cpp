@@ -255,6 +255,47 @@ TEST(JobGenerator, SamplesTheKalosPresetWithinAFewPercentOfItsTargets)
   EXPECT_NEAR(mean_gap * spec.rate, 1.0, 0.01);
 }
 
+TEST(JobGenerator, TheCopulaMakesLargeJobsRunLongerAndCarryTheTracesGpuTime)
+{
+  auto spec = *generator_preset("kalos");
+  const auto fit = generator_preset_fit("kalos");
+  const double target = fit->row("gpu_time.mean")->target;
+  EXPECT_NEAR(target, 267904.76, 0.01);  // (1,667,685,146 + 3,239,202,064 + 426,292,851) / 19,907 GPU s
+  // Independent draws: the quadrature gives the product of the means.
+  GeneratorSpec independent = spec;
+  independent.size_duration_correlation = 0;
+  EXPECT_NEAR(expected_gpu_seconds(independent) /
+                  (discrete_mean(spec.gpus) * lognormal_capped_mean(spec.median, spec.sigma, spec.max_duration)),
+              1.0, 1e-6);
+  EXPECT_NEAR(expected_gpu_seconds(spec) / target, 1.0, 1e-9);
+  EXPECT_GT(spec.size_duration_correlation, 0.3);
+  spec.jobs = 400000;
+  spec.rate = 1;
+  const auto jobs = generate(spec, 3);
+  double gpu_seconds = 0;
+  std::vector<double> small, large;
+  for (const auto& j : jobs) {
+    gpu_seconds += static_cast<double>(j.gpus) * j.work;
+    if (j.gpus == 1)
+      small.push_back(j.work);
+    else if (j.gpus >= 256)
+      large.push_back(j.work);
+  }
+  // The heavy tail makes the sample mean noisy (one 1,024-GPU job of a week is 1.6 % of it).
+  EXPECT_NEAR(gpu_seconds / static_cast<double>(jobs.size()) / target, 1.0, 0.1);
+  EXPECT_GT(quantile(large, 0.5), 10 * quantile(small, 0.5));
+  // The marginals do not move.
+  EXPECT_NEAR(summarize(works(jobs)).mean / 1259.689, 1.0, 0.05);
+  EXPECT_NEAR(quantile(works(jobs), 0.5) / 124.0, 1.0, 0.02);
+  independent.jobs = 400000;
+  independent.rate = 1;
+  const auto flat = generate(independent, 3);
+  double flat_gpu_seconds = 0;
+  for (const auto& j : flat)
+    flat_gpu_seconds += static_cast<double>(j.gpus) * j.work;
+  EXPECT_LT(flat_gpu_seconds, gpu_seconds / 4);
+}
+
 TEST(JobGenerator, RoundTripsAGeneratedWorkloadThroughTheAcmeTraceLayout)
 {
   auto spec = *generator_preset("kalos");
