@@ -68,4 +68,10 @@ std::string component_label(Scope scope, long index)
   return std::string(scope_name(scope)) + ":" + std::to_string(index);
 }
 
+double repair_duration(double mean, bool exponential, RandomStream& draws)
+{
+  const double d = exponential ? draws.exponential(1.0 / mean) : mean;
+  return mean > 0 && d > 0 ? d : 0;
+}
+
 }  // namespace fleetsim::models

@@ -2,12 +2,17 @@
 // Small run-level rules the actors follow, kept here so that no formula lives in an actor.
 
 #include "failure_model.hpp"
+#include "random_stream.hpp"
 #include "units.hpp"
 
 namespace fleetsim::models {
 
 /// Steps between checkpoints: the interval rounded to whole steps, at least one.
 [[nodiscard]] long steps_per_checkpoint(units::Seconds interval, units::Seconds step_time);
+
+/// How long one node stays in repair: exponential around `mean` (one draw from `draws`, also when
+/// the mean is 0), or exactly `mean`. 0: the node is replaced at once.
+[[nodiscard]] double repair_duration(double mean, bool exponential, RandomStream& draws);
 
 /// Time of the k-th (0-based) of evenly spaced events at `rate` per second: (k + 1/2) / rate.
 [[nodiscard]] double uniform_arrival_time(long k, double rate);

@@ -134,8 +134,8 @@ void JobScheduler::refresh_speed()
 void JobScheduler::send_to_repair(long node, double mean)
 {
   ++w_.counters.repairs;
-  const double d = w_.scenario.capacity.repair_exponential ? repair_times_.exponential(1.0 / mean) : mean;
-  if (!(mean > 0) || !(d > 0)) {
+  const double d = models::repair_duration(mean, w_.scenario.capacity.repair_exponential, repair_times_);
+  if (!(d > 0)) {
     w_.pool.repaired(node);  // replaced at once
     return;
   }

@@ -132,7 +132,7 @@ private:
         pool_.fail(f.first_node, f.nodes, t, cause.scope.model().own_fault());
         const double mean = cause.repair ? cause.repair->si() : s_.capacity.repair_time.si();
         for (long n : down) {
-          const double d = mean > 0 && s_.capacity.repair_exponential ? repair_times_.exponential(1.0 / mean) : mean;
+          const double d = models::repair_duration(mean, s_.capacity.repair_exponential, repair_times_);
           fleet_.repair_due(n, t + d);
           ++repairs_;
         }
