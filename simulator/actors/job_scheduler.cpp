@@ -1,6 +1,7 @@
 #include "job_scheduler.hpp"
 
-#include "checkpoint_coordinator.hpp"
+#include "simulator/platform/storage_system.hpp"
+#include "storage_channel.hpp"
 
 #include "models/invariant.hpp"
 #include "models/run_plan.hpp"
@@ -163,7 +164,7 @@ bool JobScheduler::strikes_job(const msg::Failure& failure)
     // The storage service is down for the cause's repair time: the job's I/O fails, and no
     // checkpoint can be read until it is back (host-memory snapshots do not need it).
     const double back = now() + cause.repair.value_or(w_.scenario.capacity.repair_time).si();
-    w_.storage.storage_back = std::max(w_.storage.storage_back, back);
+    w_.storage_system.back_at = std::max(w_.storage_system.back_at, back);
     return true;
   }
   const bool own_fault = scope.own_fault();

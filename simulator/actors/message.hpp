@@ -76,15 +76,16 @@ struct Retime {  // the step time changed (read it from the shape)
 };
 
 // ---- storage ----
-struct IoDone {  // coordinator -> requester: request `id` completed
+struct IoDone {  // storage channel -> requester: request `id` completed
   long id = 0;
 };
-/// To the checkpoint coordinator: write (a checkpoint) or read (a reload) `bytes`; `done` delivers
-/// the IoDone to the requester's inbox.
+/// To a storage channel: write (a checkpoint) or read (a reload) `bytes` in `files` files (their
+/// opens go to the metadata service); `done` delivers the IoDone to the requester's inbox.
 struct IoRequest {
   long id = 0;
   bool write = true;
   double bytes = 0;
+  double files = 1;
   std::function<void(IoDone)> done;
 };
 

@@ -2,7 +2,8 @@
 // policies is the policy's (models/recovery_policy.hpp).
 #include "job_scheduler.hpp"
 
-#include "checkpoint_coordinator.hpp"
+#include "simulator/platform/storage_system.hpp"
+#include "storage_channel.hpp"
 
 #include "models/run_plan.hpp"
 
@@ -94,14 +95,15 @@ JobScheduler::MaybeFailure JobScheduler::reload_phase()
 {
   if (memory_restore())
     return timed_phase(Phase::Reload, w_.scenario.recovery.memory_reload.si());
-  if (const double back = w_.storage.storage_back; now() < back) {
+  if (const double back = w_.storage_system.back_at; now() < back) {
     // The checkpoints are out of reach until the storage service is back.
     if (auto f = timed_phase(Phase::Waiting, back - now()))
       return f;
   }
   const long id = next_request_++;
   Inbox<SchedulerMessage>& inbox = w_.inbox;
-  w_.storage.requests.post({id, false, w_.checkpoint_bytes, [&inbox](msg::IoDone done) { inbox.post(done); }});
+  w_.storage.requests.post(
+      {id, false, w_.checkpoint_bytes, w_.checkpoint_files, [&inbox](msg::IoDone done) { inbox.post(done); }});
   w_.trace.open(Phase::Reload, now());
   while (true) {
     auto m = w_.inbox.wait(-1);

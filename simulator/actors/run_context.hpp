@@ -18,7 +18,8 @@
 namespace fleetsim::sim {
 
 namespace sg4 = simgrid::s4u;
-class CoordinatorLink;
+class StorageQueue;
+class StorageSystem;
 using models::PolicyCounters;  // models/recovery_policy.hpp
 
 /// The job at a given data-parallel width (the full layout, or fewer replicas after an elastic shrink).
@@ -57,7 +58,8 @@ struct JobWiring {
   double checkpoint_bytes;  // whole-job checkpoint size
   Inbox<JobMessage>& inbox;
   Inbox<SchedulerMessage>& scheduler;
-  CoordinatorLink& storage;
+  StorageQueue& storage;        // the job's checkpoint writes
+  double checkpoint_files = 1;  // files per checkpoint (metadata operations)
 };
 
 /// The job scheduler: the fleet's state, the policy, the trace, and every other actor's inbox.
@@ -71,8 +73,10 @@ struct SchedulerWiring {
   std::uint64_t seed;
   Inbox<SchedulerMessage>& inbox;
   Inbox<JobMessage>& job;
-  Inbox<AlarmRequest>& alarms;  // AlarmClock: delivers a message to the scheduler after its delay
-  CoordinatorLink& storage;
+  Inbox<AlarmRequest>& alarms;    // AlarmClock: delivers a message to the scheduler after its delay
+  StorageQueue& storage;          // the job's reloads
+  StorageSystem& storage_system;  // its outages
+  double checkpoint_files = 1;
 };
 
 }  // namespace fleetsim::sim

@@ -1,6 +1,6 @@
 #include "training_job.hpp"
 
-#include "checkpoint_coordinator.hpp"
+#include "storage_channel.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -163,7 +163,8 @@ TrainingJob::Outcome TrainingJob::checkpoint(long epoch)
   // ... the transfer is the storage service's.
   const long request = next_request_++;
   Inbox<JobMessage>& inbox = w_.inbox;
-  w_.storage.requests.post({request, true, w_.checkpoint_bytes, [&inbox](msg::IoDone done) { inbox.post(done); }});
+  w_.storage.requests.post(
+      {request, true, w_.checkpoint_bytes, w_.checkpoint_files, [&inbox](msg::IoDone done) { inbox.post(done); }});
   while (true) {
     auto m = w_.inbox.wait(-1);
     if (const auto* done = std::get_if<msg::IoDone>(&*m); done != nullptr && done->id == request) {

@@ -1,18 +1,19 @@
 #include "platform_builder.hpp"
 
+#include "storage_system.hpp"
+
 namespace fleetsim::sim {
 
 namespace sg4 = simgrid::s4u;
 
-Platform build_platform(const scenario::Scenario& s)
+Platform build_platform(const scenario::Scenario& s, const std::vector<StorageClient>& clients)
 {
   Platform p;
   auto* zone = sg4::create_full_zone("fleet");
   p.control = zone->create_host("control", 1e9)->seal();
-  p.storage = zone->create_host("storage", 1e9)->seal();
-  p.checkpoint_store = p.storage->create_disk("checkpoint-store", s.storage.read_bandwidth.si(),
-                                              s.storage.write_bandwidth.si());
-  p.checkpoint_store->seal();
+  p.storage = std::make_shared<StorageSystem>(zone, s.storage);
+  for (const StorageClient& c : clients)
+    p.storage->add_client(c.name, c.nodes);
   zone->seal();
   return p;
 }

@@ -1,32 +1,43 @@
 #pragma once
 // The run-level platform. At this resolution the fleet is not a set of 16,384 hosts: failures pick
 // a component index, and the step time comes from the step model. What SimGrid resources model is
-// what is shared and contended: the storage service that checkpoints are written to and reloaded
-// from.
+// what is shared and contended: the storage system that checkpoints are written to, reloaded from
+// and training data is read from (storage_system.hpp).
 //
 //    zone "fleet" (full)
-//    +-----------------------+        +-------------------------------+
-//    | host "control"        |        | host "storage"                |
-//    |  scheduler, job,      |  Io    |  disk "checkpoint-store"      |
-//    |  coordinator,         | =====> |  read  = storage.read_bandwidth |
-//    |  injectors, calendar  |        |  write = storage.write_bandwidth|
-//    +-----------------------+        +-------------------------------+
+//    +-----------------------+   +-------------------+        +---------------------------+
+//    | host "control"        |   | host "client-job" | links  | host "storage"            |
+//    |  scheduler, job,      |   |  (one per job:    | =====> |  servers, write/read caps |
+//    |  injectors, calendar, |   |   its nodes' NICs)|        | host "storage-metadata"   |
+//    |  storage channels     |   +-------------------+        +---------------------------+
+//    +-----------------------+
 //
-// Control messages are zero-byte transfers on the control host's loopback (zero latency).
+// Control messages are semaphores between actors: no simulated network.
 
 #include "simulator/scenario/scenario.hpp"
 
 #include <simgrid/s4u.hpp>
 
+#include <memory>
+#include <string>
+#include <vector>
+
 namespace fleetsim::sim {
+
+class StorageSystem;
+
+/// A storage client to build: a job's nodes.
+struct StorageClient {
+  std::string name;
+  long nodes = 1;
+};
 
 struct Platform {
   simgrid::s4u::Host* control = nullptr;
-  simgrid::s4u::Host* storage = nullptr;
-  simgrid::s4u::Disk* checkpoint_store = nullptr;
+  std::shared_ptr<StorageSystem> storage;  // clients in the order given
 };
 
 /// Builds the platform in the current Engine. Call once, after the Engine is configured.
-Platform build_platform(const scenario::Scenario& s);
+Platform build_platform(const scenario::Scenario& s, const std::vector<StorageClient>& clients = {});
 
 }  // namespace fleetsim::sim

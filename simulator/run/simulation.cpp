@@ -3,12 +3,13 @@
 #include "models/failure_model.hpp"
 #include "models/invariant.hpp"
 #include "models/run_plan.hpp"
-#include "simulator/actors/checkpoint_coordinator.hpp"
 #include "simulator/actors/failure_injector.hpp"
 #include "simulator/actors/job_scheduler.hpp"
+#include "simulator/actors/storage_channel.hpp"
 #include "simulator/actors/training_job.hpp"
 #include "simulator/logging/logging.hpp"
 #include "simulator/platform/platform_builder.hpp"
+#include "simulator/platform/storage_system.hpp"
 #include "simulator/run/engine_setup.hpp"
 #include "simulator/run/step_source.hpp"
 
@@ -98,6 +99,18 @@ scenario::Scenario with_fabric_write_rate(const scenario::Scenario& given, const
       step.checkpoint_write_s > bytes / s.storage.write_bandwidth.si() * (1 + 1e-3))
     s.storage.write_bandwidth = units::BytesPerSecond(bytes / step.checkpoint_write_s);
   return s;
+}
+
+// Files per checkpoint, each one metadata operation.
+double checkpoint_files(const scenario::Scenario& s)
+{
+  switch (s.checkpoint.files) {
+    case scenario::CheckpointFiles::PerRank: return static_cast<double>(s.fleet.gpus);
+    case scenario::CheckpointFiles::PerNode:
+      return std::ceil(static_cast<double>(s.fleet.gpus) / s.fleet.gpus_per_node);
+    case scenario::CheckpointFiles::Consolidated: return 1;
+  }
+  return 1;
 }
 
 // A training and a checkpoint segment per interval, a commit, and a dozen records around each
@@ -197,7 +210,8 @@ private:
   Inbox<SchedulerMessage> scheduler_inbox_;
   Inbox<JobMessage> job_inbox_;
   Inbox<AlarmRequest> alarm_inbox_;
-  CoordinatorLink coordinator_link_;
+  StorageQueue writes_;  // the job's checkpoints
+  StorageQueue reads_;   // its reloads
   std::optional<models::InvariantViolation> violation_;
 };
 
@@ -207,14 +221,18 @@ void Replay::start_actors(const Platform& platform, const ProgressFn& progress)
   const double checkpoint_bytes = s_.checkpoint_bytes().si();
   // Each actor gets the few services it uses (run_context.hpp).
   const EventSourceWiring sources{s_, pool_, seed_, horizon, scheduler_inbox_};
+  const double files = checkpoint_files(s_);
   const JobWiring job{trace_,           shape_,     s_.checkpoint.write_overhead.si(),
                       checkpoint_bytes, job_inbox_, scheduler_inbox_,
-                      coordinator_link_};
-  const SchedulerWiring scheduler{s_,    trace_,           pool_,      counters_,    policy_,          checkpoint_bytes,
-                                  seed_, scheduler_inbox_, job_inbox_, alarm_inbox_, coordinator_link_};
+                      writes_,          files};
+  StorageSystem& storage = *platform.storage;
+  const SchedulerWiring scheduler{s_,    trace_,           pool_,      counters_,    policy_, checkpoint_bytes,
+                                  seed_, scheduler_inbox_, job_inbox_, alarm_inbox_, reads_,  storage,
+                                  files};
   daemon(platform, "job-scheduler", JobScheduler(scheduler, shape_, [this](int dp) { return shape_for(dp); }));
   daemon(platform, "training-job", TrainingJob(job));
-  daemon(platform, "checkpoint-coordinator", CheckpointCoordinator(platform.checkpoint_store, coordinator_link_));
+  daemon(platform, "checkpoint-writer", StorageChannel(storage, 0, writes_));
+  daemon(platform, "checkpoint-reader", StorageChannel(storage, 0, reads_));
   daemon(platform, "alarm-clock", AlarmClock(alarm_inbox_, scheduler_inbox_));
   daemon(platform, "slowdowns", SlowdownInjector(sources));
   daemon(platform, "maintenance-calendar", MaintenanceCalendar(sources));
@@ -268,7 +286,8 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed, co
   result.straggler_factor = full.straggler_factor;
 
   auto engine = make_engine();
-  const Platform platform = build_platform(s);
+  const Platform platform = build_platform(
+      s, {{"job", (s.fleet.gpus + s.fleet.gpus_per_node - 1) / s.fleet.gpus_per_node}});
   Replay replay(s, seed, result.step, full, *policy);
   result.lemon_nodes = replay.pool().lemons();
   replay.start_actors(platform, progress);

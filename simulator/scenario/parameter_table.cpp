@@ -192,11 +192,34 @@ std::vector<ParamSpec> build_table()
              "micro_batches: replicas get micro-batches in proportion to their generation's speed",
              {"none", "micro_batches"}),
 
-      quantity("storage.write_bandwidth", BW, "2TB/s", "aggregate checkpoint write bandwidth of the storage service"),
-      quantity("storage.read_bandwidth", BW, "2TB/s", "aggregate checkpoint read bandwidth of the storage service"),
+      quantity("storage.write_bandwidth", BW, "2TB/s",
+               "the storage servers' sustained write bandwidth, shared by every writer"),
+      quantity("storage.read_bandwidth", BW, "2TB/s", "the storage servers' read bandwidth, shared by every reader"),
+      quantity("storage.bandwidth", BW, std::nullopt,
+               "the servers' total throughput, which reads and writes share (default: the larger of the write and "
+               "read bandwidths, so they only contend above it)"),
+      quantity("storage.burst_bandwidth", BW, std::nullopt,
+               "token bucket: the servers' total throughput while burst credit lasts (above storage.bandwidth)"),
+      quantity("storage.burst_bytes", B, std::nullopt,
+               "token bucket: the burst credit, spent at the excess over storage.bandwidth and refilled by its "
+               "shortfall"),
+      quantity("storage.client_bandwidth", BW, std::nullopt,
+               "each node's storage NIC (a job's I/O is limited by the sum over its nodes; default: no limit)"),
+      real("storage.metadata_rate", std::nullopt,
+           "file opens and creates the metadata service serves per second, shared by all clients (default: free)", 0.0,
+           true, std::nullopt),
 
       quantity("checkpoint.interval", T, "30min",
-               "training time between the end of one checkpoint and the start of the next"),
+               "training time between the end of one checkpoint and the start of the next (checkpoint.policy: "
+               "fixed; the other policies compute it)"),
+      choice("checkpoint.policy", "fixed",
+             "how the interval is chosen: fixed (checkpoint.interval), young or daly (from the checkpoint cost and "
+             "the failure model's MTBF), adaptive (Daly's interval at the MTBF estimated from the failures seen so "
+             "far, starting from checkpoint.prior_mtbf)",
+             {"fixed", "young", "daly", "adaptive"}),
+      quantity("checkpoint.prior_mtbf", T, "1d", "adaptive: the prior guess of the job's mean time between failures"),
+      real("checkpoint.prior_weight", "1", "adaptive: how many failures' worth of evidence the prior counts as", 0.0,
+           true, std::nullopt),
       quantity("checkpoint.state_per_gpu", B, "400MB", "checkpoint bytes written per accelerator"),
       quantity("checkpoint.state_total", B, std::nullopt,
                "the model's whole checkpoint (e.g. 14 B/parameter x parameters); when given, each GPU writes "
@@ -204,6 +227,27 @@ std::vector<ParamSpec> build_table()
                "the checkpoint one size"),
       quantity("checkpoint.write_overhead", T, "0s",
                "fixed cost of each checkpoint besides the data transfer (barrier, metadata)", 0.0, false),
+      choice("checkpoint.strategy", "sync",
+             "sync: training pauses for the whole write; async: training pauses for the device-to-host snapshot "
+             "and the write drains to storage in the background; multi_level: snapshots to host memory and peers "
+             "every interval, every checkpoint.remote_every-th one also drained to storage",
+             {"sync", "async", "multi_level"}),
+      quantity("checkpoint.snapshot_bandwidth", BW, "25GB/s",
+               "async, multi_level: device-to-host copy rate per GPU (the training pause is state_per_gpu over it)"),
+      integer("checkpoint.host_buffers", "1",
+              "async: snapshots host memory holds while they drain; a checkpoint due when all are full waits", 1, 64),
+      integer("checkpoint.remote_every", "4", "multi_level: every k-th snapshot also goes to remote storage", 1, 1e6),
+      choice("checkpoint.files", "per_rank",
+             "how a checkpoint is laid out: per_rank (a file per GPU), per_node, or consolidated (one file); each "
+             "file costs one metadata operation (storage.metadata_rate)",
+             {"per_rank", "per_node", "consolidated"}),
+      real("checkpoint.corrupt_probability", "0",
+           "chance that a checkpoint turns out unreadable at restore: the job falls back to the previous one", 0.0,
+           false, 0.999),
+
+      quantity("data.bytes_per_token", B, "0B",
+               "training data read from storage per token (0: data loading is not modelled)", 0.0, false),
+      integer("data.prefetch_steps", "2", "steps of data the loader keeps ahead of training", 0, 1e6),
 
       quantity("recovery.detection", T, "5min", "from a failure to the job being declared failed"),
       quantity("recovery.restart", T, "10min", "rescheduling, process start, communicator init and rendezvous", 0.0,

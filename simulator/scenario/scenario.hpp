@@ -39,15 +39,39 @@ struct FabricShape {
   double torus_hop_latency = 0;     // s
 };
 
+/// The shared storage system (simulator/platform/storage_system.hpp). 0 = not given.
 struct StorageSpec {
   units::BytesPerSecond write_bandwidth{0};
   units::BytesPerSecond read_bandwidth{0};
+  units::BytesPerSecond bandwidth{0};         // servers' total, reads and writes together
+  units::BytesPerSecond burst_bandwidth{0};   // token bucket: the rate while credit lasts
+  units::Bytes burst_bytes{0};                // token bucket: the credit
+  units::BytesPerSecond client_bandwidth{0};  // per node
+  double metadata_rate = 0;                   // file operations per second
 };
+
+enum class CheckpointStrategy { Sync, Async, MultiLevel };
+enum class CheckpointFiles { PerRank, PerNode, Consolidated };
 
 struct CheckpointSpec {
   units::Seconds interval{0};        // training time between checkpoints
   units::Bytes state_per_gpu{0};     // bytes written per accelerator
   units::Seconds write_overhead{0};  // fixed part of each checkpoint
+  std::string policy = "fixed";      // fixed | young | daly | adaptive (models/interval_policy.hpp)
+  units::Seconds prior_mtbf{86400};  // adaptive
+  double prior_weight = 1;           // adaptive
+  CheckpointStrategy strategy = CheckpointStrategy::Sync;
+  units::BytesPerSecond snapshot_bandwidth{0};  // device-to-host, per GPU
+  int host_buffers = 1;
+  int remote_every = 1;  // multi_level
+  CheckpointFiles files = CheckpointFiles::PerRank;
+  double corrupt_probability = 0;
+};
+
+/// Training data read from storage while the job trains.
+struct DataSpec {
+  units::Bytes bytes_per_token{0};  // 0: not modelled
+  int prefetch_steps = 2;
 };
 
 using models::RecoverySpec;  // models/recovery_policy.hpp: the policies read it
@@ -124,6 +148,7 @@ struct Scenario {
   HeterogeneousSpec heterogeneous;
 
   StorageSpec storage;
+  DataSpec data;
   CheckpointSpec checkpoint;
   RecoverySpec recovery;
   CapacitySpec capacity;

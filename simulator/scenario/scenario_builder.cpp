@@ -267,6 +267,52 @@ void check_cross_keys(Reader& r, const Scenario& s)
                            "network.topology rail_optimized needs more than one GPU per node (one rail per GPU)");
 }
 
+// The storage system, the checkpoint strategy and interval, and data loading.
+void read_storage_and_checkpoint(Reader& r, Scenario& s)
+{
+  auto bw = [&r](const char* key) { return units::BytesPerSecond(r.has(key) ? r.number(key) : 0.0); };
+  s.storage.write_bandwidth = bw("storage.write_bandwidth");
+  s.storage.read_bandwidth = bw("storage.read_bandwidth");
+  s.storage.bandwidth = bw("storage.bandwidth");
+  s.storage.burst_bandwidth = bw("storage.burst_bandwidth");
+  s.storage.burst_bytes = units::Bytes(r.has("storage.burst_bytes") ? r.number("storage.burst_bytes") : 0.0);
+  s.storage.client_bandwidth = bw("storage.client_bandwidth");
+  s.storage.metadata_rate = r.has("storage.metadata_rate") ? r.number("storage.metadata_rate") : 0.0;
+  if (s.storage.burst_bandwidth.si() > 0 && s.storage.burst_bytes.si() <= 0)
+    r.error("storage.burst_bandwidth", "'storage.burst_bandwidth' needs 'storage.burst_bytes', the burst credit");
+  if (s.storage.burst_bandwidth.si() > 0 && s.storage.bandwidth.si() <= 0)
+    r.error("storage.burst_bandwidth",
+            "'storage.burst_bandwidth' needs 'storage.bandwidth', the sustained rate it bursts above");
+  if (s.storage.burst_bandwidth.si() > 0 && s.storage.burst_bandwidth.si() <= s.storage.bandwidth.si())
+    r.error("storage.burst_bandwidth", "'storage.burst_bandwidth' must exceed 'storage.bandwidth'");
+
+  CheckpointSpec& c = s.checkpoint;
+  c.interval = units::Seconds(r.number("checkpoint.interval"));
+  c.policy = r.text("checkpoint.policy");
+  c.prior_mtbf = units::Seconds(r.number("checkpoint.prior_mtbf"));
+  c.prior_weight = r.number("checkpoint.prior_weight");
+  c.state_per_gpu = units::Bytes(r.number("checkpoint.state_per_gpu"));
+  // The model's whole checkpoint, when given, fixes each GPU's share at any cluster size.
+  if (r.has("checkpoint.state_total"))
+    c.state_per_gpu = units::Bytes(r.number("checkpoint.state_total") /
+                                   static_cast<double>(std::max<long>(1, s.fleet.gpus)));
+  c.write_overhead = units::Seconds(r.number("checkpoint.write_overhead"));
+  const std::string strategy = r.text("checkpoint.strategy");
+  c.strategy = strategy == "async"         ? CheckpointStrategy::Async
+               : strategy == "multi_level" ? CheckpointStrategy::MultiLevel
+                                           : CheckpointStrategy::Sync;
+  c.snapshot_bandwidth = units::BytesPerSecond(r.number("checkpoint.snapshot_bandwidth"));
+  c.host_buffers = static_cast<int>(r.integer("checkpoint.host_buffers"));
+  c.remote_every = static_cast<int>(r.integer("checkpoint.remote_every"));
+  const std::string files = r.text("checkpoint.files");
+  c.files = files == "per_node"       ? CheckpointFiles::PerNode
+            : files == "consolidated" ? CheckpointFiles::Consolidated
+                                      : CheckpointFiles::PerRank;
+  c.corrupt_probability = r.number("checkpoint.corrupt_probability");
+  s.data.bytes_per_token = units::Bytes(r.number("data.bytes_per_token"));
+  s.data.prefetch_steps = static_cast<int>(r.integer("data.prefetch_steps"));
+}
+
 }  // namespace
 
 Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::string& file, Diagnostics& diags)
@@ -282,15 +328,7 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
   s.accelerator_name = r.text("accelerator.name");
   s.accelerator_power = units::Watts(r.number("accelerator.power"));
   read_step_inputs(r, s);
-  s.storage.write_bandwidth = units::BytesPerSecond(r.number("storage.write_bandwidth"));
-  s.storage.read_bandwidth = units::BytesPerSecond(r.number("storage.read_bandwidth"));
-  s.checkpoint.interval = units::Seconds(r.number("checkpoint.interval"));
-  s.checkpoint.state_per_gpu = units::Bytes(r.number("checkpoint.state_per_gpu"));
-  // The model's whole checkpoint, when given, fixes each GPU's share at any cluster size.
-  if (r.has("checkpoint.state_total"))
-    s.checkpoint.state_per_gpu = units::Bytes(r.number("checkpoint.state_total") /
-                                              static_cast<double>(std::max<long>(1, s.fleet.gpus)));
-  s.checkpoint.write_overhead = units::Seconds(r.number("checkpoint.write_overhead"));
+  read_storage_and_checkpoint(r, s);
   read_recovery_and_capacity(r, s);
   read_causes(r, resolved, s);
   read_stragglers(r, s);

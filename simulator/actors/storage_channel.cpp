@@ -1,0 +1,69 @@
+#include "storage_channel.hpp"
+
+#include "simulator/logging/logging.hpp"
+#include "simulator/platform/storage_system.hpp"
+
+#include <algorithm>
+
+namespace fleetsim::sim {
+
+void StorageQueue::abort(long id)
+{
+  if (active_id_ == id && active_) {
+    active_->cancel();
+    return;
+  }
+  aborted_.push_back(id);
+}
+
+void StorageChannel::operator()() const
+{
+  while (true) {
+    auto m = queue_.requests.wait(-1);
+    if (serve(*m))
+      m->done(msg::IoDone{m->id});
+  }
+}
+
+bool StorageChannel::finish(const sg4::ActivityPtr& a, long id) const
+{
+  queue_.active_id_ = id;
+  queue_.active_ = a;
+  bool completed = true;
+  try {
+    a->wait();
+  } catch (const simgrid::CancelException&) {
+    completed = false;
+  } catch (const simgrid::NetworkFailureException&) {  // how SimGrid reports a cancelled transfer
+    completed = false;
+  }
+  queue_.active_id_ = 0;
+  queue_.active_ = nullptr;
+  return completed;
+}
+
+bool StorageChannel::serve(const msg::IoRequest& request) const
+{
+  auto aborted = [this, &request] {
+    auto it = std::find(queue_.aborted_.begin(), queue_.aborted_.end(), request.id);
+    if (it == queue_.aborted_.end())
+      return false;
+    queue_.aborted_.erase(it);
+    return true;
+  };
+  if (aborted())
+    return false;
+  if (sg4::Engine::get_clock() < storage_.back_at) {
+    // The storage service is out: the transfer starts when it is back (a checkpoint stalls).
+    sg4::this_actor::sleep_until(storage_.back_at);
+    if (aborted())
+      return false;
+  }
+  if (sg4::ExecPtr open = storage_.start_metadata(request.files); open && !finish(open, request.id))
+    return false;
+  FLEETSIM_LOG(Checkpoint, trace, "storage {} of {:.4g} GB starts", request.write ? "write" : "read",
+               request.bytes / 1e9);
+  return finish(storage_.start_transfer(client_, request.write, request.bytes), request.id);
+}
+
+}  // namespace fleetsim::sim

@@ -1,0 +1,66 @@
+#pragma once
+// The shared storage system, on SimGrid resources. Every client (a job's nodes, taken together)
+// reaches the storage servers through its own link, the sum of its nodes' storage NICs; then
+// through a direction cap (the servers' write or read bandwidth) and the servers' total throughput,
+// which reads and writes share. SimGrid's max-min sharing divides each resource between the
+// transfers that cross it, so k writers of S bytes into servers of bandwidth B take k S / B when the
+// servers bind and S / (client bandwidth) when the clients do -- from the resources, with no formula
+// in the actors. File opens and creates go to a metadata service: a host whose speed is the file
+// operations it serves per second, shared the same way.
+//
+//   client "job" --[client_UP]--> storage-write --> storage-servers --> host "storage"
+//   client "job" <--[client_DOWN]-- storage-read <-- storage-servers <-- host "storage"
+//   host "storage-metadata": speed = storage.metadata_rate (file operations / s)
+//
+// A token bucket (storage.burst_bandwidth, storage.burst_bytes) lets the servers run above their
+// sustained rate until the burst credit is spent (the StorageBurst actor, storage_burst.hpp).
+
+#include "simulator/scenario/scenario.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include <string>
+#include <vector>
+
+namespace fleetsim::sim {
+
+namespace sg4 = simgrid::s4u;
+
+class StorageSystem {
+public:
+  /// Builds the servers, the direction caps and the metadata service in `zone` (a full zone, not
+  /// yet sealed).
+  StorageSystem(sg4::NetZone* zone, const scenario::StorageSpec& spec);
+
+  /// A client of `nodes` nodes (their storage NICs make one link); call before the zone is sealed.
+  /// Returns the client's index.
+  int add_client(const std::string& name, long nodes);
+
+  /// Starts moving `bytes` between client `client` and the servers (write: to them). The calling
+  /// actor waits on the result, or cancels it.
+  [[nodiscard]] sg4::CommPtr start_transfer(int client, bool write, double bytes) const;
+  /// Starts `files` file operations on the metadata service; nullptr when they cost nothing.
+  [[nodiscard]] sg4::ExecPtr start_metadata(double files) const;
+
+  /// A storage outage lasts until then: transfers wait for it (failures.causes.*.scope: storage).
+  double back_at = 0;
+
+  /// The servers' total link (reads and writes share it): its bandwidth changes with the burst credit.
+  [[nodiscard]] sg4::Link* servers() const { return servers_; }
+  [[nodiscard]] const scenario::StorageSpec& spec() const { return spec_; }
+
+private:
+  struct Client {
+    sg4::Host* host = nullptr;
+  };
+  scenario::StorageSpec spec_;
+  sg4::NetZone* zone_;
+  sg4::Host* storage_ = nullptr;
+  sg4::Host* metadata_ = nullptr;
+  sg4::Link* servers_ = nullptr;
+  sg4::Link* write_ = nullptr;
+  sg4::Link* read_ = nullptr;
+  std::vector<Client> clients_;
+};
+
+}  // namespace fleetsim::sim
