@@ -112,7 +112,8 @@ GoodputReport account(const TraceLog& log, double step_time, double tokens_per_s
   GoodputReport r;
   Progress p;
   Rate last{step_time, tokens_per_step, 1};
-  std::string cause;  // what the recovery phases in progress are charged to
+  std::vector<Work> stored_at;  // the work in storage after each checkpoint still held
+  std::string cause;            // what the recovery phases in progress are charged to
   double clock = 0;
   r.timeline.reserve(log.size());  // at most one row per record
   auto timeline_progress = [&](TimelineRow& row) {
@@ -178,12 +179,32 @@ GoodputReport account(const TraceLog& log, double step_time, double tokens_per_s
         p.memory += p.pending;
         p.pending = tail;
       } else {
+        // Training after the state was captured (an asynchronous write drained meanwhile) stays pending.
+        const Work tail = last.work(std::min(cp->uncommitted_s, p.pending.s), cp->uncommitted_steps, r0);
+        p.pending -= tail;
         p.stored += p.memory;
         p.stored += p.pending;
         p.memory = Work{};
-        p.pending = Work{};
+        p.pending = tail;
         r.checkpoints++;
+        stored_at.push_back(p.stored);
       }
+    } else if (std::holds_alternative<CheckpointDiscarded>(rec)) {
+      // The training since the checkpoint before the corrupt one is lost, charged to the corruption.
+      check_invariant(!stored_at.empty(), "a discarded checkpoint was committed",
+                      [] { return std::string("a checkpoint is discarded with none committed"); });
+      stored_at.pop_back();
+      const Work before = stored_at.empty() ? Work{} : stored_at.back();
+      Work lost = p.stored;
+      lost -= before;
+      p.stored = before;
+      r.breakdown.lost_work += lost.s;
+      r.lost_by_cause["corrupt_checkpoint"] += lost.s;
+      if (!r.lost_per_interruption.empty())
+        r.lost_per_interruption.back() += lost.s;
+      r.corrupt_checkpoints++;
+      if (!r.timeline.empty())
+        timeline_progress(r.timeline.back());
     }
   }
   // The window closes with the pending work still in memory: it counts.

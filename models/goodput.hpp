@@ -87,6 +87,7 @@ struct GoodputReport {
   long planned = 0;                             // planned interruptions
   long checkpoints = 0;                         // committed checkpoints (to storage)
   long reconfigurations = 0;                    // planned resizes (elastic growth)
+  long corrupt_checkpoints = 0;                 // checkpoints a restore found corrupt and fell back from
   double goodput_s = 0;                         // tokens / nominal tokens per second: training at full, uniform speed
   double goodput_ratio = 0;                     // goodput_s / elapsed
   std::map<std::string, double> lost_by_cause;  // elapsed - goodput_s, by cause (see the header)

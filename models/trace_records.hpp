@@ -60,9 +60,10 @@ struct Interruption {
 };
 
 /// A checkpoint whose write completed: the job can restart from `step`.
-/// A host-memory snapshot (in_memory recovery) commits all pending training except the last
-/// `uncommitted_s` (and `uncommitted_steps` whole steps): it is emitted when a failure leaves the
-/// snapshots usable, at the failure, for the training since the last snapshot.
+/// A commit saves all pending training except the last `uncommitted_s` (and `uncommitted_steps`
+/// whole steps), trained after the state was captured: a host-memory snapshot (in_memory recovery),
+/// emitted when a failure leaves the snapshots usable, for the training since the last snapshot; an
+/// asynchronous checkpoint, whose write drained in the background while training went on.
 struct CheckpointCommitted {
   double t = 0;
   long step = 0;
@@ -70,9 +71,18 @@ struct CheckpointCommitted {
   bool memory = false;
   double uncommitted_s = 0;
   long uncommitted_steps = 0;
+  double drain_s = 0;  // asynchronous: from the snapshot to the end of its write (0: synchronous)
 };
 
-using TraceRecord = std::variant<PhaseSegment, Interruption, CheckpointCommitted>;
+/// A restore found the newest checkpoint (at `step`) corrupt: it is discarded, and the job restores
+/// from the one before, at `fallback_step`. The training between them is lost.
+struct CheckpointDiscarded {
+  double t = 0;
+  long step = 0;
+  long fallback_step = 0;
+};
+
+using TraceRecord = std::variant<PhaseSegment, Interruption, CheckpointCommitted, CheckpointDiscarded>;
 using TraceLog = std::vector<TraceRecord>;
 
 }  // namespace fleetsim::models

@@ -1,5 +1,6 @@
 #include "job_scheduler.hpp"
 
+#include "checkpoint_state.hpp"
 #include "simulator/platform/storage_system.hpp"
 #include "storage_channel.hpp"
 
@@ -249,6 +250,7 @@ void JobScheduler::record_failure(const msg::Failure& failure, Phase during) con
   rec.during = during;
   rec.from_memory = memory_restore();
   w_.trace.interruption(std::move(rec));
+  w_.interval.failure(now());
 }
 
 }  // namespace fleetsim::sim

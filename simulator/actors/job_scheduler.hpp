@@ -83,6 +83,8 @@ private:
   /// Spends `phase` for `duration`; returns the failure that cut it short, if any.
   MaybeFailure timed_phase(models::Phase phase, double duration);
   MaybeFailure reload_phase();
+  /// One read of the newest checkpoint; a failure meanwhile ends the reload phase.
+  MaybeFailure read_checkpoint();
   /// A checkpointed stop, `reshape`, then restart, reload and warm-up, charged to `cause`.
   MaybeFailure planned_restart(const std::string& cause, const std::string& component,
                                const std::function<MaybeFailure()>& reshape);

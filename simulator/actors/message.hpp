@@ -87,6 +87,7 @@ struct IoRequest {
   double bytes = 0;
   double files = 1;
   std::function<void(IoDone)> done;
+  double fixed_s = 0;  // the request's own fixed cost before its transfer (an asynchronous commit's)
 };
 
 }  // namespace msg

@@ -2,6 +2,7 @@
 // policies is the policy's (models/recovery_policy.hpp).
 #include "job_scheduler.hpp"
 
+#include "checkpoint_state.hpp"
 #include "simulator/platform/storage_system.hpp"
 #include "storage_channel.hpp"
 
@@ -100,17 +101,36 @@ JobScheduler::MaybeFailure JobScheduler::reload_phase()
     if (auto f = timed_phase(Phase::Waiting, back - now()))
       return f;
   }
+  w_.trace.open(Phase::Reload, now());
+  while (true) {
+    if (auto f = read_checkpoint())
+      return f;
+    if (!w_.history.latest_corrupt())
+      break;
+    // The checkpoint read back corrupt: fall back to the one before, and read that.
+    models::CheckpointDiscarded gone;
+    gone.t = now();
+    gone.step = w_.history.latest();
+    w_.history.discard_latest();
+    gone.fallback_step = w_.history.latest();
+    w_.trace.discard(gone);
+    if (w_.history.latest() == 0)
+      break;  // nothing older: the job starts over
+  }
+  w_.trace.close(now(), false);
+  return std::nullopt;
+}
+
+JobScheduler::MaybeFailure JobScheduler::read_checkpoint()
+{
   const long id = next_request_++;
   Inbox<SchedulerMessage>& inbox = w_.inbox;
   w_.storage.requests.post(
       {id, false, w_.checkpoint_bytes, w_.checkpoint_files, [&inbox](msg::IoDone done) { inbox.post(done); }});
-  w_.trace.open(Phase::Reload, now());
   while (true) {
     auto m = w_.inbox.wait(-1);
-    if (const auto* done = std::get_if<msg::IoDone>(&*m); done != nullptr && done->id == id) {
-      w_.trace.close(now(), false);
+    if (const auto* done = std::get_if<msg::IoDone>(&*m); done != nullptr && done->id == id)
       return std::nullopt;
-    }
     if (auto f = background(*m)) {
       w_.storage.abort(id);
       w_.trace.close(now(), true);

@@ -20,6 +20,8 @@ namespace fleetsim::sim {
 namespace sg4 = simgrid::s4u;
 class StorageQueue;
 class StorageSystem;
+class IntervalControl;
+class CheckpointHistory;
 using models::PolicyCounters;  // models/recovery_policy.hpp
 
 /// The job at a given data-parallel width (the full layout, or fewer replicas after an elastic shrink).
@@ -50,16 +52,26 @@ struct EventSourceWiring {
   std::function<void(msg::Failure)> failures = nullptr;
 };
 
+/// How the job checkpoints (checkpoint.strategy).
+struct CheckpointPlan {
+  scenario::CheckpointStrategy strategy = scenario::CheckpointStrategy::Sync;
+  double write_overhead = 0;  // the fixed part of a checkpoint (s)
+  double snapshot_s = 0;      // async: the device-to-host copy (s), after the fixed part
+  int host_buffers = 1;       // async: snapshots host memory holds while they drain
+  double bytes = 0;           // whole-job checkpoint size
+  double files = 1;           // files per checkpoint (metadata operations)
+};
+
 /// The training job.
 struct JobWiring {
   TraceRecorder& trace;
-  const JobShape& shape;    // the job's current shape (the scheduler changes it)
-  double write_overhead;    // the fixed part of a checkpoint (s)
-  double checkpoint_bytes;  // whole-job checkpoint size
+  const JobShape& shape;  // the job's current shape (the scheduler changes it)
+  const CheckpointPlan& plan;
   Inbox<JobMessage>& inbox;
   Inbox<SchedulerMessage>& scheduler;
-  StorageQueue& storage;        // the job's checkpoint writes
-  double checkpoint_files = 1;  // files per checkpoint (metadata operations)
+  StorageQueue& storage;  // the job's checkpoint writes
+  IntervalControl& interval;
+  CheckpointHistory& history;
 };
 
 /// The job scheduler: the fleet's state, the policy, the trace, and every other actor's inbox.
@@ -76,7 +88,9 @@ struct SchedulerWiring {
   Inbox<AlarmRequest>& alarms;    // AlarmClock: delivers a message to the scheduler after its delay
   StorageQueue& storage;          // the job's reloads
   StorageSystem& storage_system;  // its outages
-  double checkpoint_files = 1;
+  double checkpoint_files;
+  IntervalControl& interval;   // told of each failure that strikes the job
+  CheckpointHistory& history;  // a reload falls back past corrupt checkpoints
 };
 
 }  // namespace fleetsim::sim

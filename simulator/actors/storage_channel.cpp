@@ -59,6 +59,11 @@ bool StorageChannel::serve(const msg::IoRequest& request) const
     if (aborted())
       return false;
   }
+  if (request.fixed_s > 0) {
+    sg4::this_actor::sleep_for(request.fixed_s);  // an abort meanwhile is found below
+    if (aborted())
+      return false;
+  }
   if (sg4::ExecPtr open = storage_.start_metadata(request.files); open && !finish(open, request.id))
     return false;
   FLEETSIM_LOG(Checkpoint, trace, "storage {} of {:.4g} GB starts", request.write ? "write" : "read",

@@ -1,6 +1,9 @@
 #include "training_job.hpp"
 
+#include "checkpoint_state.hpp"
 #include "storage_channel.hpp"
+
+#include "models/run_plan.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -36,10 +39,13 @@ void TrainingJob::operator()()
 
 void TrainingJob::run_incarnation(long epoch, bool from_memory)
 {
+  // The newest checkpoint a restore could read (the scheduler's reload dropped any found corrupt).
+  committed_step_ = w_.history.latest();
   step_ = from_memory ? std::max(memory_step_, committed_step_) : committed_step_;
   memory_step_ = step_;
+  trained_s_ = 0;
   while (true) {
-    Outcome o = train(epoch, w_.shape.steps_per_checkpoint);
+    Outcome o = train(epoch, stretch_steps());
     if (o == Outcome::Continue)
       o = checkpoint(epoch);
     if (o == Outcome::Interrupted) {
@@ -51,6 +57,13 @@ void TrainingJob::run_incarnation(long epoch, bool from_memory)
       return;
     }
   }
+}
+
+long TrainingJob::stretch_steps()
+{
+  if (w_.interval.fixed())
+    return w_.shape.steps_per_checkpoint;
+  return models::steps_per_checkpoint(units::Seconds(w_.interval.interval(now())), units::Seconds(w_.shape.step_time));
 }
 
 void TrainingJob::interrupted(const msg::Interrupt& m, long done)
@@ -76,8 +89,15 @@ void TrainingJob::advance()
   segment_t_ = now();
 }
 
+void TrainingJob::open_training()
+{
+  open_t_ = now();
+  w_.trace.open(Phase::Training, open_t_);
+}
+
 void TrainingJob::close_segment(bool interrupted, long steps_done)
 {
+  trained_s_ += now() - open_t_;
   w_.trace.close(now(), interrupted, steps_done - reported_);
   reported_ = steps_done;
 }
@@ -89,7 +109,7 @@ TrainingJob::Outcome TrainingJob::train(long epoch, long steps)
   reported_ = 0;
   step_time_ = w_.shape.step_time;
   segment_t_ = now();
-  w_.trace.open(Phase::Training, segment_t_);
+  open_training();
   while (true) {
     auto m = w_.inbox.wait(segment_t_ + (static_cast<double>(steps) - progress_) * step_time_);
     if (!m) {
@@ -102,16 +122,19 @@ TrainingJob::Outcome TrainingJob::train(long epoch, long steps)
       advance();
       close_segment(false, std::min(steps, whole(progress_)));
       step_time_ = w_.shape.step_time;
-      w_.trace.open(Phase::Training, segment_t_);
+      open_training();
     } else if (const auto* kill = for_epoch<msg::Interrupt>(*m, epoch)) {
       advance();
       const long done = std::min(steps, whole(progress_));
       close_segment(true, done);
       step_ += done;
       interrupted(*kill, done);
+      abort_drains();
       return Outcome::Interrupted;
     } else if (const auto* stop = for_epoch<msg::PlanStop>(*m, epoch)) {
       return finish_step_then_stop(epoch, stop->checkpoint_first);
+    } else if (const auto* done = std::get_if<msg::IoDone>(&*m)) {
+      drained(*done, true, steps);
     }
   }
 }
@@ -133,25 +156,38 @@ TrainingJob::Outcome TrainingJob::finish_step_then_stop(long epoch, bool checkpo
       close_segment(true, partial);
       step_ += partial;
       interrupted(*kill, partial);
+      abort_drains();
       return Outcome::Interrupted;
     }
+    if (const auto* done = std::get_if<msg::IoDone>(&*m))
+      drained(*done, true, target);
   }
   progress_ = static_cast<double>(target);
   close_segment(false, target);
   step_ += target;
-  // Nothing to save only when nothing happened since the last checkpoint (a job restored from host
-  // memory has work past it even before its first step).
-  if (!checkpoint_first || step_ == committed_step_)
+  if (!checkpoint_first) {
+    abort_drains();  // stopped without a checkpoint: writes still draining are cut off
     return Outcome::PlannedStop;
-  return checkpoint(epoch) == Outcome::Interrupted ? Outcome::Interrupted : Outcome::PlannedStop;
+  }
+  // Nothing to save only when nothing happened since the last checkpoint (a job restored from host
+  // memory has work past it even before its first step); drains in flight still finish first.
+  if (step_ == committed_step_ || (!draining_.empty() && draining_.back().step == step_))
+    return drain_all(epoch);
+  return checkpoint(epoch, true) == Outcome::Interrupted ? Outcome::Interrupted : Outcome::PlannedStop;
 }
 
-TrainingJob::Outcome TrainingJob::checkpoint(long epoch)
+TrainingJob::Outcome TrainingJob::checkpoint(long epoch, bool stopping)
+{
+  return w_.plan.strategy == scenario::CheckpointStrategy::Sync ? checkpoint_sync(epoch)
+                                                                : checkpoint_async(epoch, stopping);
+}
+
+TrainingJob::Outcome TrainingJob::checkpoint_sync(long epoch)
 {
   w_.trace.open(Phase::Checkpoint, now());
   bool plan_stop = false;
   // The fixed part (device-to-host copy, barrier, metadata) is the job's own time ...
-  const double overhead_until = now() + w_.write_overhead;
+  const double overhead_until = now() + w_.plan.write_overhead;
   while (auto m = w_.inbox.wait(overhead_until)) {
     if (const auto* kill = for_epoch<msg::Interrupt>(*m, epoch)) {
       w_.trace.close(now(), true);
@@ -164,14 +200,13 @@ TrainingJob::Outcome TrainingJob::checkpoint(long epoch)
   const long request = next_request_++;
   Inbox<JobMessage>& inbox = w_.inbox;
   w_.storage.requests.post(
-      {request, true, w_.checkpoint_bytes, w_.checkpoint_files, [&inbox](msg::IoDone done) { inbox.post(done); }});
+      {request, true, w_.plan.bytes, w_.plan.files, [&inbox](msg::IoDone done) { inbox.post(done); }});
   while (true) {
     auto m = w_.inbox.wait(-1);
     if (const auto* done = std::get_if<msg::IoDone>(&*m); done != nullptr && done->id == request) {
       w_.trace.close(now(), false);
-      committed_step_ = step_;
-      memory_step_ = step_;
-      w_.trace.commit({now(), step_, w_.checkpoint_bytes});
+      committed(step_);
+      w_.trace.commit({now(), step_, w_.plan.bytes});
       return plan_stop ? Outcome::PlannedStop : Outcome::Continue;
     }
     if (for_epoch<msg::PlanStop>(*m, epoch) != nullptr)
@@ -183,6 +218,100 @@ TrainingJob::Outcome TrainingJob::checkpoint(long epoch)
       return Outcome::Interrupted;
     }
   }
+}
+
+TrainingJob::Outcome TrainingJob::checkpoint_async(long epoch, bool stopping)
+{
+  w_.trace.open(Phase::Checkpoint, now());
+  bool plan_stop = stopping;
+  // Host memory holds host_buffers snapshots: with every one still draining, the checkpoint waits.
+  while (static_cast<int>(draining_.size()) >= w_.plan.host_buffers) {
+    auto m = w_.inbox.wait(-1);
+    if (auto o = during_pause(*m, epoch, plan_stop))
+      return *o;
+  }
+  // The pause: the device-to-host snapshot (the fixed part, barrier and commit, is the drain's).
+  const double until = now() + w_.plan.snapshot_s;
+  while (auto m = w_.inbox.wait(until))
+    if (auto o = during_pause(*m, epoch, plan_stop))
+      return *o;
+  w_.trace.close(now(), false);
+  // The write drains in the background through the job's storage channel.
+  const long request = next_request_++;
+  draining_.push_back({request, step_, trained_s_, now()});
+  Inbox<JobMessage>& inbox = w_.inbox;
+  w_.storage.requests.post({request, true, w_.plan.bytes, w_.plan.files,
+                            [&inbox](msg::IoDone done) { inbox.post(done); }, w_.plan.write_overhead});
+  return plan_stop ? drain_all(epoch) : Outcome::Continue;
+}
+
+std::optional<TrainingJob::Outcome> TrainingJob::during_pause(const JobMessage& m, long epoch, bool& plan_stop)
+{
+  if (const auto* kill = for_epoch<msg::Interrupt>(m, epoch)) {
+    w_.trace.close(now(), true);
+    snapshot_complete_stretch(*kill);
+    abort_drains();
+    return Outcome::Interrupted;
+  }
+  if (const auto* done = std::get_if<msg::IoDone>(&m))
+    drained(*done, false, 0);
+  plan_stop = plan_stop || for_epoch<msg::PlanStop>(m, epoch) != nullptr;
+  return std::nullopt;
+}
+
+TrainingJob::Outcome TrainingJob::drain_all(long epoch)
+{
+  if (draining_.empty())
+    return Outcome::PlannedStop;
+  w_.trace.open(Phase::Checkpoint, now());
+  bool unused = true;
+  while (!draining_.empty()) {
+    auto m = w_.inbox.wait(-1);
+    if (auto o = during_pause(*m, epoch, unused))
+      return *o;
+  }
+  w_.trace.close(now(), false);
+  return Outcome::PlannedStop;
+}
+
+bool TrainingJob::drained(const msg::IoDone& done, bool training, long steps_cap)
+{
+  auto it = std::find_if(draining_.begin(), draining_.end(), [&](const Drain& d) { return d.id == done.id; });
+  if (it == draining_.end())
+    return false;
+  const Drain d = *it;
+  draining_.erase(it);
+  if (training) {
+    // Split the training segment: the commit follows the training it saves in the trace.
+    advance();
+    close_segment(false, std::min(steps_cap, whole(progress_)));
+    segment_t_ = now();
+    open_training();
+  }
+  committed(d.step);
+  models::CheckpointCommitted rec;
+  rec.t = now();
+  rec.step = d.step;
+  rec.bytes = w_.plan.bytes;
+  rec.uncommitted_s = std::max(0.0, trained_s_ - d.trained_s);  // trained after the snapshot
+  rec.uncommitted_steps = std::max(0L, stretch_step_ + reported_ - d.step);
+  rec.drain_s = now() - d.t;
+  w_.trace.commit(rec);
+  return true;
+}
+
+void TrainingJob::abort_drains()
+{
+  for (const Drain& d : draining_)
+    w_.storage.abort(d.id);
+  draining_.clear();
+}
+
+void TrainingJob::committed(long step)
+{
+  committed_step_ = step;
+  memory_step_ = std::max(memory_step_, step);
+  w_.history.commit(step);
 }
 
 void TrainingJob::stopped(long epoch, bool clean) const { w_.scheduler.post(msg::Stopped{epoch, clean}); }

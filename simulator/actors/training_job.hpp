@@ -1,13 +1,22 @@
 #pragma once
 // The synchronous training job. Started by the scheduler from the last committed checkpoint, it
-// trains in stretches of `steps_per_checkpoint` steps (time jumps over the whole stretch: no event
-// per step) and checkpoints after each one, stalling training while the write runs. An Interrupt
-// (failure) stops it at once; a PlanStop lets it finish its step and checkpoint first.
+// trains in stretches of steps (time jumps over the whole stretch: no event per step), as many as
+// the interval in force allows (checkpoint_state.hpp), and checkpoints after each one:
+//  - sync: training stalls while the write runs;
+//  - async: training stalls for the fixed part and the device-to-host snapshot only; the write
+//    drains in the background through the job's storage channel while the next stretch trains, and
+//    the checkpoint counts once it has drained. With every host buffer still draining, the next
+//    checkpoint waits; a failure before a drain completes loses that checkpoint.
+// An Interrupt (failure) stops it at once; a PlanStop lets it finish its step and checkpoint first
+// (an asynchronous job also waits for its drains: the stop is clean once they are durable).
 // With in-memory recovery, snapshots are taken every `steps_per_snapshot` steps of a stretch and
 // cost nothing (assumed hidden behind training, as Gemini reports); they only matter when a failure
 // lets the job restore from them, and then the interrupted stretch commits up to its last snapshot.
 
 #include "run_context.hpp"
+
+#include <deque>
+#include <optional>
 
 namespace fleetsim::sim {
 
@@ -18,8 +27,17 @@ public:
 
 private:
   enum class Outcome { Continue, Interrupted, PlannedStop };
+  /// An asynchronous checkpoint whose write is draining.
+  struct Drain {
+    long id = 0;
+    long step = 0;         // the state it holds
+    double trained_s = 0;  // this incarnation's training time when its snapshot was taken
+    double t = 0;          // when its snapshot was taken
+  };
 
   void run_incarnation(long epoch, bool from_memory);
+  /// Steps to train before the next checkpoint.
+  long stretch_steps();
   Outcome train(long epoch, long steps);
   Outcome finish_step_then_stop(long epoch, bool checkpoint_first);
   /// Interrupted `done` whole steps into the stretch: when the scheduler restores from host memory,
@@ -27,11 +45,24 @@ private:
   void interrupted(const msg::Interrupt& m, long done);
   /// Adds the training since the segment began to the stretch's progress.
   void advance();
+  void open_training();
   /// Closes the training segment with the stretch at `steps_done` whole steps.
   void close_segment(bool interrupted, long steps_done);
   /// Interrupted during a checkpoint: the whole stretch is in the last host-memory snapshot.
   void snapshot_complete_stretch(const msg::Interrupt& m);
-  Outcome checkpoint(long epoch);
+  Outcome checkpoint(long epoch, bool stopping = false);
+  Outcome checkpoint_sync(long epoch);
+  Outcome checkpoint_async(long epoch, bool stopping);
+  /// A message during an asynchronous checkpoint's pause or wait: the outcome if it ends it.
+  std::optional<Outcome> during_pause(const JobMessage& m, long epoch, bool& plan_stop);
+  /// Waits in a checkpoint phase until every drain has completed (a clean stop).
+  Outcome drain_all(long epoch);
+  /// A drain completed: commit its checkpoint. `training` when a training segment is open (it is
+  /// split, so that the commit follows the training it saves). False when `done` is not a drain.
+  bool drained(const msg::IoDone& done, bool training, long steps_cap);
+  /// The job died: its drains are cut off, their checkpoints lost.
+  void abort_drains();
+  void committed(long step);
   void stopped(long epoch, bool clean) const;
 
   JobWiring w_;
@@ -44,8 +75,11 @@ private:
   double progress_ = 0;
   long reported_ = 0;
   double segment_t_ = 0;
+  double open_t_ = 0;     // when the training segment in progress opened
+  double trained_s_ = 0;  // training time in closed segments of this incarnation
   double step_time_ = 0;
   long next_request_ = 1;
+  std::deque<Drain> draining_;
 };
 
 }  // namespace fleetsim::sim

@@ -150,10 +150,20 @@ ordered_json recovery_json(const scenario::Scenario& s, const RunResult& r)
   return j;
 }
 
+const char* strategy_name(scenario::CheckpointStrategy st)
+{
+  switch (st) {
+    case scenario::CheckpointStrategy::Sync: return "sync";
+    case scenario::CheckpointStrategy::Async: return "async";
+    case scenario::CheckpointStrategy::MultiLevel: return "multi_level";
+  }
+  return "sync";
+}
+
 ordered_json checkpoint_json(const scenario::Scenario& s, const RunResult& r)
 {
   const auto mtbf = models::job_mtbf(s.causes, s.fleet);
-  const units::Seconds delta(r.checkpoint_write_s);
+  const units::Seconds delta(r.checkpoint_pause_s);  // the training time a checkpoint costs
   ordered_json j{
       {"committed", r.report.checkpoints},
       {"interval_s", s.checkpoint.interval.si()},
@@ -165,6 +175,28 @@ ordered_json checkpoint_json(const scenario::Scenario& s, const RunResult& r)
     j["young_interval_s"] = models::young_interval(delta, mtbf).si();
     j["daly_interval_s"] = models::daly_interval(delta, mtbf).si();
   }
+  // How the job checkpointed: the strategy's pause and drains, the interval policy, corruption.
+  j["strategy"] = strategy_name(s.checkpoint.strategy);
+  j["pause_s"] = r.checkpoint_pause_s;
+  double drains = 0;
+  double drain_sum = 0;
+  double drain_max = 0;
+  for (const auto& rec : r.log)
+    if (const auto* c = std::get_if<models::CheckpointCommitted>(&rec); c != nullptr && c->drain_s > 0) {
+      ++drains;
+      drain_sum += c->drain_s;
+      drain_max = std::max(drain_max, c->drain_s);
+    }
+  if (drains > 0) {
+    j["mean_drain_s"] = drain_sum / drains;
+    j["max_drain_s"] = drain_max;
+  }
+  j["policy"] = s.checkpoint.policy;
+  if (s.checkpoint.policy != "fixed") {
+    j["final_interval_s"] = r.final_interval_s;
+    j["estimated_mtbf_s"] = r.estimated_mtbf_s;
+  }
+  j["corrupt"] = r.report.corrupt_checkpoints;
   return j;
 }
 
@@ -257,6 +289,13 @@ void write_events_csv(std::ostream& out, const RunResult& r)
       csv.text(in->reconfiguration ? "reconfiguration" : in->planned ? "planned_interruption" : "failure");
       csv.text(",").text(in->cause).text(",").text(in->component).text(",").text(models::phase_name(in->during));
       csv.text(",").fixed(lost).text(",lost_work,").integer(in->gpus_down).end_row();
+    } else if (const auto* c = std::get_if<models::CheckpointCommitted>(&rec); c != nullptr && c->drain_s > 0) {
+      // An asynchronous checkpoint's write drained: from its snapshot to now.
+      csv.fixed(c->t).text(",checkpoint_drained,,step:").integer(c->step).text(",,").fixed(c->drain_s);
+      csv.text(",committed,").end_row();
+    } else if (const auto* d = std::get_if<models::CheckpointDiscarded>(&rec)) {
+      csv.fixed(d->t).text(",checkpoint_corrupt,,step:").integer(d->step).text(",reload,0.000000,fallback_to_step_");
+      csv.integer(d->fallback_step).text(",").end_row();
     }
   }
 }

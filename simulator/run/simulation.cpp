@@ -1,8 +1,10 @@
 #include "simulation.hpp"
 
+#include "models/checkpoint_interval.hpp"
 #include "models/failure_model.hpp"
 #include "models/invariant.hpp"
 #include "models/run_plan.hpp"
+#include "simulator/actors/checkpoint_state.hpp"
 #include "simulator/actors/failure_injector.hpp"
 #include "simulator/actors/job_scheduler.hpp"
 #include "simulator/actors/storage_channel.hpp"
@@ -113,6 +115,47 @@ double checkpoint_files(const scenario::Scenario& s)
   return 1;
 }
 
+CheckpointPlan checkpoint_plan(const scenario::Scenario& s)
+{
+  CheckpointPlan p;
+  p.strategy = s.checkpoint.strategy;
+  p.write_overhead = s.checkpoint.write_overhead.si();
+  // Every GPU copies its own state to host memory at once: the pause is one GPU's share over the copy rate.
+  if (s.checkpoint.snapshot_bandwidth.si() > 0)
+    p.snapshot_s = s.checkpoint.state_per_gpu.si() / s.checkpoint.snapshot_bandwidth.si();
+  p.host_buffers = s.checkpoint.host_buffers;
+  p.bytes = s.checkpoint_bytes().si();
+  p.files = checkpoint_files(s);
+  return p;
+}
+
+// The training time one checkpoint costs (Young's and Daly's delta): the whole write when training
+// waits for it, the pause alone when the write drains in the background.
+double checkpoint_cost(const scenario::Scenario& s, const CheckpointPlan& p)
+{
+  if (p.strategy != scenario::CheckpointStrategy::Sync)
+    return p.snapshot_s;
+  return models::checkpoint_write_time(s.checkpoint_bytes(), s.storage.write_bandwidth, s.checkpoint.write_overhead)
+      .si();
+}
+
+models::IntervalPolicySpec interval_spec(const scenario::Scenario& s, const CheckpointPlan& p)
+{
+  models::IntervalPolicySpec spec;
+  // An asynchronous checkpoint costs training only its pause, but its write must drain before the
+  // host buffers are needed again: no interval shorter than that.
+  if (p.strategy != scenario::CheckpointStrategy::Sync)
+    spec.min_s = models::checkpoint_write_time(s.checkpoint_bytes(), s.storage.write_bandwidth,
+                                               s.checkpoint.write_overhead)
+                     .si() /
+                 p.host_buffers;
+  spec.kind = models::parse_interval_policy(s.checkpoint.policy).value_or(models::IntervalPolicyKind::Fixed);
+  spec.fixed_s = s.checkpoint.interval.si();
+  spec.prior_mtbf_s = s.checkpoint.prior_mtbf.si();
+  spec.prior_weight = s.checkpoint.prior_weight;
+  return spec;
+}
+
 // A training and a checkpoint segment per interval, a commit, and a dozen records around each
 // expected interruption; the log grows past this if it must.
 size_t expected_records(const scenario::Scenario& s)
@@ -160,13 +203,18 @@ public:
         policy_(policy),
         trace_(full.step_time),
         pool_(make_pool(s, seed)),
-        shapes_{{full.dp, full}}
+        shapes_{{full.dp, full}},
+        plan_(checkpoint_plan(s)),
+        interval_(interval_spec(s, plan_), checkpoint_cost(s, plan_), models::job_mtbf(s.causes, s.fleet).si()),
+        history_(s.checkpoint.corrupt_probability, seed)
   {
     trace_.reserve(expected_records(s));
   }
 
   [[nodiscard]] const models::NodePool& pool() const { return pool_; }
   [[nodiscard]] const PolicyCounters& counters() const { return counters_; }
+  [[nodiscard]] IntervalControl& interval() { return interval_; }
+  [[nodiscard]] const CheckpointPlan& plan() const { return plan_; }
 
   void start_actors(const Platform& platform, const ProgressFn& progress);
   /// Runs the window; returns the trace (a broken invariant is rethrown here).
@@ -210,6 +258,9 @@ private:
   Inbox<SchedulerMessage> scheduler_inbox_;
   Inbox<JobMessage> job_inbox_;
   Inbox<AlarmRequest> alarm_inbox_;
+  CheckpointPlan plan_;
+  IntervalControl interval_;
+  CheckpointHistory history_;
   StorageQueue writes_;  // the job's checkpoints
   StorageQueue reads_;   // its reloads
   std::optional<models::InvariantViolation> violation_;
@@ -221,14 +272,11 @@ void Replay::start_actors(const Platform& platform, const ProgressFn& progress)
   const double checkpoint_bytes = s_.checkpoint_bytes().si();
   // Each actor gets the few services it uses (run_context.hpp).
   const EventSourceWiring sources{s_, pool_, seed_, horizon, scheduler_inbox_};
-  const double files = checkpoint_files(s_);
-  const JobWiring job{trace_,           shape_,     s_.checkpoint.write_overhead.si(),
-                      checkpoint_bytes, job_inbox_, scheduler_inbox_,
-                      writes_,          files};
+  const JobWiring job{trace_, shape_, plan_, job_inbox_, scheduler_inbox_, writes_, interval_, history_};
   StorageSystem& storage = *platform.storage;
-  const SchedulerWiring scheduler{s_,    trace_,           pool_,      counters_,    policy_, checkpoint_bytes,
-                                  seed_, scheduler_inbox_, job_inbox_, alarm_inbox_, reads_,  storage,
-                                  files};
+  const SchedulerWiring scheduler{s_,          trace_,           pool_,      counters_,    policy_, checkpoint_bytes,
+                                  seed_,       scheduler_inbox_, job_inbox_, alarm_inbox_, reads_,  storage,
+                                  plan_.files, interval_,        history_};
   daemon(platform, "job-scheduler", JobScheduler(scheduler, shape_, [this](int dp) { return shape_for(dp); }));
   daemon(platform, "training-job", TrainingJob(job));
   daemon(platform, "checkpoint-writer", StorageChannel(storage, 0, writes_));
@@ -304,6 +352,9 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed, co
     throw;
   }
   result.counters = replay.counters();
+  result.checkpoint_pause_s = checkpoint_cost(s, replay.plan());
+  result.final_interval_s = replay.interval().interval(s.duration.si());
+  result.estimated_mtbf_s = replay.interval().policy().estimated_mtbf_s();
   result.policy_reported = policy->reported(result.counters);
   result.nodes_retired = replay.pool().retired_total();
   result.lemons_retired = replay.pool().retired_lemons();

@@ -22,6 +22,9 @@ struct RunResult {
   models::TraceLog log;
   models::GoodputReport report;
   double checkpoint_write_s = 0;  // uncontended write time of one checkpoint (delta)
+  double checkpoint_pause_s = 0;  // training pause of one checkpoint (async: the snapshot alone)
+  double final_interval_s = 0;    // the interval policy's interval at the window's end
+  double estimated_mtbf_s = 0;    // the interval policy's MTBF then (adaptive: its estimate)
   double wall_time_s = 0;         // the replay's own run time (after the step time is known)
   PolicyCounters counters;        // what the recovery policy did
   std::vector<std::pair<std::string, long>> policy_reported;  // the counters the policy reports

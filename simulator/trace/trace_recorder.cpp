@@ -74,6 +74,13 @@ void TraceRecorder::commit(models::CheckpointCommitted rec)
   log_.emplace_back(rec);
 }
 
+void TraceRecorder::discard(models::CheckpointDiscarded rec)
+{
+  FLEETSIM_LOG(Checkpoint, debug, "checkpoint at step {} is corrupt: falling back to step {}", rec.step,
+               rec.fallback_step);
+  log_.emplace_back(rec);
+}
+
 void TraceRecorder::finish(double horizon)
 {
   if (!open_)

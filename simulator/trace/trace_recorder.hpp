@@ -35,6 +35,7 @@ public:
   void close(double t, bool interrupted, long steps = -1);
   void interruption(models::Interruption rec);
   void commit(models::CheckpointCommitted rec);
+  void discard(models::CheckpointDiscarded rec);
 
   /// Closes whatever is open at the end of the window (not an interruption).
   void finish(double horizon);
