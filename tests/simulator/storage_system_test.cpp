@@ -1,0 +1,170 @@
+// The shared storage system on its SimGrid resources: k clients writing at once share the servers'
+// bandwidth, or are held back by their own NICs, as max-min sharing dictates; metadata operations
+// share the metadata service; reads and writes share the servers' total throughput.
+#include "run_in_child.hpp"
+
+#include "simulator/actors/storage_channel.hpp"
+#include "simulator/platform/platform_builder.hpp"
+#include "simulator/platform/storage_system.hpp"
+#include "simulator/run/child_process.hpp"
+#include "simulator/run/engine_setup.hpp"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fleetsim::testing {
+namespace {
+
+namespace sg4 = simgrid::s4u;
+
+struct Transfer {
+  int client = 0;
+  bool write = true;
+  double bytes = 0;
+  double files = 1;
+  double start = 0;
+};
+
+// Runs the transfers on a platform with `nodes[i]` nodes for client i, in a child process; returns
+// each transfer's completion time.
+std::vector<double> finish_times(const scenario::StorageSpec& spec, const std::vector<long>& nodes,
+                                 const std::vector<Transfer>& transfers)
+{
+  auto child = sim::ChildProcess::start([&] {
+    auto engine = sim::make_engine();
+    scenario::Scenario s;
+    s.storage = spec;
+    std::vector<sim::StorageClient> clients;
+    for (size_t i = 0; i < nodes.size(); ++i)
+      clients.push_back({"job" + std::to_string(i), nodes[i]});
+    const sim::Platform platform = sim::build_platform(s, clients);
+    std::deque<sim::StorageQueue> queues(transfers.size());
+    std::deque<sim::Inbox<sim::msg::IoDone>> replies(transfers.size());
+    std::vector<double> done(transfers.size(), -1);
+    for (size_t i = 0; i < transfers.size(); ++i) {
+      const Transfer t = transfers[i];
+      sg4::Actor::create("channel" + std::to_string(i), platform.control,
+                         sim::StorageChannel(*platform.storage, t.client, queues[i]))
+          ->daemonize();
+      sg4::Actor::create("requester" + std::to_string(i), platform.control, [&, i, t] {
+        sg4::this_actor::sleep_until(t.start);
+        auto& reply = replies[i];
+        queues[i].requests.post(
+            {static_cast<long>(i + 1), t.write, t.bytes, t.files, [&reply](sim::msg::IoDone d) { reply.post(d); }});
+        reply.wait(-1);  // the run lasts until every transfer is done
+        done[i] = sim::now();
+      });
+    }
+    engine->run();
+    std::ostringstream out;
+    for (double d : done)
+      out << d << ' ';
+    return out.str();
+  });
+  std::vector<double> times;
+  if (!child)
+    return times;
+  int status = 0;
+  const auto text = child->finish(&status);
+  if (!text)
+    return times;
+  std::istringstream in(*text);
+  for (double d = 0; in >> d;)
+    times.push_back(d);
+  return times;
+}
+
+scenario::StorageSpec storage(double write, double read, double client = 0)
+{
+  scenario::StorageSpec s;
+  s.write_bandwidth = units::BytesPerSecond(write);
+  s.read_bandwidth = units::BytesPerSecond(read);
+  s.client_bandwidth = units::BytesPerSecond(client);
+  return s;
+}
+
+constexpr double kS = 100e9;  // each job's checkpoint
+
+TEST(StorageSystem, KJobsWritingAtOnceIntoBoundStorageEachTakeKTimesSOverB)
+{
+  const double b = 50e9;  // servers' write bandwidth; clients' NICs are far faster
+  for (int k : {1, 2, 4, 8}) {
+    std::vector<long> nodes(static_cast<size_t>(k), 64);
+    std::vector<Transfer> t;
+    for (int i = 0; i < k; ++i)
+      t.push_back({i, true, kS});
+    const auto done = finish_times(storage(b, b, 25e9), nodes, t);
+    ASSERT_EQ(done.size(), static_cast<size_t>(k));
+    for (double d : done)
+      EXPECT_NEAR(d, k * kS / b, 1e-6 * k * kS / b) << k << " jobs";
+  }
+}
+
+TEST(StorageSystem, WhenTheClientsBindEachJobTakesSOverItsClientLimit)
+{
+  // 4 jobs of 2 nodes at 5 GB/s each (10 GB/s per job) into 1 TB/s servers: each job's NICs bind.
+  std::vector<long> nodes{2, 2, 2, 2};
+  std::vector<Transfer> t;
+  for (int i = 0; i < 4; ++i)
+    t.push_back({i, true, kS});
+  const auto done = finish_times(storage(1e12, 1e12, 5e9), nodes, t);
+  ASSERT_EQ(done.size(), 4U);
+  for (double d : done)
+    EXPECT_NEAR(d, kS / 10e9, 1e-6 * kS / 10e9);
+  // A job with more nodes has more NICs: twice the nodes, half the time.
+  const auto wide = finish_times(storage(1e12, 1e12, 5e9), {4}, {{0, true, kS}});
+  ASSERT_EQ(wide.size(), 1U);
+  EXPECT_NEAR(wide[0], kS / 20e9, 1e-6);
+}
+
+TEST(StorageSystem, AWriterThatStartsLateSharesOnlyWhileBothRun)
+{
+  // 100 GB at 50 GB/s alone takes 2 s; a second writer at t = 1 s halves the rate of both.
+  const auto done = finish_times(storage(50e9, 50e9), {8, 8}, {{0, true, kS, 1, 0}, {1, true, kS, 1, 1}});
+  ASSERT_EQ(done.size(), 2U);
+  EXPECT_NEAR(done[0], 1 + 50e9 / 25e9, 1e-6);        // 50 GB left at 25 GB/s
+  EXPECT_NEAR(done[1], done[0] + 50e9 / 50e9, 1e-6);  // then alone
+}
+
+TEST(StorageSystem, ReadsAndWritesShareTheServersTotal)
+{
+  // Separate 50 GB/s write and read caps under a 60 GB/s total: a read and a write at once get 30 each.
+  scenario::StorageSpec s = storage(50e9, 50e9);
+  s.bandwidth = units::BytesPerSecond(60e9);
+  const auto both = finish_times(s, {8}, {{0, true, 60e9}, {0, false, 60e9}});
+  ASSERT_EQ(both.size(), 2U);
+  EXPECT_NEAR(both[0], 2.0, 1e-6);
+  EXPECT_NEAR(both[1], 2.0, 1e-6);
+  // A total at the sum of the caps: the directions no longer contend.
+  s.bandwidth = units::BytesPerSecond(100e9);
+  const auto apart = finish_times(s, {8}, {{0, true, 50e9}, {0, false, 50e9}});
+  ASSERT_EQ(apart.size(), 2U);
+  EXPECT_NEAR(apart[0], 1.0, 1e-6);
+  EXPECT_NEAR(apart[1], 1.0, 1e-6);
+  // Without one, the total is the larger cap: reads and writes contend above it.
+  const auto shared = finish_times(storage(50e9, 50e9), {8}, {{0, true, 50e9}, {0, false, 50e9}});
+  ASSERT_EQ(shared.size(), 2U);
+  EXPECT_NEAR(shared[0], 2.0, 1e-6);
+}
+
+TEST(StorageSystem, FileOpensShareTheMetadataService)
+{
+  // 10,000 files at 20,000 operations/s: 0.5 s alone, 1 s each for two jobs at once, before the data.
+  scenario::StorageSpec s = storage(1e12, 1e12);
+  s.metadata_rate = 20000;
+  const auto alone = finish_times(s, {8}, {{0, true, 1e9, 10000}});
+  ASSERT_EQ(alone.size(), 1U);
+  EXPECT_NEAR(alone[0], 0.5 + 1e9 / 1e12, 1e-6);
+  const auto two = finish_times(s, {8, 8}, {{0, true, 1e9, 10000}, {1, true, 1e9, 10000}});
+  ASSERT_EQ(two.size(), 2U);
+  for (double d : two)
+    EXPECT_NEAR(d, 1.0 + 2e9 / 1e12, 1e-6);
+}
+
+}  // namespace
+}  // namespace fleetsim::testing
