@@ -25,18 +25,11 @@ void StorageChannel::operator()() const
   }
 }
 
-bool StorageChannel::finish(const sg4::ActivityPtr& a, long id) const
+bool StorageChannel::finish(const sg4::ActivityPtr& a, long id, const std::function<bool()>& wait) const
 {
   queue_.active_id_ = id;
   queue_.active_ = a;
-  bool completed = true;
-  try {
-    a->wait();
-  } catch (const simgrid::CancelException&) {
-    completed = false;
-  } catch (const simgrid::NetworkFailureException&) {  // how SimGrid reports a cancelled transfer
-    completed = false;
-  }
+  const bool completed = wait();
   queue_.active_id_ = 0;
   queue_.active_ = nullptr;
   return completed;
@@ -64,11 +57,22 @@ bool StorageChannel::serve(const msg::IoRequest& request) const
     if (aborted())
       return false;
   }
-  if (sg4::ExecPtr open = storage_.start_metadata(request.files); open && !finish(open, request.id))
-    return false;
+  if (sg4::ExecPtr open = storage_.start_metadata(request.files)) {
+    auto opened = [&open] {
+      try {
+        open->wait();
+        return true;
+      } catch (const simgrid::CancelException&) {
+        return false;
+      }
+    };
+    if (!finish(open, request.id, opened))
+      return false;
+  }
   FLEETSIM_LOG(Checkpoint, trace, "storage {} of {:.4g} GB starts", request.write ? "write" : "read",
                request.bytes / 1e9);
-  return finish(storage_.start_transfer(client_, request.write, request.bytes), request.id);
+  sg4::CommPtr transfer = storage_.start_transfer(client_, request.write, request.bytes);
+  return finish(transfer, request.id, [this, &transfer] { return storage_.wait(transfer); });
 }
 
 }  // namespace fleetsim::sim

@@ -8,6 +8,7 @@
 
 #include "message.hpp"
 
+#include <functional>
 #include <vector>
 
 namespace fleetsim::sim {
@@ -38,8 +39,8 @@ public:
 private:
   /// Runs one request; returns true when it completed, false when it was aborted.
   bool serve(const msg::IoRequest& request) const;
-  /// Waits for `a` to finish; false when it was cancelled.
-  bool finish(const sg4::ActivityPtr& a, long id) const;
+  /// Waits for `a` (request `id`) with `wait`, abortable meanwhile; false when it was cancelled.
+  bool finish(const sg4::ActivityPtr& a, long id, const std::function<bool()>& wait) const;
   StorageSystem& storage_;
   int client_;
   StorageQueue& queue_;

@@ -21,6 +21,8 @@ namespace fleetsim::sim {
 [[nodiscard]] nlohmann::ordered_json summary_json(const scenario::Scenario& s, const RunResult& r);
 void write_timeline_csv(std::ostream& out, const RunResult& r);
 void write_events_csv(std::ostream& out, const RunResult& r);
+/// The storage's load over time: one row per change (storage_monitor.hpp), constant until the next.
+void write_storage_csv(std::ostream& out, const RunResult& r);
 
 /// Writes the three files into `dir` (created if needed). Returns "" or an error message.
 [[nodiscard]] std::string write_outputs(const std::string& dir, const scenario::Scenario& s, const RunResult& r,

@@ -39,11 +39,29 @@ int StorageSystem::add_client(const std::string& name, long nodes)
   return static_cast<int>(clients_.size()) - 1;
 }
 
-sg4::CommPtr StorageSystem::start_transfer(int client, bool write, double bytes) const
+sg4::CommPtr StorageSystem::start_transfer(int client, bool write, double bytes)
 {
   sg4::Host* c = clients_.at(static_cast<size_t>(client)).host;
   const auto size = static_cast<uint64_t>(bytes);
-  return write ? sg4::Comm::sendto_async(c, storage_, size) : sg4::Comm::sendto_async(storage_, c, size);
+  sg4::CommPtr t = write ? sg4::Comm::sendto_async(c, storage_, size) : sg4::Comm::sendto_async(storage_, c, size);
+  ++active_;
+  changed();
+  return t;
+}
+
+bool StorageSystem::wait(const sg4::CommPtr& transfer)
+{
+  bool completed = true;
+  try {
+    transfer->wait();
+  } catch (const simgrid::CancelException&) {
+    completed = false;
+  } catch (const simgrid::NetworkFailureException&) {  // how SimGrid reports a cancelled transfer
+    completed = false;
+  }
+  --active_;
+  changed();
+  return completed;
 }
 
 sg4::ExecPtr StorageSystem::start_metadata(double files) const

@@ -19,6 +19,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,9 +37,16 @@ public:
   /// Returns the client's index.
   int add_client(const std::string& name, long nodes);
 
-  /// Starts moving `bytes` between client `client` and the servers (write: to them). The calling
-  /// actor waits on the result, or cancels it.
-  [[nodiscard]] sg4::CommPtr start_transfer(int client, bool write, double bytes) const;
+  /// Starts moving `bytes` between client `client` and the servers (write: to them). The caller
+  /// waits for it with wait(), which also tells the observers when it starts and ends.
+  [[nodiscard]] sg4::CommPtr start_transfer(int client, bool write, double bytes);
+  /// Waits for a transfer started by start_transfer(); false when it was cancelled.
+  bool wait(const sg4::CommPtr& transfer);
+  /// Called (from the actor that started or ended it) whenever a transfer starts or ends: the
+  /// storage monitor and the data loaders wake on it.
+  void observe(std::function<void()> f) { observers_.push_back(std::move(f)); }
+  /// Transfers in flight.
+  [[nodiscard]] int active() const { return active_; }
   /// Starts `files` file operations on the metadata service; nullptr when they cost nothing.
   [[nodiscard]] sg4::ExecPtr start_metadata(double files) const;
 
@@ -47,6 +55,8 @@ public:
 
   /// The servers' total link (reads and writes share it): its bandwidth changes with the burst credit.
   [[nodiscard]] sg4::Link* servers() const { return servers_; }
+  [[nodiscard]] sg4::Link* write_link() const { return write_; }
+  [[nodiscard]] sg4::Link* read_link() const { return read_; }
   [[nodiscard]] const scenario::StorageSpec& spec() const { return spec_; }
 
 private:
@@ -61,6 +71,13 @@ private:
   sg4::Link* write_ = nullptr;
   sg4::Link* read_ = nullptr;
   std::vector<Client> clients_;
+  std::vector<std::function<void()>> observers_;
+  int active_ = 0;
+  void changed() const
+  {
+    for (const auto& f : observers_)
+      f();
+  }
 };
 
 }  // namespace fleetsim::sim

@@ -215,6 +215,7 @@ public:
   [[nodiscard]] const PolicyCounters& counters() const { return counters_; }
   [[nodiscard]] IntervalControl& interval() { return interval_; }
   [[nodiscard]] const CheckpointPlan& plan() const { return plan_; }
+  [[nodiscard]] std::vector<StorageSample> take_storage_samples() { return std::move(storage_samples_); }
 
   void start_actors(const Platform& platform, const ProgressFn& progress);
   /// Runs the window; returns the trace (a broken invariant is rethrown here).
@@ -258,6 +259,7 @@ private:
   Inbox<SchedulerMessage> scheduler_inbox_;
   Inbox<JobMessage> job_inbox_;
   Inbox<AlarmRequest> alarm_inbox_;
+  std::vector<StorageSample> storage_samples_;
   CheckpointPlan plan_;
   IntervalControl interval_;
   CheckpointHistory history_;
@@ -280,6 +282,7 @@ void Replay::start_actors(const Platform& platform, const ProgressFn& progress)
   daemon(platform, "job-scheduler", JobScheduler(scheduler, shape_, [this](int dp) { return shape_for(dp); }));
   daemon(platform, "training-job", TrainingJob(job));
   daemon(platform, "checkpoint-writer", StorageChannel(storage, 0, writes_));
+  daemon(platform, "storage-monitor", StorageMonitor(storage, storage_samples_));
   daemon(platform, "checkpoint-reader", StorageChannel(storage, 0, reads_));
   daemon(platform, "alarm-clock", AlarmClock(alarm_inbox_, scheduler_inbox_));
   daemon(platform, "slowdowns", SlowdownInjector(sources));
@@ -343,6 +346,7 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed, co
                s.duration.si() / 86400, full.step_time);
   try {
     result.log = replay.run(*engine);
+    result.storage = replay.take_storage_samples();
     break_invariant_for_test(result.log);
     result.report = models::account(result.log, result.step.step_time.si(), s.step.workload.global_batch_tokens);
   } catch (models::InvariantViolation& e) {

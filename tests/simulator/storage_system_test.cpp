@@ -4,6 +4,7 @@
 #include "run_in_child.hpp"
 
 #include "simulator/actors/storage_channel.hpp"
+#include "simulator/actors/storage_monitor.hpp"
 #include "simulator/platform/platform_builder.hpp"
 #include "simulator/platform/storage_system.hpp"
 #include "simulator/run/child_process.hpp"
@@ -46,6 +47,8 @@ std::vector<double> finish_times(const scenario::StorageSpec& spec, const std::v
     std::deque<sim::StorageQueue> queues(transfers.size());
     std::deque<sim::Inbox<sim::msg::IoDone>> replies(transfers.size());
     std::vector<double> done(transfers.size(), -1);
+    std::vector<sim::StorageSample> samples;
+    sg4::Actor::create("monitor", platform.control, sim::StorageMonitor(*platform.storage, samples))->daemonize();
     for (size_t i = 0; i < transfers.size(); ++i) {
       const Transfer t = transfers[i];
       sg4::Actor::create("channel" + std::to_string(i), platform.control,
@@ -164,6 +167,27 @@ TEST(StorageSystem, FileOpensShareTheMetadataService)
   ASSERT_EQ(two.size(), 2U);
   for (double d : two)
     EXPECT_NEAR(d, 1.0 + 2e9 / 1e12, 1e-6);
+}
+
+TEST(StorageSystem, ATokenBucketRunsAtTheBurstRateUntilTheCreditIsSpent)
+{
+  // 2 TB/s sustained, 7 TB/s burst, 5 TB of credit (spent at 5 TB/s of excess: 1 s of burst).
+  // 10 TB: 7 TB in the first second, the other 3 TB at 2 TB/s: 2.5 s.
+  scenario::StorageSpec s = storage(10e12, 10e12);
+  s.bandwidth = units::BytesPerSecond(2e12);
+  s.burst_bandwidth = units::BytesPerSecond(7e12);
+  s.burst_bytes = units::Bytes(5e12);
+  const auto big = finish_times(s, {2048}, {{0, true, 10e12}});
+  ASSERT_EQ(big.size(), 1U);
+  EXPECT_NEAR(big[0], 2.5, 1e-6);
+  // A burst that fits in the credit runs at the burst rate throughout.
+  const auto small = finish_times(s, {2048}, {{0, true, 3.5e12}});
+  ASSERT_EQ(small.size(), 1U);
+  EXPECT_NEAR(small[0], 0.5, 1e-6);
+  // Spent, the credit refills at 2 TB/s while the servers idle: 2.5 s later the next burst is whole.
+  const auto again = finish_times(s, {2048}, {{0, true, 10e12}, {0, true, 3.5e12, 1, 5.0}});
+  ASSERT_EQ(again.size(), 2U);
+  EXPECT_NEAR(again[1], 5.5, 1e-6);
 }
 
 }  // namespace
