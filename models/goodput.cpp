@@ -20,6 +20,7 @@ std::string_view phase_name(Phase p)
     case Phase::Warmup: return "warmup";
     case Phase::Planned: return "planned";
     case Phase::Waiting: return "waiting";
+    case Phase::DataStall: return "data_stall";
   }
   return "?";
 }
@@ -37,6 +38,7 @@ double& bucket(TimeBreakdown& b, Phase p)
     case Phase::Warmup: return b.warmup;
     case Phase::Planned: return b.planned;
     case Phase::Waiting: return b.waiting;
+    case Phase::DataStall: return b.data_stall;
   }
   return b.planned;
 }
@@ -136,9 +138,10 @@ GoodputReport account(const TraceLog& log, double step_time, double tokens_per_s
         p.pending += last.work(d, seg->steps, r0);
       } else {
         bucket(r.breakdown, seg->phase) += d;
-        const char* charged = seg->phase == Phase::Checkpoint ? "checkpoint"
-                              : seg->phase == Phase::Planned  ? "planned"
-                                                              : nullptr;
+        const char* charged = seg->phase == Phase::Checkpoint  ? "checkpoint"
+                              : seg->phase == Phase::Planned   ? "planned"
+                              : seg->phase == Phase::DataStall ? "data_stall"
+                                                               : nullptr;
         r.lost_by_cause[charged != nullptr ? std::string(charged)
                         : cause.empty()    ? std::string("unattributed")
                                            : cause] += d;

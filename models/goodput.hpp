@@ -39,9 +39,10 @@ struct TimeBreakdown {
   double lost_work = 0;
   double planned = 0;
   double waiting = 0;
+  double data_stall = 0;
   [[nodiscard]] double total() const
   {
-    return productive + checkpoint + detection + restart + reload + warmup + lost_work + planned + waiting;
+    return productive + checkpoint + detection + restart + reload + warmup + lost_work + planned + waiting + data_stall;
   }
 };
 
@@ -51,7 +52,7 @@ struct BreakdownTerm {
   const char* name;
   double TimeBreakdown::*seconds;
 };
-inline constexpr std::array<BreakdownTerm, 9> kBreakdownTerms = {{
+inline constexpr std::array<BreakdownTerm, 10> kBreakdownTerms = {{
     {"productive", &TimeBreakdown::productive},
     {"checkpoint", &TimeBreakdown::checkpoint},
     {"detection", &TimeBreakdown::detection},
@@ -61,6 +62,7 @@ inline constexpr std::array<BreakdownTerm, 9> kBreakdownTerms = {{
     {"lost_work", &TimeBreakdown::lost_work},
     {"planned", &TimeBreakdown::planned},
     {"waiting", &TimeBreakdown::waiting},
+    {"data_stall", &TimeBreakdown::data_stall},
 }};
 
 /// One row of the goodput trace: one phase segment, with the model's net progress at its end.

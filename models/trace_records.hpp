@@ -21,11 +21,13 @@ enum class Phase {
   Warmup,      // first slow steps after a restart: no useful progress counted
   Planned,     // planned maintenance (firmware, configuration, dataset updates)
   Waiting,     // too few healthy nodes to run: waiting for the repair pipeline
+  DataStall,   // ready to step, but the data loader has not delivered the step's batch
 };
 
 /// Every phase, in the order of the enum (timelines, reports).
-inline constexpr Phase kPhases[] = {Phase::Training, Phase::Checkpoint, Phase::Detection, Phase::Restart,
-                                    Phase::Reload,   Phase::Warmup,     Phase::Planned,   Phase::Waiting};
+inline constexpr Phase kPhases[] = {Phase::Training, Phase::Checkpoint, Phase::Detection,
+                                    Phase::Restart,  Phase::Reload,     Phase::Warmup,
+                                    Phase::Planned,  Phase::Waiting,    Phase::DataStall};
 
 /// The phase's name in timeline.csv, events.csv and the reports: the one place it is spelled.
 [[nodiscard]] std::string_view phase_name(Phase p);

@@ -90,11 +90,27 @@ struct IoRequest {
   double fixed_s = 0;  // the request's own fixed cost before its transfer (an asynchronous commit's)
 };
 
+// ---- data loading ----
+struct Starved {  // loader -> job: the next step's batch is not there yet
+  long epoch = 0;
+};
+struct Fed {  // loader -> job: it has arrived
+  long epoch = 0;
+};
+struct DemandOn {  // job -> loader: incarnation `epoch` trains, one batch per `step_time`
+  long epoch = 0;
+  double step_time = 0;
+};
+struct DemandOff {};       // job -> loader: not training (checkpoint, failure, stop)
+struct StorageChanged {};  // storage system -> loader: a transfer started or ended
+
 }  // namespace msg
 
 using SchedulerMessage = std::variant<msg::Failure, msg::Planned, msg::Stopped, msg::IoDone, msg::Repaired,
                                       msg::SlowStart, msg::SlowEnd, msg::DrainCheck, msg::Tick>;
-using JobMessage = std::variant<msg::Start, msg::Interrupt, msg::PlanStop, msg::Retime, msg::IoDone>;
+using JobMessage =
+    std::variant<msg::Start, msg::Interrupt, msg::PlanStop, msg::Retime, msg::IoDone, msg::Starved, msg::Fed>;
+using LoaderMessage = std::variant<msg::DemandOn, msg::DemandOff, msg::IoDone, msg::StorageChanged>;
 /// To the alarm clock: deliver `message` to the scheduler `after` seconds from now.
 struct AlarmRequest {
   double after = 0;

@@ -72,6 +72,7 @@ struct JobWiring {
   StorageQueue& storage;  // the job's checkpoint writes
   IntervalControl& interval;
   CheckpointHistory& history;
+  Inbox<LoaderMessage>* loader = nullptr;  // its data loader (nullptr: data loading not modelled)
 };
 
 /// The job scheduler: the fleet's state, the policy, the trace, and every other actor's inbox.

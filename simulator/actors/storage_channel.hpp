@@ -21,6 +21,8 @@ public:
   Inbox<msg::IoRequest> requests;
   /// Abandons request `id`, queued or in flight. A request that already completed is unaffected.
   void abort(long id);
+  /// True while one of its requests is being served.
+  [[nodiscard]] bool busy() const { return active_ != nullptr; }
 
 private:
   friend class StorageChannel;

@@ -46,6 +46,7 @@ void TrainingJob::run_incarnation(long epoch, bool from_memory)
   trained_s_ = 0;
   while (true) {
     Outcome o = train(epoch, stretch_steps());
+    demand(epoch, false);
     if (o == Outcome::Continue)
       o = checkpoint(epoch);
     if (o == Outcome::Interrupted) {
@@ -110,6 +111,7 @@ TrainingJob::Outcome TrainingJob::train(long epoch, long steps)
   step_time_ = w_.shape.step_time;
   segment_t_ = now();
   open_training();
+  demand(epoch, true);
   while (true) {
     auto m = w_.inbox.wait(segment_t_ + (static_cast<double>(steps) - progress_) * step_time_);
     if (!m) {
@@ -123,6 +125,18 @@ TrainingJob::Outcome TrainingJob::train(long epoch, long steps)
       close_segment(false, std::min(steps, whole(progress_)));
       step_time_ = w_.shape.step_time;
       open_training();
+      demand(epoch, true);
+    } else if (for_epoch<msg::Starved>(*m, epoch) != nullptr) {
+      // The loader has not delivered the next batch: training stalls until it has.
+      advance();
+      close_segment(false, std::min(steps, whole(progress_)));
+      bool plan_stop = false;
+      if (auto o = stall(epoch, plan_stop))
+        return *o;
+      segment_t_ = now();
+      open_training();
+      if (plan_stop)
+        return finish_step_then_stop(epoch, plan_checkpoint_);
     } else if (const auto* kill = for_epoch<msg::Interrupt>(*m, epoch)) {
       advance();
       const long done = std::min(steps, whole(progress_));
@@ -305,6 +319,43 @@ void TrainingJob::abort_drains()
   for (const Drain& d : draining_)
     w_.storage.abort(d.id);
   draining_.clear();
+}
+
+void TrainingJob::demand(long epoch, bool on)
+{
+  if (w_.loader == nullptr)
+    return;
+  if (on)
+    w_.loader->post(msg::DemandOn{epoch, step_time_});
+  else
+    w_.loader->post(msg::DemandOff{});
+}
+
+std::optional<TrainingJob::Outcome> TrainingJob::stall(long epoch, bool& plan_stop)
+{
+  w_.trace.open(Phase::DataStall, now());
+  while (true) {
+    auto m = w_.inbox.wait(-1);
+    if (for_epoch<msg::Fed>(*m, epoch) != nullptr) {
+      w_.trace.close(now(), false);
+      return std::nullopt;
+    }
+    if (const auto* kill = for_epoch<msg::Interrupt>(*m, epoch)) {
+      w_.trace.close(now(), true);
+      step_ += reported_;
+      interrupted(*kill, reported_);
+      abort_drains();
+      return Outcome::Interrupted;
+    }
+    if (const auto* stop = for_epoch<msg::PlanStop>(*m, epoch)) {
+      plan_stop = true;  // once the batch is there, the step in flight finishes and the job stops
+      plan_checkpoint_ = stop->checkpoint_first;
+    }
+    if (const auto* done = std::get_if<msg::IoDone>(&*m))
+      drained(*done, false, 0);
+    if (for_epoch<msg::Retime>(*m, epoch) != nullptr)
+      step_time_ = w_.shape.step_time;
+  }
 }
 
 void TrainingJob::committed(long step)

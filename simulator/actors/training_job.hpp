@@ -63,6 +63,10 @@ private:
   /// The job died: its drains are cut off, their checkpoints lost.
   void abort_drains();
   void committed(long step);
+  /// Tells the data loader whether the job trains (and at which step time).
+  void demand(long epoch, bool on);
+  /// Stalled for data: waits for the batch; the outcome if something else ends the stall first.
+  std::optional<Outcome> stall(long epoch, bool& plan_stop);
   void stopped(long epoch, bool clean) const;
 
   JobWiring w_;
@@ -80,6 +84,7 @@ private:
   double step_time_ = 0;
   long next_request_ = 1;
   std::deque<Drain> draining_;
+  bool plan_checkpoint_ = true;  // a planned stop that came during a data stall: checkpoint first?
 };
 
 }  // namespace fleetsim::sim

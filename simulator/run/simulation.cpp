@@ -5,6 +5,7 @@
 #include "models/invariant.hpp"
 #include "models/run_plan.hpp"
 #include "simulator/actors/checkpoint_state.hpp"
+#include "simulator/actors/data_loader.hpp"
 #include "simulator/actors/failure_injector.hpp"
 #include "simulator/actors/job_scheduler.hpp"
 #include "simulator/actors/storage_channel.hpp"
@@ -115,6 +116,19 @@ double checkpoint_files(const scenario::Scenario& s)
   return 1;
 }
 
+// The rate one read gets with the storage to itself: the read cap, the servers' total, the job's NICs.
+double alone_read_rate(const scenario::Scenario& s)
+{
+  const scenario::StorageSpec& st = s.storage;
+  double rate = st.read_bandwidth.si() > 0 ? st.read_bandwidth.si() : st.write_bandwidth.si();
+  if (st.bandwidth.si() > 0)
+    rate = std::min(rate, std::max(st.bandwidth.si(), st.burst_bandwidth.si()));
+  if (st.client_bandwidth.si() > 0)
+    rate = std::min(rate,
+                    st.client_bandwidth.si() * std::ceil(static_cast<double>(s.fleet.gpus) / s.fleet.gpus_per_node));
+  return rate;
+}
+
 CheckpointPlan checkpoint_plan(const scenario::Scenario& s)
 {
   CheckpointPlan p;
@@ -204,6 +218,7 @@ public:
         trace_(full.step_time),
         pool_(make_pool(s, seed)),
         shapes_{{full.dp, full}},
+        full_(full),
         plan_(checkpoint_plan(s)),
         interval_(interval_spec(s, plan_), checkpoint_cost(s, plan_), models::job_mtbf(s.causes, s.fleet).si()),
         history_(s.checkpoint.corrupt_probability, seed)
@@ -254,6 +269,7 @@ private:
   TraceRecorder trace_;
   models::NodePool pool_;
   std::map<int, JobShape> shapes_;
+  JobShape full_;  // the job at its full width
   JobShape shape_;
   PolicyCounters counters_;
   Inbox<SchedulerMessage> scheduler_inbox_;
@@ -263,8 +279,10 @@ private:
   CheckpointPlan plan_;
   IntervalControl interval_;
   CheckpointHistory history_;
-  StorageQueue writes_;  // the job's checkpoints
-  StorageQueue reads_;   // its reloads
+  Inbox<LoaderMessage> loader_inbox_;
+  StorageQueue batches_;  // the data loader's reads
+  StorageQueue writes_;   // the job's checkpoints
+  StorageQueue reads_;    // its reloads
   std::optional<models::InvariantViolation> violation_;
 };
 
@@ -274,7 +292,10 @@ void Replay::start_actors(const Platform& platform, const ProgressFn& progress)
   const double checkpoint_bytes = s_.checkpoint_bytes().si();
   // Each actor gets the few services it uses (run_context.hpp).
   const EventSourceWiring sources{s_, pool_, seed_, horizon, scheduler_inbox_};
-  const JobWiring job{trace_, shape_, plan_, job_inbox_, scheduler_inbox_, writes_, interval_, history_};
+  const bool loads = s_.data.bytes_per_token.si() > 0;
+  const JobWiring job{trace_,     shape_,           plan_,
+                      job_inbox_, scheduler_inbox_, writes_,
+                      interval_,  history_,         loads ? &loader_inbox_ : nullptr};
   StorageSystem& storage = *platform.storage;
   const SchedulerWiring scheduler{s_,          trace_,           pool_,      counters_,    policy_, checkpoint_bytes,
                                   seed_,       scheduler_inbox_, job_inbox_, alarm_inbox_, reads_,  storage,
@@ -283,6 +304,18 @@ void Replay::start_actors(const Platform& platform, const ProgressFn& progress)
   daemon(platform, "training-job", TrainingJob(job));
   daemon(platform, "checkpoint-writer", StorageChannel(storage, 0, writes_));
   daemon(platform, "storage-monitor", StorageMonitor(storage, storage_samples_));
+  if (loads) {
+    const double bytes = s_.data.bytes_per_token.si() * full_.tokens_per_step;
+    const LoaderWiring loader{storage,
+                              batches_,
+                              loader_inbox_,
+                              job_inbox_,
+                              bytes,
+                              s_.data.prefetch_steps,
+                              bytes / alone_read_rate(s_) >= full_.step_time};
+    daemon(platform, "data-reader", StorageChannel(storage, 0, batches_));
+    daemon(platform, "data-loader", DataLoader(loader));
+  }
   daemon(platform, "checkpoint-reader", StorageChannel(storage, 0, reads_));
   daemon(platform, "alarm-clock", AlarmClock(alarm_inbox_, scheduler_inbox_));
   daemon(platform, "slowdowns", SlowdownInjector(sources));

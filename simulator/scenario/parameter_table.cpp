@@ -247,7 +247,7 @@ std::vector<ParamSpec> build_table()
 
       quantity("data.bytes_per_token", B, "0B",
                "training data read from storage per token (0: data loading is not modelled)", 0.0, false),
-      integer("data.prefetch_steps", "2", "steps of data the loader keeps ahead of training", 0, 1e6),
+      integer("data.prefetch_steps", "2", "batches the loader keeps ready ahead of training", 1, 1e6),
 
       quantity("recovery.detection", T, "5min", "from a failure to the job being declared failed"),
       quantity("recovery.restart", T, "10min", "rescheduling, process start, communicator init and rendezvous", 0.0,

@@ -392,8 +392,8 @@ TEST(CliRun, WritesSummaryTimelineAndEventsForShortLlama3)
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   EXPECT_NE(r.out.find("outputs in " + out), std::string::npos) << r.out;
-  // Exactly the three files: no temporary left behind.
-  EXPECT_EQ(entries(out), (std::set<std::string>{"summary.json", "timeline.csv", "events.csv"}));
+  // Exactly the four files: no temporary left behind.
+  EXPECT_EQ(entries(out), (std::set<std::string>{"summary.json", "timeline.csv", "events.csv", "storage.csv"}));
 
   const auto j = nlohmann::json::parse(read_file(fs::path(out) / "summary.json"));
   for (const char* key : {"scenario", "seed", "gpus", "simulated_time_s", "ettr", "tokens_trained", "step_time_s",
