@@ -27,7 +27,9 @@ void FleetState::strike(long job, int cause, double t)
     return;  // already down: one recovery
   ++r.interruptions;
   ++interruptions_;
-  if (r.state == JobState::Preempting) {
+  if (r.state == JobState::Checkpointing || r.state == JobState::Restoring) {
+    strike_during_io(job, cause, t);
+  } else if (r.state == JobState::Preempting) {
     // Its checkpoint-then-preempt is cut short: what it was saving is lost.
     const double g = static_cast<double>(r.held);
     charge(job, kPreemption, g * (t - l.stop_t));
@@ -187,7 +189,9 @@ void FleetState::fire_timers(double t)
     if (epoch != l.epoch)
       continue;  // overtaken by a failure or a preemption
     const double g = static_cast<double>(r.held);
-    if (kind == TimerKind::Finish) {
+    if (kind == TimerKind::CheckpointDue || kind == TimerKind::RestoreDue) {
+      storage_timer(id, kind);
+    } else if (kind == TimerKind::Finish) {
       const double remaining = std::max(0.0, spec(id).work - r.committed);
       charge(id, l.restart_cause, g * l.seg.restart);
       charge(id, kCheckpoint, g * checkpoints_for(l.seg, remaining) * l.seg.cost);
@@ -231,6 +235,14 @@ void FleetState::finish(double horizon)
     } else if (r.state == JobState::Preempting) {
       charge(job, kPreemption, g * (horizon - l.stop_t));
       productive(job, g * l.pending);
+    } else if (r.state == JobState::Checkpointing) {
+      // The write in flight is not lost yet: its work counts, as in the single-job replay.
+      charge(job, kCheckpoint, g * (horizon - l.stop_t));
+      productive(job, g * l.pending);
+      r.progress_at_end = r.committed + l.pending;
+    } else if (r.state == JobState::Restoring) {
+      charge(job, l.restart_cause, g * (horizon - l.stop_t));
+      r.progress_at_end = r.committed;
     }
     const double gs = g * (horizon - l.alloc_t);
     r.time.allocated += gs;

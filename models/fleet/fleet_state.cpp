@@ -95,6 +95,8 @@ std::vector<RunningView> FleetState::running() const
       v.release = finish_time(l.seg, std::max(0.0, s.work - r.committed));
     else if (r.state == JobState::Detecting)
       v.release = l.stop_t + cfg_.detection.at(static_cast<size_t>(l.failing_cause - kFirstFailureCause));
+    else if (r.state == JobState::Checkpointing || r.state == JobState::Restoring)
+      v.release = l.stop_t + s.checkpoint_cost + std::max(0.0, s.work - r.committed - l.pending);
     else
       v.release = l.stop_t + s.checkpoint_cost;
     out.push_back(v);
@@ -173,6 +175,10 @@ void FleetState::release(long job, double t)
 
 void FleetState::start_segment(long job, double t, int restart_cause)
 {
+  if (stores(job)) {
+    start_storing(job, t, restart_cause);
+    return;
+  }
   Live& l = live_[static_cast<size_t>(job)];
   const JobSpec& s = spec(job);
   JobRecord& r = rec_[static_cast<size_t>(job)];

@@ -42,7 +42,19 @@ struct FleetConfig {
   std::vector<double> detection;    // detection delay per cause (s)
 };
 
-enum class JobState { Pending, Waiting, Running, Detecting, Preempting, Done };
+enum class JobState { Pending, Waiting, Running, Detecting, Preempting, Checkpointing, Restoring, Done };
+
+/// A storage transfer a job with checkpoint_bytes > 0 asks of the simulator (FleetState::take_io):
+/// a checkpoint write, a restore's read, or the abort of the job's transfer in flight (it failed).
+/// The simulator answers with io_done(job, epoch, t) when the transfer completes.
+struct IoRequest {
+  long job = 0;
+  long epoch = 0;
+  bool write = true;
+  bool abort = false;
+  double bytes = 0;
+  double files = 1;
+};
 
 /// One job's record, as jobs.csv shows it.
 struct JobRecord {
@@ -82,6 +94,10 @@ public:
   void fire_timers(double t);
   /// The nodes back from repair since the last call (the failure injectors' pool follows them).
   [[nodiscard]] std::vector<long> take_repaired() { return std::exchange(repaired_, {}); }
+  /// Storage transfers asked for since the last call (jobs with checkpoint_bytes > 0).
+  [[nodiscard]] std::vector<IoRequest> take_io() { return std::exchange(io_, {}); }
+  /// Job `job`'s transfer for `epoch` completed at t (a stale epoch is ignored).
+  void io_done(long job, long epoch, double t);
   /// Closes the window: running jobs are accounted up to it.
   void finish(double horizon);
 
@@ -115,7 +131,7 @@ private:
     double pending = 0;      // preemption: work done, saved once its checkpoint completes
     bool in_queue = false;
   };
-  enum class TimerKind { Finish, Detected, Preempted, Repair };
+  enum class TimerKind { Finish, Detected, Preempted, Repair, CheckpointDue, RestoreDue };
   using Timer = std::tuple<double, std::uint64_t, TimerKind, long, long>;  // t, seq, kind, job/node, epoch
 
   // SchedulerOps, for the policy.
@@ -134,6 +150,17 @@ private:
   void enqueue(long job, double t);
   void dequeue(long job);
   void start_segment(long job, double t, int restart_cause);
+  // ---- jobs whose checkpoints go through the storage system (fleet_io.cpp) ----
+  [[nodiscard]] bool stores(long job) const { return spec(job).checkpoint_bytes > 0; }
+  /// Starts a job that stores: restart, then a restore read if it has a checkpoint, then training.
+  void start_storing(long job, double t, int restart_cause);
+  /// Training from the segment's start: the next checkpoint, or the finish, is due.
+  void schedule_progress(long job);
+  /// A timer of a job that stores (CheckpointDue, RestoreDue).
+  void storage_timer(long job, TimerKind kind);
+  /// A failure strikes a job that is writing or reading its checkpoint.
+  void strike_during_io(long job, int cause, double t);
+  void ask_io(long job, bool write);
   /// Stops a running job's progress at t: charges its segment so far; returns the work it lost.
   void stop_progress(long job, double t, int cause);
   void strike(long job, int cause, double t);
@@ -168,6 +195,7 @@ private:
   long failures_on_idle_ = 0;
   long failures_ = 0;
   std::vector<long> repaired_;
+  std::vector<IoRequest> io_;
   long in_place_ = 0;
   long requeues_ = 0;
   bool scheduling_ = false;

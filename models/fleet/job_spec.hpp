@@ -24,8 +24,13 @@ struct JobSpec {
   double checkpoint_interval = 0;  // s of training between checkpoints; 0 = never checkpoints
   double checkpoint_cost = 0;      // s each checkpoint stalls the job (and a checkpoint-then-preempt)
   double restart_cost = 0;         // s from allocation to training: launch, init, checkpoint reload
-  bool elastic = false;            // may run on fewer GPUs (not yet used by the fleet scheduler)
-  bool preemptible = true;         // a higher-priority job may preempt it
+  // > 0: its checkpoints are written to, and its restarts read from, the shared storage system (the
+  // simulator's), and take as long as its sharing gives them; checkpoint_cost is then only the
+  // scheduler's estimate. 0: each checkpoint stalls it checkpoint_cost, with no storage modelled.
+  double checkpoint_bytes = 0;
+  double checkpoint_files = 1;  // files per checkpoint (metadata operations)
+  bool elastic = false;         // may run on fewer GPUs (not yet used by the fleet scheduler)
+  bool preemptible = true;      // a higher-priority job may preempt it
   JobRecovery recovery = JobRecovery::Requeue;
   std::string origin;  // where it was declared: "workload.jobs.hero", "trace.csv:12", "generator"
 };

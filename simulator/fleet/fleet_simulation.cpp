@@ -6,8 +6,11 @@
 #include "models/run_plan.hpp"
 #include "simulator/actors/failure_injector.hpp"
 #include "simulator/actors/message.hpp"
+#include "simulator/actors/storage_channel.hpp"
+#include "simulator/actors/storage_monitor.hpp"
 #include "simulator/logging/logging.hpp"
 #include "simulator/platform/platform_builder.hpp"
+#include "simulator/platform/storage_system.hpp"
 #include "simulator/run/engine_setup.hpp"
 #include "simulator/run/step_source.hpp"
 
@@ -15,6 +18,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <deque>
+#include <map>
 #include <optional>
 #include <variant>
 
@@ -48,6 +54,10 @@ mf::Workload fleet_workload(const scenario::Scenario& s, std::uint64_t seed)
         j.gpus = layout_gpus;
       if (d.tokens > 0)
         j.work = d.tokens / tokens_per_second;
+      const long gpn = s.fleet.gpus_per_node;
+      j.checkpoint_files = s.checkpoint.files == scenario::CheckpointFiles::PerRank   ? static_cast<double>(j.gpus)
+                           : s.checkpoint.files == scenario::CheckpointFiles::PerNode ? std::ceil(1.0 * j.gpus / gpn)
+                                                                                      : 1.0;
       w.push_back(std::move(j));
     }
   w.insert(w.end(), s.workload.trace_jobs.begin(), s.workload.trace_jobs.end());
@@ -66,7 +76,20 @@ namespace sg4 = simgrid::s4u;
 struct Submit {
   long job = 0;
 };
-using FleetMessage = std::variant<Submit, msg::Failure>;
+struct IoFinished {  // a storing job's transfer for `epoch` completed
+  long job = 0;
+  long epoch = 0;
+};
+using FleetMessage = std::variant<Submit, msg::Failure, IoFinished>;
+
+// The storage clients of the jobs whose checkpoints go through the storage system: one client (its
+// nodes' NICs) and one channel per such job, built with the platform.
+struct FleetStorage {
+  std::map<long, size_t> slot;  // job -> its client and queue
+  std::deque<StorageQueue> queues;
+  std::vector<long> in_flight;  // per slot: the request id in flight (0: none)
+  long next_id = 1;
+};
 
 mf::FleetConfig fleet_config(const scenario::Scenario& s)
 {
@@ -94,8 +117,9 @@ mf::FleetConfig fleet_config(const scenario::Scenario& s)
 class FleetScheduler {
 public:
   FleetScheduler(const scenario::Scenario& s, std::uint64_t seed, mf::FleetState& fleet, models::NodePool& pool,
-                 Inbox<FleetMessage>& inbox, long& repairs)
+                 Inbox<FleetMessage>& inbox, long& repairs, FleetStorage& storage)
       : s_(s),
+        storage_(storage),
         fleet_(fleet),
         pool_(pool),
         inbox_(inbox),
@@ -113,15 +137,39 @@ public:
         fleet_.fire_timers(sg4::Engine::get_clock());
         for (long n : fleet_.take_repaired())
           pool_.repaired(n);
-        continue;
+      } else {
+        std::visit(Overloaded{[&](const Submit& e) { fleet_.submit(e.job, sg4::Engine::get_clock()); },
+                              [&](const msg::Failure& f) { on_failure(f); },
+                              [&](const IoFinished& d) { fleet_.io_done(d.job, d.epoch, sg4::Engine::get_clock()); }},
+                   *m);
       }
-      std::visit(Overloaded{[&](const Submit& e) { fleet_.submit(e.job, sg4::Engine::get_clock()); },
-                            [&](const msg::Failure& f) { on_failure(f); }},
-                 *m);
+      start_io();
     }
   }
 
 private:
+  // The storage transfers the fleet's state asked for: posted to the job's channel, or aborted.
+  void start_io()
+  {
+    for (const mf::IoRequest& io : fleet_.take_io()) {
+      const size_t slot = storage_.slot.at(io.job);
+      long& active = storage_.in_flight[slot];
+      if (io.abort) {
+        if (active != 0)
+          storage_.queues[slot].abort(active);
+        active = 0;
+        continue;
+      }
+      active = storage_.next_id++;
+      Inbox<FleetMessage>& inbox = inbox_;
+      storage_.queues[slot].requests.post(
+          {active, io.write, io.bytes, io.files, [&inbox, job = io.job, epoch = io.epoch, &active](msg::IoDone) {
+             active = 0;
+             inbox.post(IoFinished{job, epoch});
+           }});
+    }
+  }
+
   void on_failure(const msg::Failure& f)
   {
     const double t = sg4::Engine::get_clock();
@@ -148,6 +196,7 @@ private:
   }
 
   const scenario::Scenario& s_;
+  FleetStorage& storage_;
   mf::FleetState& fleet_;
   models::NodePool& pool_;
   Inbox<FleetMessage>& inbox_;
@@ -177,7 +226,16 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
   mf::FleetState fleet(config, workload, *policy);
 
   auto engine = make_engine();
-  const Platform platform = build_platform(s);
+  FleetStorage storage;
+  std::vector<StorageClient> clients;
+  for (size_t j = 0; j < workload.size(); ++j)
+    if (workload[j].checkpoint_bytes > 0) {
+      storage.slot[static_cast<long>(j)] = clients.size();
+      clients.push_back({workload[j].id, (workload[j].gpus + config.gpus_per_node - 1) / config.gpus_per_node});
+    }
+  storage.queues.resize(clients.size());
+  storage.in_flight.assign(clients.size(), 0);
+  const Platform platform = build_platform(s, clients);
   // The injectors thin their draws against a pool of the cluster's nodes (the spares included), kept
   // in step with the fleet's: a node in repair cannot fail again. Lemon weights apply as in a replay.
   models::NodePool pool(config.nodes, 0, config.nodes_per_rack, s.capacity.lemons, seed);
@@ -200,7 +258,13 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
     })->daemonize();
   };
   const double horizon = s.duration.si();
-  daemon("fleet-scheduler", FleetScheduler(s, seed, fleet, pool, inbox, repairs));
+  daemon("fleet-scheduler", FleetScheduler(s, seed, fleet, pool, inbox, repairs, storage));
+  std::vector<StorageSample> storage_samples;
+  if (!clients.empty()) {
+    for (size_t c = 0; c < clients.size(); ++c)
+      daemon("storage-" + clients[c].name, StorageChannel(*platform.storage, static_cast<int>(c), storage.queues[c]));
+    daemon("storage-monitor", StorageMonitor(*platform.storage, storage_samples));
+  }
   daemon("arrivals", [&workload, &inbox, horizon] {
     for (size_t j = 0; j < workload.size() && workload[j].submit < horizon; ++j) {
       sg4::this_actor::sleep_until(workload[j].submit);
@@ -248,6 +312,7 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
   r.requeues = fleet.requeues();
   r.in_place_recoveries = fleet.in_place_recoveries();
   r.repairs = repairs;
+  r.storage = std::move(storage_samples);
   r.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return r;
 }

@@ -6,6 +6,7 @@
 // SimGrid allows one simulation per process: call run_fleet() once per process.
 
 #include "models/fleet/fleet_state.hpp"
+#include "simulator/actors/storage_monitor.hpp"
 #include "simulator/scenario/scenario.hpp"
 
 #include <cstdint>
@@ -32,6 +33,7 @@ struct FleetResult {
   long requeues = 0;
   long in_place_recoveries = 0;
   long repairs = 0;
+  std::vector<StorageSample> storage;  // the storage's load over time (jobs with a checkpoint_size)
   double wall_time_s = 0;
 };
 

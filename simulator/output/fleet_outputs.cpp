@@ -1,5 +1,7 @@
 #include "fleet_outputs.hpp"
 
+#include "run_outputs.hpp"
+
 #include "models/statistics.hpp"
 #include "simulator/trace/atomic_file.hpp"
 #include "simulator/trace/fixed_text.hpp"
@@ -84,7 +86,8 @@ nlohmann::ordered_json fleet_summary_json(const scenario::Scenario& s, const Fle
     started += job.first_start >= 0;
     finished += job.state == mf::JobState::Done;
     running += job.state == mf::JobState::Running || job.state == mf::JobState::Detecting ||
-               job.state == mf::JobState::Preempting;
+               job.state == mf::JobState::Preempting || job.state == mf::JobState::Checkpointing ||
+               job.state == mf::JobState::Restoring;
     waiting += job.state == mf::JobState::Waiting;
     pending += job.state == mf::JobState::Pending;
     if (job.state == mf::JobState::Done) {
@@ -163,7 +166,8 @@ void write_jobs_csv(std::ostream& out, const FleetResult& r)
     line += std::to_string(spec.gpus) + ',' + std::to_string(job.held) + ',' + std::to_string(job.racks) + ',' +
             std::to_string(job.pods) + ',' + std::to_string(job.interruptions) + ',' + std::to_string(job.preemptions) +
             ',';
-    static const char* const states[] = {"pending", "waiting", "running", "recovering", "preempting", "done"};
+    static const char* const states[] = {"pending",    "waiting",       "running",   "recovering",
+                                         "preempting", "checkpointing", "restoring", "done"};
     line += states[static_cast<int>(job.state)];
     line += ',';
     const auto& lost = job.time.lost;
@@ -219,7 +223,13 @@ std::string write_fleet_outputs(const std::string& dir, const scenario::Scenario
   if (std::string err = write_file_atomically(dir, "jobs.csv", [&](std::ostream& o) { write_jobs_csv(o, r); });
       !err.empty())
     return err;
-  return write_file_atomically(dir, "timeline.csv", [&](std::ostream& o) { write_fleet_timeline_csv(o, r); });
+  if (std::string err = write_file_atomically(dir, "timeline.csv",
+                                              [&](std::ostream& o) { write_fleet_timeline_csv(o, r); });
+      !err.empty())
+    return err;
+  if (r.storage.empty())
+    return {};
+  return write_file_atomically(dir, "storage.csv", [&](std::ostream& o) { write_storage_csv(o, r.storage); });
 }
 
 void print_fleet_table(std::ostream& out, const scenario::Scenario& s, const FleetResult& r)

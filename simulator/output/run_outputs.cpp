@@ -300,11 +300,11 @@ void write_events_csv(std::ostream& out, const RunResult& r)
   }
 }
 
-void write_storage_csv(std::ostream& out, const RunResult& r)
+void write_storage_csv(std::ostream& out, const std::vector<StorageSample>& samples)
 {
   CsvBuffer csv(out);
   csv.text("time_s,write_Bps,read_Bps,servers_Bps,servers_capacity_Bps,burst_credit_bytes").end_row();
-  for (const StorageSample& x : r.storage) {
+  for (const StorageSample& x : samples) {
     csv.fixed(x.t).text(",").fixed(x.write_bps, 0).text(",").fixed(x.read_bps, 0).text(",");
     csv.fixed(x.servers_bps, 0).text(",").fixed(x.capacity_bps, 0).text(",").fixed(x.credit, 0).end_row();
   }
@@ -322,7 +322,7 @@ std::string write_outputs(const std::string& dir, const scenario::Scenario& s, c
   if (err.empty())
     err = write_file_atomically(dir, "events.csv", [&](std::ostream& o) { write_events_csv(o, r); });
   if (err.empty())
-    err = write_file_atomically(dir, "storage.csv", [&](std::ostream& o) { write_storage_csv(o, r); });
+    err = write_file_atomically(dir, "storage.csv", [&](std::ostream& o) { write_storage_csv(o, r.storage); });
   return err;
 }
 

@@ -22,7 +22,7 @@ namespace fleetsim::sim {
 void write_timeline_csv(std::ostream& out, const RunResult& r);
 void write_events_csv(std::ostream& out, const RunResult& r);
 /// The storage's load over time: one row per change (storage_monitor.hpp), constant until the next.
-void write_storage_csv(std::ostream& out, const RunResult& r);
+void write_storage_csv(std::ostream& out, const std::vector<StorageSample>& samples);
 
 /// Writes the three files into `dir` (created if needed). Returns "" or an error message.
 [[nodiscard]] std::string write_outputs(const std::string& dir, const scenario::Scenario& s, const RunResult& r,

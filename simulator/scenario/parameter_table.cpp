@@ -349,6 +349,10 @@ std::vector<ParamSpec> build_table()
                "training time between checkpoints (default workload.defaults.checkpoint_interval)", 0.0, false),
       quantity("workload.jobs.<name>.checkpoint_cost", T, std::nullopt,
                "training stall per checkpoint (default workload.defaults.checkpoint_cost)", 0.0, false),
+      quantity("workload.jobs.<name>.checkpoint_size", B, std::nullopt,
+               "its whole checkpoint: when given, its checkpoints are written to and its restarts read from the shared "
+               "storage system (storage.*), taking as long as the sharing with other jobs gives them "
+               "(checkpoint_cost is then only the scheduler's estimate)"),
       quantity("workload.jobs.<name>.restart_cost", T, std::nullopt,
                "launch, initialisation and checkpoint reload at each start (default workload.defaults.restart_cost)",
                0.0, false),

@@ -41,6 +41,8 @@ void read_workload(Reader& r, const std::vector<ResolvedValue>& resolved, Scenar
                                                                 : default_interval;
     j.checkpoint_cost = r.has(base + "checkpoint_cost") ? r.number(base + "checkpoint_cost") : default_cost;
     j.restart_cost = r.has(base + "restart_cost") ? r.number(base + "restart_cost") : default_restart;
+    if (r.has(base + "checkpoint_size"))
+      j.checkpoint_bytes = r.number(base + "checkpoint_size");
     std::string recovery = r.text(base + "recovery");
     if (recovery == "default")
       recovery = default_recovery;

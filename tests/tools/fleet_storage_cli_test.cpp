@@ -1,0 +1,126 @@
+// Fleet jobs whose checkpoints and restores go through the shared storage system, through the
+// fleetsim binary: concurrent checkpoints share the servers or are held back by the jobs' NICs, as
+// the SimGrid resources dictate; a failure during a write loses it.
+#include "fleetsim_process.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using fleetsim::testing::fleetsim_command;
+using fleetsim::testing::read_file;
+using fleetsim::testing::TempDir;
+
+const std::string kScenario = std::string(FLEETSIM_SOURCE_DIR) + "/tests/data/fleet/storage_jobs.yaml";
+
+struct Window {
+  double t0 = 0, t1 = 0, write = 0;
+};
+
+// The storage's busy windows (storage.csv rows with a write load, until the next row).
+std::vector<Window> write_windows(const std::string& csv)
+{
+  std::istringstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "time_s,write_Bps,read_Bps,servers_Bps,servers_capacity_Bps,burst_credit_bytes");
+  std::vector<std::pair<double, double>> rows;  // t, write load
+  while (std::getline(in, line)) {
+    std::stringstream cells(line);
+    std::string t, w;
+    std::getline(cells, t, ',');
+    std::getline(cells, w, ',');
+    rows.emplace_back(std::stod(t), std::stod(w));
+  }
+  std::vector<Window> out;
+  for (size_t i = 0; i + 1 < rows.size(); ++i)
+    if (rows[i].second > 0)
+      out.push_back({rows[i].first, rows[i + 1].first, rows[i].second});
+  return out;
+}
+
+std::vector<Window> run_windows(const TempDir& dir, const std::string& sets)
+{
+  const auto r = fleetsim_command("run " + kScenario + " " + sets + " --quiet --out " + (dir / "out"));
+  EXPECT_EQ(r.code, 0) << r.text;
+  return write_windows(read_file(dir / "out/storage.csv"));
+}
+
+TEST(FleetStorage, KJobsCheckpointingAtOnceEachTakeKTimesSOverBWhenTheServersBind)
+{
+  for (int k : {1, 2, 4}) {
+    TempDir dir;
+    const auto w = run_windows(dir, "--set workload.jobs.train.count=" + std::to_string(k));
+    ASSERT_GT(w.size(), 10U) << k << " jobs";
+    // The first checkpoint falls due after the 5 min restart and 10 min of training.
+    EXPECT_NEAR(w[0].t0, 900, 1e-3);
+    EXPECT_NEAR(w[0].t1 - w[0].t0, k * 1e12 / 100e9, 1e-3) << k << " jobs";
+    EXPECT_NEAR(w[0].write, 100e9, 1);  // the servers run flat out
+  }
+}
+
+TEST(FleetStorage, WhenTheJobsNicsBindEachTakesSOverItsClientLimit)
+{
+  // Servers at 1 TB/s, NICs at 1 GB/s: a 32-node job writes at 32 GB/s, alone or with others.
+  for (int k : {1, 3}) {
+    TempDir dir;
+    const auto w = run_windows(dir,
+                               "--set storage.write_bandwidth=1TB/s --set storage.client_bandwidth=1GB/s "
+                               "--set workload.jobs.train.count=" +
+                                   std::to_string(k));
+    ASSERT_FALSE(w.empty());
+    EXPECT_NEAR(w[0].t1 - w[0].t0, 1e12 / 32e9, 1e-3) << k << " jobs";
+    EXPECT_NEAR(w[0].write, k * 32e9, 1);
+  }
+}
+
+TEST(FleetStorage, ContendedCheckpointsCostTheJobsTheirSharedTime)
+{
+  TempDir dir;
+  const auto r = fleetsim_command("run " + kScenario + " --quiet --out " + (dir / "out"));
+  ASSERT_EQ(r.code, 0) << r.text;
+  const auto s = nlohmann::json::parse(read_file(dir / "out/summary.json"));
+  // 1 day of work in 10-min intervals: 143 checkpoints of 40 s on 256 GPUs, 4 jobs.
+  EXPECT_NEAR(s["gpu_hours"]["lost_by_cause"]["checkpoint"].get<double>(), 4 * 143 * 40.0 * 256 / 3600, 0.5);
+  // Alone, each would have cost a quarter of that.
+  TempDir one;
+  const auto r1 = fleetsim_command("run " + kScenario + " --set workload.jobs.train.count=1 --quiet --out " +
+                                   (one / "out"));
+  ASSERT_EQ(r1.code, 0) << r1.text;
+  const auto s1 = nlohmann::json::parse(read_file(one / "out/summary.json"));
+  EXPECT_NEAR(s1["gpu_hours"]["lost_by_cause"]["checkpoint"].get<double>(), 143 * 10.0 * 256 / 3600, 0.5);
+}
+
+TEST(FleetStorage, ARestartAfterAFailureReadsTheCheckpointBackThroughTheStorage)
+{
+  // Node failures: restarts read the last checkpoint back through the storage (what a failure during
+  // a write loses is tested on the fleet's state, tests/models/fleet_io_test.cpp).
+  TempDir dir;
+  const auto r = fleetsim_command("run " + kScenario +
+                                  " --set failures.causes.crash.mtbf=20d --set failures.causes.crash.scope=node "
+                                  "--set run.duration=4d --seed 3 --quiet --out " +
+                                  (dir / "out"));
+  ASSERT_EQ(r.code, 0) << r.text;
+  std::istringstream in(read_file(dir / "out/storage.csv"));
+  std::string line;
+  std::getline(in, line);
+  bool read_seen = false;
+  while (std::getline(in, line)) {
+    std::stringstream cells(line);
+    std::string t, w, rd;
+    std::getline(cells, t, ',');
+    std::getline(cells, w, ',');
+    std::getline(cells, rd, ',');
+    read_seen = read_seen || std::stod(rd) > 0;
+  }
+  EXPECT_TRUE(read_seen) << "no restore read";
+  const auto s = nlohmann::json::parse(read_file(dir / "out/summary.json"));
+  EXPECT_GT(s["interruptions"].get<long>(), 0);
+}
+
+}  // namespace
