@@ -58,6 +58,7 @@ struct CheckpointPlan {
   double write_overhead = 0;  // the fixed part of a checkpoint (s)
   double snapshot_s = 0;      // async: the device-to-host copy (s), after the fixed part
   int host_buffers = 1;       // async: snapshots host memory holds while they drain
+  int remote_every = 1;       // multi_level: every k-th snapshot also drains to remote storage
   double bytes = 0;           // whole-job checkpoint size
   double files = 1;           // files per checkpoint (metadata operations)
 };

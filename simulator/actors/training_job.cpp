@@ -44,6 +44,7 @@ void TrainingJob::run_incarnation(long epoch, bool from_memory)
   step_ = from_memory ? std::max(memory_step_, committed_step_) : committed_step_;
   memory_step_ = step_;
   trained_s_ = 0;
+  snapshot_trained_s_ = 0;
   while (true) {
     Outcome o = train(epoch, stretch_steps());
     demand(epoch, false);
@@ -69,6 +70,10 @@ long TrainingJob::stretch_steps()
 
 void TrainingJob::interrupted(const msg::Interrupt& m, long done)
 {
+  if (multi_level()) {
+    memory_commit(m, stretch_step_ + done);
+    return;
+  }
   const long k = w_.shape.steps_per_snapshot;
   if (!m.memory || k <= 0)
     return;
@@ -250,6 +255,14 @@ TrainingJob::Outcome TrainingJob::checkpoint_async(long epoch, bool stopping)
     if (auto o = during_pause(*m, epoch, plan_stop))
       return *o;
   w_.trace.close(now(), false);
+  if (multi_level()) {
+    // The snapshot is in host memory (and a peer's): a restore from memory starts here. Only every
+    // remote_every-th one, and the one before a planned stop, also drains to remote storage.
+    memory_step_ = step_;
+    snapshot_trained_s_ = trained_s_;
+    if (++snapshots_ % w_.plan.remote_every != 0 && !plan_stop)
+      return Outcome::Continue;
+  }
   // The write drains in the background through the job's storage channel.
   const long request = next_request_++;
   draining_.push_back({request, step_, trained_s_, now()});
@@ -263,7 +276,10 @@ std::optional<TrainingJob::Outcome> TrainingJob::during_pause(const JobMessage& 
 {
   if (const auto* kill = for_epoch<msg::Interrupt>(m, epoch)) {
     w_.trace.close(now(), true);
-    snapshot_complete_stretch(*kill);
+    if (multi_level())
+      memory_commit(*kill, step_);  // the snapshot in progress is not there yet: the one before is
+    else
+      snapshot_complete_stretch(*kill);
     abort_drains();
     return Outcome::Interrupted;
   }
@@ -356,6 +372,19 @@ std::optional<TrainingJob::Outcome> TrainingJob::stall(long epoch, bool& plan_st
     if (for_epoch<msg::Retime>(*m, epoch) != nullptr)
       step_time_ = w_.shape.step_time;
   }
+}
+
+void TrainingJob::memory_commit(const msg::Interrupt& m, long steps_done)
+{
+  if (!m.memory)
+    return;  // the failure took a snapshot's every copy: the restore reads remote storage
+  models::CheckpointCommitted rec;
+  rec.t = now();
+  rec.step = memory_step_;
+  rec.memory = true;
+  rec.uncommitted_steps = std::max(0L, steps_done - memory_step_);
+  rec.uncommitted_s = std::max(0.0, trained_s_ - snapshot_trained_s_);
+  w_.trace.commit(rec);
 }
 
 void TrainingJob::committed(long step)

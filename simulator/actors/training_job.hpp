@@ -63,6 +63,10 @@ private:
   /// The job died: its drains are cut off, their checkpoints lost.
   void abort_drains();
   void committed(long step);
+  [[nodiscard]] bool multi_level() const { return w_.plan.strategy == scenario::CheckpointStrategy::MultiLevel; }
+  /// multi_level, interrupted with `steps_done` steps done: when the restore is from memory, the
+  /// last snapshot holds everything but the training since it.
+  void memory_commit(const msg::Interrupt& m, long steps_done);
   /// Tells the data loader whether the job trains (and at which step time).
   void demand(long epoch, bool on);
   /// Stalled for data: waits for the batch; the outcome if something else ends the stall first.
@@ -79,8 +83,10 @@ private:
   double progress_ = 0;
   long reported_ = 0;
   double segment_t_ = 0;
-  double open_t_ = 0;     // when the training segment in progress opened
-  double trained_s_ = 0;  // training time in closed segments of this incarnation
+  double open_t_ = 0;              // when the training segment in progress opened
+  double trained_s_ = 0;           // training time in closed segments of this incarnation
+  double snapshot_trained_s_ = 0;  // multi_level: trained_s_ when the last snapshot was taken
+  long snapshots_ = 0;             // multi_level: snapshots taken (every remote_every-th drains)
   double step_time_ = 0;
   long next_request_ = 1;
   std::deque<Drain> draining_;

@@ -60,7 +60,11 @@ JobShape job_shape(const scenario::Scenario& s, const models::StepBreakdown& ste
   j.straggler_factor = models::expected_step_factor(s.stragglers, j.gpus / s.fleet.gpus_per_node, compute_fraction);
   j.step_time = uniform * j.straggler_factor;
   j.steps_per_checkpoint = models::steps_per_checkpoint(s.checkpoint.interval, units::Seconds(j.step_time));
-  if (const auto snapshots = policy.snapshot_interval(s.recovery)) {
+  // multi_level takes its snapshots at its checkpoints, and pays for them there.
+  const auto snapshots = s.checkpoint.strategy == scenario::CheckpointStrategy::MultiLevel
+                             ? std::nullopt
+                             : policy.snapshot_interval(s.recovery);
+  if (snapshots) {
     const double every = *snapshots;
     j.steps_per_snapshot = every > 0 ? models::steps_per_checkpoint(units::Seconds(every), units::Seconds(j.step_time))
                                      : 1;
@@ -138,6 +142,7 @@ CheckpointPlan checkpoint_plan(const scenario::Scenario& s)
   if (s.checkpoint.snapshot_bandwidth.si() > 0)
     p.snapshot_s = s.checkpoint.state_per_gpu.si() / s.checkpoint.snapshot_bandwidth.si();
   p.host_buffers = s.checkpoint.host_buffers;
+  p.remote_every = p.strategy == scenario::CheckpointStrategy::MultiLevel ? s.checkpoint.remote_every : 1;
   p.bytes = s.checkpoint_bytes().si();
   p.files = checkpoint_files(s);
   return p;

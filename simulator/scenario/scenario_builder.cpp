@@ -239,6 +239,10 @@ void check_simulated_step(Reader& r, const Scenario& s)
 // Checks across keys, once every value has its type (after the rack and the layout checks).
 void check_cross_keys(Reader& r, const Scenario& s)
 {
+  if (s.checkpoint.strategy == CheckpointStrategy::MultiLevel && s.recovery.policy_name != "in_memory")
+    r.error_at_first_given({"checkpoint.strategy", "recovery.policy"},
+                           "checkpoint.strategy: multi_level restores from peers' host memory: it needs "
+                           "recovery.policy: in_memory, which models which copies a failure leaves");
   if (s.recovery.elastic_min_dp > s.step.layout.dp)
     r.error_at_first_given({"recovery.elastic_min_dp", "parallelism.dp"},
                            "recovery.elastic_min_dp (" + std::to_string(s.recovery.elastic_min_dp) +

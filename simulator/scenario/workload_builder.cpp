@@ -235,6 +235,10 @@ void check_fleet(Reader& r, const Scenario& s)
       {s.planned.count > 0, "planned.count"},
       {s.stragglers.any(), "stragglers.persistent_fraction"},
       {s.heterogeneous.any(), "heterogeneous.fraction"},
+      {s.checkpoint.strategy != CheckpointStrategy::Sync, "checkpoint.strategy"},
+      {s.data.bytes_per_token.si() > 0, "data.bytes_per_token"},
+      {s.checkpoint.policy != "fixed", "checkpoint.policy"},
+      {s.checkpoint.corrupt_probability > 0, "checkpoint.corrupt_probability"},
   };
   for (const auto& [set, key] : unsupported)
     if (set)

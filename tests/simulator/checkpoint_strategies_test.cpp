@@ -195,5 +195,45 @@ TEST(CheckpointStrategies, YoungAndDalyPoliciesCheckpointAtTheirIntervals)
   }
 }
 
+TEST(CheckpointStrategies, MultiLevelSnapshotsEveryIntervalDrainsEveryKthAndRestoresFromPeers)
+{
+  // Snapshots every 2 min of training, every 5th drained to storage; a node failure every ~2 h.
+  const std::vector<std::string> sets{
+      "checkpoint.strategy=multi_level",  "recovery.policy=in_memory", "checkpoint.snapshot_bandwidth=20GB/s",
+      "checkpoint.interval=2min",         "checkpoint.remote_every=5", "failures.causes.crash.mtbf=10d",
+      "failures.causes.crash.scope=node", "run.duration=10d"};
+  auto peers = run_child({no_failures(), sets, 2, true});
+  auto alone_sets = sets;
+  alone_sets.push_back("recovery.memory_copies=1");  // no peer copy: a node failure loses its shard
+  auto alone = run_child({no_failures(), alone_sets, 2, true});
+  ASSERT_TRUE(peers.ok) << peers.error;
+  ASSERT_TRUE(alone.ok) << alone.error;
+  const auto events = events_of(peers.events);
+  const auto pauses = of_kind(events, "checkpoint");
+  const auto drains = of_kind(events, "checkpoint_drained");
+  ASSERT_GT(pauses.size(), 1000U);
+  for (const auto& p : pauses)
+    if (p.outcome == "completed")
+      EXPECT_NEAR(p.duration, kSnapshot, kPrinted);
+  // One in five drains (a restart restarts the count).
+  const double failures = num(peers.summary, "interruptions", "unexpected");
+  ASSERT_GT(failures, 50);
+  EXPECT_NEAR(static_cast<double>(drains.size()), pauses.size() / 5.0, failures + 2);
+  // With a peer's copy every restore is from memory and loses at most one interval's training; with
+  // none, most read the last drained checkpoint back and lose up to five.
+  EXPECT_EQ(num(peers.summary, "recovery", "storage_restores"), 0);
+  EXPECT_GT(num(peers.summary, "recovery", "memory_restores"), 0.8 * failures);  // the rest struck mid-recovery
+  const double interval = std::round(120 / 9.40231477078807) * 9.40231477078807;
+  double lost_peers = 0;
+  for (const auto& e : events)
+    if (e.event == "failure") {
+      EXPECT_LE(e.duration, interval + 1e-3) << "failure at " << e.t;
+      lost_peers += e.duration;
+    }
+  EXPECT_GT(num(alone.summary, "recovery", "storage_restores"),
+            0.5 * num(alone.summary, "interruptions", "unexpected"));
+  EXPECT_GT(num(alone.summary, "time_breakdown_s", "lost_work"), 2 * lost_peers);
+}
+
 }  // namespace
 }  // namespace fleetsim::testing
