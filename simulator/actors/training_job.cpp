@@ -243,8 +243,10 @@ TrainingJob::Outcome TrainingJob::checkpoint_async(long epoch, bool stopping)
 {
   w_.trace.open(Phase::Checkpoint, now());
   bool plan_stop = stopping;
-  // Host memory holds host_buffers snapshots: with every one still draining, the checkpoint waits.
-  while (static_cast<int>(draining_.size()) >= w_.plan.host_buffers) {
+  // Host memory holds host_buffers snapshots that drain: with every one still draining, a checkpoint
+  // that drains waits (multi_level's in-memory snapshots have their own place, beside the peers').
+  const bool drains = !multi_level() || (snapshots_ + 1) % w_.plan.remote_every == 0 || stopping;
+  while (drains && static_cast<int>(draining_.size()) >= w_.plan.host_buffers) {
     auto m = w_.inbox.wait(-1);
     if (auto o = during_pause(*m, epoch, plan_stop))
       return *o;

@@ -167,7 +167,7 @@ models::IntervalPolicySpec interval_spec(const scenario::Scenario& s, const Chec
     spec.min_s = models::checkpoint_write_time(s.checkpoint_bytes(), s.storage.write_bandwidth,
                                                s.checkpoint.write_overhead)
                      .si() /
-                 p.host_buffers;
+                 (p.host_buffers * p.remote_every);  // multi_level drains one checkpoint in remote_every
   spec.kind = models::parse_interval_policy(s.checkpoint.policy).value_or(models::IntervalPolicyKind::Fixed);
   spec.fixed_s = s.checkpoint.interval.si();
   spec.prior_mtbf_s = s.checkpoint.prior_mtbf.si();
