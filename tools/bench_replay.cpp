@@ -13,6 +13,10 @@
 // alternately with this one on the same seeds and prints the ratio of the medians:
 //   build/fleetsim_bench --runs 31 --versus build-nolog/fleetsim
 //
+// --with "ARGS" runs this binary alternately without and with ARGS (more fleetsim arguments) on the
+// same seeds and prints the ratio of the medians, e.g. what data loading and async checkpoints cost:
+//   build/fleetsim_bench --runs 21 --with "--set checkpoint.strategy=async --set data.bytes_per_token=4B"
+//
 // --exec times any fleetsim command line as given, e.g. a 16,384-rank collective:
 //   build/fleetsim_bench --exec --runs 3 --target-wall 30 --target-rss 2000 -- collective --ranks 16384
 //
@@ -244,7 +248,8 @@ struct BenchOptions {
   int sweep_replicas = 0;
   int jobs = 2;
   bool summary_only = false;
-  std::string versus;  // another fleetsim binary, run alternately with this one
+  std::string versus;             // another fleetsim binary, run alternately with this one
+  std::vector<std::string> with;  // or this binary with these arguments more, alternately without
 };
 
 bool parse(int argc, char** argv, BenchOptions& o)
@@ -267,7 +272,11 @@ bool parse(int argc, char** argv, BenchOptions& o)
       o.target_rss = std::atof(argv[++i]);
     else if (a == "--versus" && i + 1 < argc)
       o.versus = argv[++i];
-    else if (a == "--") {
+    else if (a == "--with" && i + 1 < argc) {
+      std::istringstream words(argv[++i]);
+      for (std::string w; words >> w;)
+        o.with.push_back(w);
+    } else if (a == "--") {
       for (++i; i < argc; ++i)
         o.extra.emplace_back(argv[i]);
     } else if (!a.empty() && a[0] != '-')
@@ -278,11 +287,13 @@ bool parse(int argc, char** argv, BenchOptions& o)
   return true;
 }
 
-// One replay of seed `seed` into `out`; false when it failed.
-bool replay(const std::string& fleetsim, const BenchOptions& o, int seed, const std::string& out, Sample& s)
+// One replay of seed `seed` into `out` (with `more` arguments); false when it failed.
+bool replay(const std::string& fleetsim, const BenchOptions& o, int seed, const std::string& out, Sample& s,
+            const std::vector<std::string>& more = {})
 {
   std::vector<std::string> args = {"run", o.scenario, "--seed", std::to_string(seed), "--quiet", "--out", out};
   args.insert(args.end(), o.extra.begin(), o.extra.end());
+  args.insert(args.end(), more.begin(), more.end());
   if (!run_once(fleetsim, args, s))
     return false;
   s.sim_wall_s = read_sim_wall(std::filesystem::path(out) / "summary.json");
@@ -291,18 +302,22 @@ bool replay(const std::string& fleetsim, const BenchOptions& o, int seed, const 
   return true;
 }
 
-// --versus: the two binaries alternately on the same seeds, and the ratio of their medians.
+// --versus / --with: this binary and the other one (or this one with more arguments) alternately on
+// the same seeds, and the ratio of their medians.
 int bench_versus(const std::string& fleetsim, const BenchOptions& o, const std::string& tmp)
 {
   std::vector<double> mine, theirs, mine_sim, theirs_sim;
-  if (Sample cold; !replay(o.versus, o, 1, tmp + "/other-cold", cold)) {  // its own step cache entry
-    std::fprintf(stderr, "fleetsim_bench: the other binary's cold run failed\n");
+  const std::string other = o.versus.empty() ? fleetsim : o.versus;
+  if (Sample cold; !replay(other, o, 1, tmp + "/other-cold", cold, o.with)) {  // its own step cache entry
+    std::fprintf(stderr, "fleetsim_bench: the other side's cold run failed\n");
     return 1;
   }
+  if (!o.with.empty())
+    std::printf("  \"this\": as given; \"other\": with the --with arguments\n");
   for (int i = 1; i <= o.runs; ++i) {
     Sample a, b;
     if (!replay(fleetsim, o, i, tmp + "/a" + std::to_string(i), a) ||
-        !replay(o.versus, o, i, tmp + "/b" + std::to_string(i), b)) {
+        !replay(other, o, i, tmp + "/b" + std::to_string(i), b, o.with)) {
       std::fprintf(stderr, "fleetsim_bench: run %d failed\n", i);
       return 1;
     }
@@ -331,7 +346,7 @@ int bench_replays(const std::string& fleetsim, const BenchOptions& o, const std:
     std::printf("  cold run (empty step cache; a simulated step is computed and cached): %.3f s, peak RSS %.1f MB\n",
                 cold.wall_s, cold.rss_mb);
   }
-  if (!o.versus.empty())
+  if (!o.versus.empty() || !o.with.empty())
     return bench_versus(fleetsim, o, tmp);
   std::printf("  run  seed   process wall   simulator wall   peak RSS\n");
   std::vector<double> walls, sims, rsss;
@@ -368,7 +383,7 @@ int main(int argc, char** argv)
     std::fprintf(
         stderr,
         "usage: fleetsim_bench [--exec | --sweep REPLICAS [-j J] [--summary-only]] [--runs N] [--target-wall S] "
-        "[--target-rss MB] [--versus OTHER_FLEETSIM] [SCENARIO] [-- args]\n");
+        "[--target-rss MB] [--versus OTHER_FLEETSIM | --with \"ARGS\"] [SCENARIO] [-- args]\n");
     return 2;
   }
   const auto self = std::filesystem::read_symlink("/proc/self/exe");

@@ -10,7 +10,15 @@ void DataLoader::operator()()
   Inbox<LoaderMessage>& inbox = w_.inbox;
   w_.storage.observe([&inbox] { inbox.post(msg::StorageChanged{}); });
   following_ = w_.never_quiet;
+  w_.demand.following = following_;
   buffer_ = w_.capacity;
+  if (following_ && w_.demand.on) {  // the job started training before the loader ran
+    demand_ = true;
+    epoch_ = w_.demand.epoch;
+    step_time_ = w_.demand.step_time;
+    next_ = now();
+    consume();
+  }
   while (true) {
     const double deadline = following_ && demand_ && !starved_ ? next_ : -1;
     if (auto m = w_.inbox.wait(deadline))
@@ -66,10 +74,14 @@ void DataLoader::update()
   if (!following_ && busy) {
     following_ = true;  // the buffer is full; the next step is one step time away
     buffer_ = w_.capacity;
+    demand_ = w_.demand.on;
+    epoch_ = w_.demand.epoch;
+    step_time_ = w_.demand.step_time;
     next_ = now() + step_time_;
   } else if (following_ && !busy && !reading_ && buffer_ >= w_.capacity && !starved_ && !w_.never_quiet) {
     following_ = false;
   }
+  w_.demand.following = following_;
   if (following_ && !reading_ && buffer_ < w_.capacity) {
     reading_ = true;
     Inbox<LoaderMessage>& inbox = w_.inbox;

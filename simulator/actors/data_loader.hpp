@@ -24,6 +24,7 @@ struct LoaderWiring {
   StorageQueue& reads;  // served by the loader's storage channel
   Inbox<LoaderMessage>& inbox;
   Inbox<JobMessage>& job;
+  DataDemand& demand;  // the job's, shared
   double bytes_per_step = 0;
   int capacity = 1;          // batches the prefetch buffer holds (>= 1)
   bool never_quiet = false;  // alone, the storage cannot deliver a batch per step

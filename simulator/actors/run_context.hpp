@@ -52,6 +52,16 @@ struct EventSourceWiring {
   std::function<void(msg::Failure)> failures = nullptr;
 };
 
+/// Whether the job trains, as its data loader sees it. The job keeps it up to date; it also tells a
+/// loader that follows training step by step (a message wakes it), and only then: a quiet loader
+/// reads it when it starts following, so time still jumps while the storage is idle.
+struct DataDemand {
+  bool on = false;
+  long epoch = 0;
+  double step_time = 0;
+  bool following = false;  // the loader's
+};
+
 /// How the job checkpoints (checkpoint.strategy).
 struct CheckpointPlan {
   scenario::CheckpointStrategy strategy = scenario::CheckpointStrategy::Sync;
@@ -74,6 +84,7 @@ struct JobWiring {
   IntervalControl& interval;
   CheckpointHistory& history;
   Inbox<LoaderMessage>* loader = nullptr;  // its data loader (nullptr: data loading not modelled)
+  DataDemand* demand = nullptr;
 };
 
 /// The job scheduler: the fleet's state, the policy, the trace, and every other actor's inbox.

@@ -343,6 +343,9 @@ void TrainingJob::demand(long epoch, bool on)
 {
   if (w_.loader == nullptr)
     return;
+  *w_.demand = DataDemand{on, epoch, step_time_, w_.demand->following};
+  if (!w_.demand->following)
+    return;
   if (on)
     w_.loader->post(msg::DemandOn{epoch, step_time_});
   else

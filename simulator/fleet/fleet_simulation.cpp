@@ -6,8 +6,8 @@
 #include "models/run_plan.hpp"
 #include "simulator/actors/failure_injector.hpp"
 #include "simulator/actors/message.hpp"
+#include "simulator/actors/storage_bucket.hpp"
 #include "simulator/actors/storage_channel.hpp"
-#include "simulator/actors/storage_monitor.hpp"
 #include "simulator/logging/logging.hpp"
 #include "simulator/platform/platform_builder.hpp"
 #include "simulator/platform/storage_system.hpp"
@@ -263,7 +263,9 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
   if (!clients.empty()) {
     for (size_t c = 0; c < clients.size(); ++c)
       daemon("storage-" + clients[c].name, StorageChannel(*platform.storage, static_cast<int>(c), storage.queues[c]));
-    daemon("storage-monitor", StorageMonitor(*platform.storage, storage_samples));
+    platform.storage->record_into(&storage_samples);
+    if (s.storage.burst_bandwidth.si() > 0)
+      daemon("storage-bucket", StorageBucket(*platform.storage));
   }
   daemon("arrivals", [&workload, &inbox, horizon] {
     for (size_t j = 0; j < workload.size() && workload[j].submit < horizon; ++j) {

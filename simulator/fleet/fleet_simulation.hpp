@@ -6,7 +6,7 @@
 // SimGrid allows one simulation per process: call run_fleet() once per process.
 
 #include "models/fleet/fleet_state.hpp"
-#include "simulator/actors/storage_monitor.hpp"
+#include "simulator/platform/storage_system.hpp"
 #include "simulator/scenario/scenario.hpp"
 
 #include <cstdint>

@@ -21,7 +21,7 @@ namespace fleetsim::sim {
 [[nodiscard]] nlohmann::ordered_json summary_json(const scenario::Scenario& s, const RunResult& r);
 void write_timeline_csv(std::ostream& out, const RunResult& r);
 void write_events_csv(std::ostream& out, const RunResult& r);
-/// The storage's load over time: one row per change (storage_monitor.hpp), constant until the next.
+/// The storage's load over time: one row per change (storage_system.hpp), constant until the next.
 void write_storage_csv(std::ostream& out, const std::vector<StorageSample>& samples);
 
 /// Writes the three files into `dir` (created if needed). Returns "" or an error message.

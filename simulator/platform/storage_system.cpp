@@ -43,10 +43,32 @@ sg4::CommPtr StorageSystem::start_transfer(int client, bool write, double bytes)
 {
   sg4::Host* c = clients_.at(static_cast<size_t>(client)).host;
   const auto size = static_cast<uint64_t>(bytes);
+  sample();
   sg4::CommPtr t = write ? sg4::Comm::sendto_async(c, storage_, size) : sg4::Comm::sendto_async(storage_, c, size);
-  ++active_;
+  moving_.push_back({t, write, static_cast<double>(size)});
   changed();
   return t;
+}
+
+void StorageSystem::sample()
+{
+  const double now = sg4::Engine::get_clock();
+  if (samples_ != nullptr && (samples_->empty() || now > sampled_at_)) {
+    const double dt = now - sampled_at_;
+    StorageSample x;
+    x.t = sampled_at_;
+    x.capacity_bps = servers_->get_bandwidth();
+    x.credit = credit;
+    for (Moving& m : moving_) {
+      const double left = m.comm->get_remaining();
+      const double moved = dt > 0 ? (m.remaining - left) / dt : 0;
+      m.remaining = left;
+      (m.write ? x.write_bps : x.read_bps) += moved;
+    }
+    x.servers_bps = x.write_bps + x.read_bps;
+    samples_->push_back(x);
+  }
+  sampled_at_ = now;
 }
 
 bool StorageSystem::wait(const sg4::CommPtr& transfer)
@@ -59,7 +81,8 @@ bool StorageSystem::wait(const sg4::CommPtr& transfer)
   } catch (const simgrid::NetworkFailureException&) {  // how SimGrid reports a cancelled transfer
     completed = false;
   }
-  --active_;
+  sample();
+  moving_.erase(std::find_if(moving_.begin(), moving_.end(), [&](const Moving& m) { return m.comm == transfer; }));
   changed();
   return completed;
 }

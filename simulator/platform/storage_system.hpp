@@ -13,7 +13,7 @@
 //   host "storage-metadata": speed = storage.metadata_rate (file operations / s)
 //
 // A token bucket (storage.burst_bandwidth, storage.burst_bytes) lets the servers run above their
-// sustained rate until the burst credit is spent (the StorageBurst actor, storage_burst.hpp).
+// sustained rate until the burst credit is spent (the StorageBucket actor, actors/storage_bucket.hpp).
 
 #include "simulator/scenario/scenario.hpp"
 
@@ -26,6 +26,16 @@
 namespace fleetsim::sim {
 
 namespace sg4 = simgrid::s4u;
+
+/// The storage's load from time t until the next sample.
+struct StorageSample {
+  double t = 0;
+  double write_bps = 0;     // written to the servers
+  double read_bps = 0;      // read from them
+  double servers_bps = 0;   // through their total (reads and writes)
+  double capacity_bps = 0;  // the servers' total then (the burst rate while credit lasts)
+  double credit = 0;        // burst credit left at t (bytes)
+};
 
 class StorageSystem {
 public:
@@ -46,7 +56,13 @@ public:
   /// storage monitor and the data loaders wake on it.
   void observe(std::function<void()> f) { observers_.push_back(std::move(f)); }
   /// Transfers in flight.
-  [[nodiscard]] int active() const { return active_; }
+  [[nodiscard]] int active() const { return static_cast<int>(moving_.size()); }
+  /// Keeps the storage's load over time in `samples`: a sample at every start and end of a
+  /// transfer, with each transfer's bytes moved since the last one (SimGrid's own remaining
+  /// amounts: rates are constant between such changes, so the record is exact).
+  void record_into(std::vector<StorageSample>* samples) { samples_ = samples; }
+  /// The token bucket's credit now (the StorageBucket actor keeps it).
+  double credit = 0;
   /// Starts `files` file operations on the metadata service; nullptr when they cost nothing.
   [[nodiscard]] sg4::ExecPtr start_metadata(double files) const;
 
@@ -72,7 +88,16 @@ private:
   sg4::Link* read_ = nullptr;
   std::vector<Client> clients_;
   std::vector<std::function<void()>> observers_;
-  int active_ = 0;
+  struct Moving {
+    sg4::CommPtr comm;
+    bool write = true;
+    double remaining = 0;  // at the last sample
+  };
+  std::vector<Moving> moving_;
+  std::vector<StorageSample>* samples_ = nullptr;
+  double sampled_at_ = 0;
+  /// Closes the sample since the last change (before the set of transfers changes).
+  void sample();
   void changed() const
   {
     for (const auto& f : observers_)

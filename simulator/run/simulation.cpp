@@ -8,6 +8,7 @@
 #include "simulator/actors/data_loader.hpp"
 #include "simulator/actors/failure_injector.hpp"
 #include "simulator/actors/job_scheduler.hpp"
+#include "simulator/actors/storage_bucket.hpp"
 #include "simulator/actors/storage_channel.hpp"
 #include "simulator/actors/training_job.hpp"
 #include "simulator/logging/logging.hpp"
@@ -285,6 +286,7 @@ private:
   IntervalControl interval_;
   CheckpointHistory history_;
   Inbox<LoaderMessage> loader_inbox_;
+  DataDemand demand_;
   StorageQueue batches_;  // the data loader's reads
   StorageQueue writes_;   // the job's checkpoints
   StorageQueue reads_;    // its reloads
@@ -300,7 +302,8 @@ void Replay::start_actors(const Platform& platform, const ProgressFn& progress)
   const bool loads = s_.data.bytes_per_token.si() > 0;
   const JobWiring job{trace_,     shape_,           plan_,
                       job_inbox_, scheduler_inbox_, writes_,
-                      interval_,  history_,         loads ? &loader_inbox_ : nullptr};
+                      interval_,  history_,         loads ? &loader_inbox_ : nullptr,
+                      &demand_};
   StorageSystem& storage = *platform.storage;
   const SchedulerWiring scheduler{s_,          trace_,           pool_,      counters_,    policy_, checkpoint_bytes,
                                   seed_,       scheduler_inbox_, job_inbox_, alarm_inbox_, reads_,  storage,
@@ -308,16 +311,14 @@ void Replay::start_actors(const Platform& platform, const ProgressFn& progress)
   daemon(platform, "job-scheduler", JobScheduler(scheduler, shape_, [this](int dp) { return shape_for(dp); }));
   daemon(platform, "training-job", TrainingJob(job));
   daemon(platform, "checkpoint-writer", StorageChannel(storage, 0, writes_));
-  daemon(platform, "storage-monitor", StorageMonitor(storage, storage_samples_));
+  storage.record_into(&storage_samples_);
+  if (s_.storage.burst_bandwidth.si() > 0)
+    daemon(platform, "storage-bucket", StorageBucket(storage));
   if (loads) {
     const double bytes = s_.data.bytes_per_token.si() * full_.tokens_per_step;
-    const LoaderWiring loader{storage,
-                              batches_,
-                              loader_inbox_,
-                              job_inbox_,
-                              bytes,
-                              s_.data.prefetch_steps,
-                              bytes / alone_read_rate(s_) >= full_.step_time};
+    const LoaderWiring loader{
+        storage, batches_, loader_inbox_,          job_inbox_,
+        demand_, bytes,    s_.data.prefetch_steps, bytes / alone_read_rate(s_) >= full_.step_time};
     daemon(platform, "data-reader", StorageChannel(storage, 0, batches_));
     daemon(platform, "data-loader", DataLoader(loader));
   }

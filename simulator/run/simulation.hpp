@@ -6,7 +6,7 @@
 #include "models/goodput.hpp"
 #include "models/step_model.hpp"
 #include "simulator/actors/run_context.hpp"
-#include "simulator/actors/storage_monitor.hpp"
+#include "simulator/platform/storage_system.hpp"
 #include "simulator/run/step_source.hpp"
 #include "simulator/scenario/scenario.hpp"
 
@@ -21,7 +21,7 @@ struct RunResult {
   models::StepBreakdown step;   // the uniform fleet's step
   double straggler_factor = 1;  // expected step time with stragglers over step.step_time
   models::TraceLog log;
-  std::vector<StorageSample> storage;  // the storage's load over time (storage_monitor.hpp)
+  std::vector<StorageSample> storage;  // the storage's load over time (storage_system.hpp)
   models::GoodputReport report;
   double checkpoint_write_s = 0;  // uncontended write time of one checkpoint (delta)
   double checkpoint_pause_s = 0;  // training pause of one checkpoint (async: the snapshot alone)

@@ -3,8 +3,8 @@
 // share the metadata service; reads and writes share the servers' total throughput.
 #include "run_in_child.hpp"
 
+#include "simulator/actors/storage_bucket.hpp"
 #include "simulator/actors/storage_channel.hpp"
-#include "simulator/actors/storage_monitor.hpp"
 #include "simulator/platform/platform_builder.hpp"
 #include "simulator/platform/storage_system.hpp"
 #include "simulator/run/child_process.hpp"
@@ -47,8 +47,8 @@ std::vector<double> finish_times(const scenario::StorageSpec& spec, const std::v
     std::deque<sim::StorageQueue> queues(transfers.size());
     std::deque<sim::Inbox<sim::msg::IoDone>> replies(transfers.size());
     std::vector<double> done(transfers.size(), -1);
-    std::vector<sim::StorageSample> samples;
-    sg4::Actor::create("monitor", platform.control, sim::StorageMonitor(*platform.storage, samples))->daemonize();
+    if (spec.burst_bandwidth.si() > 0)
+      sg4::Actor::create("bucket", platform.control, sim::StorageBucket(*platform.storage))->daemonize();
     for (size_t i = 0; i < transfers.size(); ++i) {
       const Transfer t = transfers[i];
       sg4::Actor::create("channel" + std::to_string(i), platform.control,
