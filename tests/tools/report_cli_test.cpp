@@ -2,6 +2,7 @@
 // and deterministic; bad directories and malformed files exit 2 and write nothing.
 #include "fleetsim_process.hpp"
 
+#include "report/checkpoint_report.hpp"
 #include "report/fleet_charts.hpp"
 #include "report/svg_chart.hpp"
 
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -49,6 +51,36 @@ std::string small_fleet(const TempDir& tmp)
                              dir + " 2>&1");
   EXPECT_EQ(r.code, 0) << r.text;
   return dir;
+}
+
+// A replay with asynchronous checkpoints that share a 100 GB/s storage system with data loading, into tmp/async.
+std::string async_run(const TempDir& tmp)
+{
+  const std::string dir = tmp / "async";
+  const auto r = run_command(kBinary + " run " + FLEETSIM_SOURCE_DIR +
+                             "/scenarios/no_failures.yaml --set checkpoint.strategy=async --set "
+                             "checkpoint.state_per_gpu=10GB --set data.bytes_per_token=500KB --set "
+                             "storage.bandwidth=100GB/s --set run.duration=1d --quiet --out " +
+                             dir + " 2>&1");
+  EXPECT_EQ(r.code, 0) << r.text;
+  return dir;
+}
+
+// The rows of a CSV file, split at commas (the header dropped).
+std::vector<std::vector<std::string>> csv_rows(const std::string& text)
+{
+  std::istringstream in(text);
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::vector<std::string>> rows;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::istringstream row(line);
+    for (std::string c; std::getline(row, c, ',');)
+      cells.push_back(c);
+    rows.push_back(cells);
+  }
+  return rows;
 }
 
 // The share of the started jobs in jobs.csv whose wait_s is 0, counted here rather than by the report.
@@ -127,6 +159,114 @@ TEST(CliReport, RunReportDownsamplesTheTraceToThePlotWidth)
   const auto n = static_cast<std::size_t>(std::count(points.begin(), points.end(), ','));
   EXPECT_GT(n, 100u);
   EXPECT_LE(n, 2040u);
+}
+
+TEST(CliReport, RunReportHasStorageAndCheckpointSectionsThatAgreeWithTheFiles)
+{
+  TempDir tmp;
+  const std::string dir = async_run(tmp);
+  ASSERT_EQ(report(dir).code, 0);
+  const std::string html = read_file(fs::path(dir) / "report.html");
+  EXPECT_TRUE(self_contained(html));
+  for (const char* s : {"<h2>Checkpoints</h2>", "<h2>Storage</h2>", "storage throughput over time",
+                        "pause against time", "drain against time", "<td>strategy</td><td>async</td>",
+                        "<td>interval policy</td><td>fixed</td>", "data_stall (", "background:#00bcd4"})
+    EXPECT_NE(html.find(s), std::string::npos) << s;
+  EXPECT_EQ(html.find("burst credit over time"), std::string::npos);  // no token bucket here
+  // Storage: the figures of storage.csv, time-weighted here over the day.
+  const auto rows = csv_rows(read_file(fs::path(dir) / "storage.csv"));
+  ASSERT_GT(rows.size(), 100u);
+  double peak = 0, written = 0, saturated = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const double dt = (i + 1 < rows.size() ? std::stod(rows[i + 1][0]) : 86400) - std::stod(rows[i][0]);
+    const double w = std::stod(rows[i][1]);
+    peak = dt > 0 ? std::max(peak, w) : peak;
+    written += w * dt;
+    saturated += std::stod(rows[i][3]) >= 0.999 * std::stod(rows[i][4]) ? dt : 0;
+  }
+  EXPECT_EQ(peak, 100e9);  // the drains run the servers flat out
+  using fleetsim::report::format_number;
+  EXPECT_NE(html.find("peak write</td><td>100 GB/s<"), std::string::npos);
+  EXPECT_NE(html.find("mean write</td><td>" + format_number(written / 86400 / 1e9, 4) + " GB/s<"), std::string::npos)
+      << written / 86400;
+  EXPECT_NE(html.find("servers saturated</td><td>" + fleetsim::report::percent(saturated / 86400)), std::string::npos)
+      << saturated / 86400;
+  // Checkpoints: the pauses and drains of events.csv, and summary.json's pause.
+  std::vector<double> pauses, drains;
+  for (const auto& e : csv_rows(read_file(fs::path(dir) / "events.csv"))) {
+    if (e[1] == "checkpoint" && e[6] == "completed")
+      pauses.push_back(std::stod(e[5]));
+    if (e[1] == "checkpoint_drained")
+      drains.push_back(std::stod(e[5]));
+  }
+  ASSERT_GT(pauses.size(), 100u);
+  ASSERT_FALSE(drains.empty());
+  const auto summary = nlohmann::json::parse(read_file(fs::path(dir) / "summary.json"));
+  const double pause = summary["checkpoints"]["pause_s"].get<double>();
+  EXPECT_NEAR(*std::max_element(pauses.begin(), pauses.end()), pause, 1e-6);
+  using fleetsim::report::format_duration;
+  EXPECT_NE(html.find("pause p50</td><td>" + format_duration(pause) + "<"), std::string::npos) << pause;
+  EXPECT_NE(html.find("of them completed</td><td>" + std::to_string(pauses.size()) + "<"), std::string::npos);
+  const double max_drain = *std::max_element(drains.begin(), drains.end());
+  EXPECT_NEAR(max_drain, summary["checkpoints"]["max_drain_s"].get<double>(), 1e-3);
+  EXPECT_GT(max_drain, 10e12 / 100e9);  // 10 GB on each of 1,024 GPUs at 100 GB/s at best
+  EXPECT_NE(html.find("drain max</td><td>" + format_duration(max_drain) + "<"), std::string::npos) << max_drain;
+  ASSERT_EQ(report(dir + " --out " + (tmp / "again.html")).code, 0);
+  EXPECT_EQ(read_file(tmp / "again.html"), html);
+}
+
+TEST(CliReport, MalformedStorageCsvExitsTwoAndAMissingOneIsLeftOut)
+{
+  TempDir tmp;
+  const std::string dir = small_run(tmp, "1d");
+  const std::string storage = read_file(fs::path(dir) / "storage.csv");
+  const auto line = std::count(storage.begin(), storage.end(), '\n') + 1;
+  tmp.write("run/storage.csv", storage + "90000.0,1,2\n");
+  auto r = report(dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.text.find("storage.csv:" + std::to_string(line) + ": error: 3 cells where the header has 6"),
+            std::string::npos)
+      << r.text;
+  EXPECT_FALSE(fs::exists(fs::path(dir) / "report.html"));
+  tmp.write("run/storage.csv", storage + "1.0,0,0,0,1,0\n");
+  r = report(dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.text.find("storage.csv:" + std::to_string(line) + ": error: rows must be in time order"),
+            std::string::npos)
+      << r.text;
+  tmp.write("run/storage.csv", storage + "90000.0,x,0,0,1,0\n");
+  r = report(dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.text.find("storage.csv:" + std::to_string(line) + ": error: column 'write_Bps' is not a number"),
+            std::string::npos)
+      << r.text;
+  EXPECT_FALSE(fs::exists(fs::path(dir) / "report.html"));
+
+  fs::remove(fs::path(dir) / "storage.csv");  // an output directory older than storage.csv
+  r = report(dir);
+  ASSERT_EQ(r.code, 0) << r.text;
+  const std::string html = read_file(fs::path(dir) / "report.html");
+  EXPECT_EQ(html.find("<h2>Storage</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<h2>Checkpoints</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<td>strategy</td><td>sync</td>"), std::string::npos);
+}
+
+TEST(CliReport, FleetReportDrawsStorageOnlyWhenTheJobsStore)
+{
+  TempDir tmp;
+  const std::string dir = tmp / "stores";
+  const auto r = run_command(kBinary + " run " + FLEETSIM_SOURCE_DIR +
+                             "/tests/data/fleet/storage_jobs.yaml --quiet --out " + dir + " 2>&1");
+  ASSERT_EQ(r.code, 0) << r.text;
+  ASSERT_EQ(report(dir).code, 0);
+  const std::string html = read_file(fs::path(dir) / "report.html");
+  EXPECT_TRUE(self_contained(html));
+  for (const char* s : {"<h2>Storage</h2>", "storage throughput over time", "peak write</td><td>100 GB/s<"})
+    EXPECT_NE(html.find(s), std::string::npos) << s;
+  const std::string plain = small_fleet(tmp);
+  ASSERT_FALSE(fs::exists(fs::path(plain) / "storage.csv"));
+  ASSERT_EQ(report(plain).code, 0);
+  EXPECT_EQ(read_file(fs::path(plain) / "report.html").find("<h2>Storage</h2>"), std::string::npos);
 }
 
 TEST(CliReport, FleetReportHasItsSectionsAndTheSummarysFigures)

@@ -1,9 +1,11 @@
 // Unit tests of the report's chart code: ticks, scales, x placement, downsampling, escaping,
-// number formats, per-pixel state shares and the CSV reader.
+// number formats, per-pixel state shares, step series and storage figures, and the CSV reader.
 #include "report/svg_chart.hpp"
+#include "report/checkpoint_report.hpp"
 #include "report/fleet_charts.hpp"
 #include "report/report_inputs.hpp"
 #include "report/run_report.hpp"
+#include "report/storage_report.hpp"
 #include "report/sweep_report.hpp"
 
 #include <gtest/gtest.h>
@@ -194,6 +196,46 @@ TEST(CsvTable, ReportsTheLineOfAShortRowAndOfABadNumber)
   EXPECT_THROW((void)t.number(0, 1), InputError);
   EXPECT_THROW((void)t.column("c"), InputError);
   EXPECT_THROW((void)CsvTable::parse("", "z.csv"), InputError);
+}
+
+TEST(StepBins, KeepEachSlicesTimeWeightedMeanAndExtremes)
+{
+  // 0 until 10, 8 until 11, 2 until 30, 4 until the end (40): slices of 10.
+  const auto b = step_bins({0, 10, 11, 30}, {0, 8, 2, 4}, 40, 0, 40, 4);
+  ASSERT_EQ(b.size(), 4u);
+  EXPECT_NEAR(b[0].mean, 0, 1e-12);
+  EXPECT_NEAR(b[1].mean, (8 * 1 + 2 * 9) / 10.0, 1e-12);
+  EXPECT_EQ(b[1].max, 8);  // a one-second burst keeps its height
+  EXPECT_EQ(b[1].min, 2);
+  EXPECT_NEAR(b[2].mean, 2, 1e-12);
+  EXPECT_NEAR(b[3].mean, 4, 1e-12);
+  EXPECT_NEAR(b[3].covered, 10, 1e-12);
+  // A row that holds for no time counts nowhere; a slice before the first row is not covered.
+  const auto c = step_bins({15, 15, 20}, {99, 1, 3}, 40, 0, 40, 4);
+  EXPECT_EQ(c[0].covered, 0);
+  EXPECT_EQ(c[1].max, 1);  // not 99
+  EXPECT_NEAR(c[1].covered, 5, 1e-12);
+  EXPECT_EQ(c[2].max, 3);
+}
+
+TEST(StorageStats, AreTimeWeightedOverTheWindow)
+{
+  StorageSeries s;
+  s.t = {0, 10, 20};
+  s.write = {0, 100, 50};
+  s.read = {10, 0, 0};
+  s.servers = {10, 100, 50};
+  s.capacity = {100, 100, 100};
+  s.credit = {0, 0, 0};
+  s.t_end = 40;
+  const StorageStats st = storage_stats(s);
+  EXPECT_NEAR(st.mean_write, (100 * 10 + 50 * 20) / 40.0, 1e-9);
+  EXPECT_NEAR(st.mean_read, 10 * 10 / 40.0, 1e-9);
+  EXPECT_EQ(st.peak_write, 100);
+  EXPECT_NEAR(st.saturated_s, 10, 1e-12);
+  EXPECT_FALSE(st.has_credit);
+  EXPECT_NEAR(quantile({3, 1, 2, 10}, 0.5), 2.5, 1e-12);
+  EXPECT_EQ(quantile({3, 1, 2, 10}, 1), 10);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "html_page.hpp"
 #include "report_inputs.hpp"
 #include "run_report.hpp"
+#include "storage_report.hpp"
 #include "svg_chart.hpp"
 
 #include <algorithm>
@@ -179,6 +180,9 @@ std::string fleet_report_html(const std::string& dir)
   const FleetData d = load_fleet_data(dir, kTopJobs);
   std::string body = header_html(d);
   body += "<h2>Utilisation over time</h2>\n" + utilisation_section(d);
+  // Only fleets whose jobs store their checkpoints write storage.csv.
+  if (const auto storage = load_storage(dir, json_number_at(d.summary, "window_days", d.summary_name) * 86400))
+    body += storage_section(*storage);
   body += "<h2>Wait time by job size</h2>\n" + wait_by_size_section(d);
   body += "<h2>Wait-time distribution</h2>\n" + wait_cdf_section(d);
   body += "<h2>Lost GPU-hours by cause</h2>\n" + lost_section(d);

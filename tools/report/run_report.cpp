@@ -3,13 +3,16 @@
 #include "models/trace_records.hpp"
 #include "simulator/metrics/metric_registry.hpp"
 
+#include "checkpoint_report.hpp"
 #include "html_page.hpp"
 #include "report_inputs.hpp"
+#include "storage_report.hpp"
 #include "svg_chart.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 namespace fleetsim::report {
 namespace {
@@ -39,6 +42,8 @@ struct RunData {
   std::vector<XY> productive;    // (t_end s, cumulative productive seconds)
   std::vector<double> failures;  // times (s)
   std::vector<double> planned;
+  CheckpointEvents checkpoints;
+  std::optional<StorageSeries> storage;  // none in an output directory older than storage.csv
   double t_end = 0;
 };
 
@@ -70,6 +75,8 @@ RunData load(const std::string& dir)
     else if (kind == "planned_interruption")
       d.planned.push_back(ev.number(i, et));
   }
+  d.checkpoints = checkpoint_events(ev);
+  d.storage = load_storage(dir, json_number(d.summary, "simulated_time_s", d.summary_name));
   return d;
 }
 
@@ -340,7 +347,8 @@ std::string breakdown_section(const RunData& d)
   p.axes(ticks, {}, "hours lost", "");
   for (std::size_t i = 0; i < lost.size(); ++i) {
     const double yc = p.y(static_cast<double>(i)), h = lost[i].second / kHour;
-    const std::string color = lost[i].first == "planned" || lost[i].first == "checkpoint"
+    const std::string color = lost[i].first == "planned" || lost[i].first == "checkpoint" ||
+                                      lost[i].first == "data_stall"
                                   ? state_color(lost[i].first, 0)
                                   : std::string("#d84315");
     p.text_px(p.left() - 6, yc + 4, lost[i].first, "end");
@@ -359,7 +367,7 @@ std::string state_color(const std::string& state, std::size_t fallback_index)
   static const std::map<std::string, std::string> colors = {
       {"training", "#43a047"}, {"productive", "#43a047"}, {"checkpoint", "#1f6fb4"}, {"detection", "#f9a825"},
       {"restart", "#d32f2f"},  {"reload", "#7b3fa0"},     {"warmup", "#ff8a65"},     {"planned", "#78909c"},
-      {"waiting", "#6d4c41"},  {"lost_work", "#880e4f"}};
+      {"waiting", "#6d4c41"},  {"lost_work", "#880e4f"},  {"data_stall", "#00bcd4"}};
   const auto it = colors.find(state);
   return it != colors.end() ? it->second : palette(fallback_index + 3);
 }
@@ -434,6 +442,9 @@ std::string run_report_html(const std::string& dir)
   body += interruptions_section(d);
   body += "<h2>Where the time went</h2>\n";
   body += breakdown_section(d);
+  body += checkpoints_section(d.checkpoints, d.summary, d.summary_name, d.t_end);
+  if (d.storage)
+    body += storage_section(*d.storage);
   body += metrics_section(d);
   const std::string scenario = d.summary.contains("scenario") && d.summary["scenario"].is_string()
                                    ? d.summary["scenario"].get<std::string>()

@@ -1,6 +1,6 @@
 #pragma once
-// The report of one run: DIR/summary.json, DIR/timeline.csv and DIR/events.csv (as `fleetsim run
-// --out DIR` writes them) turned into one self-contained HTML page.
+// The report of one run: DIR/summary.json, DIR/timeline.csv, DIR/events.csv and, when present,
+// DIR/storage.csv (as `fleetsim run --out DIR` writes them) turned into one self-contained HTML page.
 
 #include <string>
 #include <vector>

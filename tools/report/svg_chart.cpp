@@ -219,6 +219,40 @@ std::vector<XY> downsample_min_max(const std::vector<XY>& pts, double x0, double
   return out;
 }
 
+std::vector<StepBin> step_bins(const std::vector<double>& t, const std::vector<double>& value, double t_end, double t0,
+                               double t1, int bins)
+{
+  std::vector<StepBin> out(static_cast<std::size_t>(std::max(bins, 1)));
+  if (!(t1 > t0) || t.size() != value.size())
+    return out;
+  const double dt = (t1 - t0) / static_cast<double>(out.size());
+  const auto last = static_cast<long>(out.size()) - 1;
+  std::vector<double> sum(out.size(), 0);
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const double a = std::max(t[i], t0);
+    const double b = std::min(i + 1 < t.size() ? t[i + 1] : t_end, t1);
+    if (!(b > a))
+      continue;
+    const long c0 = std::clamp(static_cast<long>(std::floor((a - t0) / dt)), 0L, last);
+    const long c1 = std::clamp(static_cast<long>(std::floor((b - t0) / dt)), 0L, last);
+    for (long c = c0; c <= c1; ++c) {
+      const double w = std::min(b, t0 + static_cast<double>(c + 1) * dt) -
+                       std::max(a, t0 + static_cast<double>(c) * dt);
+      if (!(w > 0))
+        continue;
+      StepBin& s = out[static_cast<std::size_t>(c)];
+      s.min = s.covered > 0 ? std::min(s.min, value[i]) : value[i];
+      s.max = s.covered > 0 ? std::max(s.max, value[i]) : value[i];
+      s.covered += w;
+      sum[static_cast<std::size_t>(c)] += value[i] * w;
+    }
+  }
+  for (std::size_t c = 0; c < out.size(); ++c)
+    if (out[c].covered > 0)
+      out[c].mean = sum[c] / out[c].covered;
+  return out;
+}
+
 std::string px(double v) { return printf_f(v, 1); }
 
 std::vector<Tick> labelled_ticks(const std::vector<double>& values)

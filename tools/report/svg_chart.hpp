@@ -1,7 +1,7 @@
 #pragma once
 // Inline SVG charts for `fleetsim report`: scales (linear, log2, categorical), round axis ticks,
-// min/max downsampling of long traces, HTML escaping, and a Plot that accumulates SVG elements
-// over one plot area. Pure text: no I/O, and the same calls give the same bytes.
+// min/max downsampling of long traces, slices of step series, HTML escaping, and a Plot that
+// accumulates SVG elements over one plot area. Pure text: no I/O, and the same calls give the same bytes.
 
 #include <cstddef>
 #include <initializer_list>
@@ -72,6 +72,19 @@ struct XY {
 /// At most two points per bucket of equal width over [x0, x1]: each bucket's lowest and highest
 /// point, in their original order. `pts` must be sorted by x; the result is too.
 [[nodiscard]] std::vector<XY> downsample_min_max(const std::vector<XY>& pts, double x0, double x1, int buckets);
+
+/// One slice of a piecewise-constant series: the time-weighted mean over the part of the slice the
+/// series covers, the lowest and highest value held for a positive time in it, and that time.
+struct StepBin {
+  double mean = 0;
+  double min = 0;
+  double max = 0;
+  double covered = 0;
+};
+/// The series value[i], held from t[i] until t[i + 1] (the last until t_end), cut into `bins` equal
+/// slices of [t0, t1]. `t` must be ascending. A slice the series does not reach has covered == 0.
+[[nodiscard]] std::vector<StepBin> step_bins(const std::vector<double>& t, const std::vector<double>& value,
+                                             double t_end, double t0, double t1, int bins);
 
 /// Appends the parts to `out` (without `"literal" + std::string` temporaries, which GCC 12 warns about).
 void append(std::string& out, std::initializer_list<std::string_view> parts);
