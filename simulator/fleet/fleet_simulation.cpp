@@ -205,6 +205,79 @@ private:
   models::RandomStream victims_;
 };
 
+// The storage clients of the jobs that store their checkpoints, one each.
+FleetStorage storing_jobs(const mf::Workload& workload, int gpus_per_node, std::vector<StorageClient>& clients)
+{
+  FleetStorage storage;
+  for (size_t j = 0; j < workload.size(); ++j)
+    if (workload[j].checkpoint_bytes > 0) {
+      storage.slot[static_cast<long>(j)] = clients.size();
+      clients.push_back({workload[j].id, (workload[j].gpus + gpus_per_node - 1) / gpus_per_node});
+    }
+  storage.queues.resize(clients.size());
+  storage.in_flight.assign(clients.size(), 0);
+  return storage;
+}
+
+// A job larger than what the cluster schedules (a trace's or a generator's; declared ones are
+// checked by the loader) could never start: it is left out and counted.
+long drop_unschedulable(mf::Workload& workload, const mf::FleetConfig& config)
+{
+  const long schedulable = (config.nodes - config.spare_nodes) * config.gpus_per_node;
+  const auto too_big = std::stable_partition(workload.begin(), workload.end(),
+                                             [&](const mf::JobSpec& j) { return j.gpus <= schedulable; });
+  const long rejected = workload.end() - too_big;
+  workload.erase(too_big, workload.end());
+  return rejected;
+}
+
+// Runs the Engine to the end of the window and closes the fleet's accounts; a broken invariant is
+// rethrown with the scenario and seed.
+void run_window(sg4::Engine& engine, mf::FleetState& fleet, const std::optional<models::InvariantViolation>& violation,
+                const scenario::Scenario& s, std::uint64_t seed)
+{
+  try {
+    engine.run();
+    if (violation)
+      throw *violation;
+    fleet.finish(s.duration.si());
+    if (test_fault() == "fleet_ledger") {
+      mf::GpuTime broken = fleet.total();
+      broken.productive += 3600;
+      mf::check_closes(broken, "the fleet");
+    }
+  } catch (models::InvariantViolation& e) {
+    e.scenario = s.name;
+    e.seed = seed;
+    e.has_seed = true;
+    throw;
+  }
+}
+
+// What the fleet's state holds at the end of the window.
+FleetResult fleet_result(const mf::FleetState& fleet, const mf::FleetConfig& config, const mf::Workload& workload,
+                         std::uint64_t seed, double horizon)
+{
+  FleetResult r;
+  r.seed = seed;
+  r.horizon = horizon;
+  r.gpus = fleet.gpus();
+  r.nodes = config.nodes;
+  r.specs = workload;
+  r.jobs = fleet.jobs();
+  r.total = fleet.total();
+  for (int c = 0; c < fleet.loss_causes(); ++c)
+    r.loss_causes.push_back(fleet.loss_cause_name(c));
+  r.timeline = fleet.timeline();
+  r.failures = fleet.failures();
+  r.interruptions = fleet.interruptions();
+  r.failures_on_idle = fleet.failures_on_idle();
+  r.preemptions = fleet.preemptions();
+  r.requeues = fleet.requeues();
+  r.in_place_recoveries = fleet.in_place_recoveries();
+  return r;
+}
+
 }  // namespace
 
 FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
@@ -216,25 +289,12 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
                           [&] { return "no scheduling policy '" + s.scheduler.policy + "'"; });
   const std::unique_ptr<mf::SchedulingPolicy> policy = entry->make();
   const mf::FleetConfig config = fleet_config(s);
-  // A job larger than what the cluster schedules (a trace's or a generator's; declared ones are
-  // checked by the loader) could never start: it is left out and counted.
-  const long schedulable = (config.nodes - config.spare_nodes) * config.gpus_per_node;
-  const auto too_big = std::stable_partition(workload.begin(), workload.end(),
-                                             [&](const mf::JobSpec& j) { return j.gpus <= schedulable; });
-  const long rejected = workload.end() - too_big;
-  workload.erase(too_big, workload.end());
+  const long rejected = drop_unschedulable(workload, config);
   mf::FleetState fleet(config, workload, *policy);
 
   auto engine = make_engine();
-  FleetStorage storage;
   std::vector<StorageClient> clients;
-  for (size_t j = 0; j < workload.size(); ++j)
-    if (workload[j].checkpoint_bytes > 0) {
-      storage.slot[static_cast<long>(j)] = clients.size();
-      clients.push_back({workload[j].id, (workload[j].gpus + config.gpus_per_node - 1) / config.gpus_per_node});
-    }
-  storage.queues.resize(clients.size());
-  storage.in_flight.assign(clients.size(), 0);
+  FleetStorage storage = storing_jobs(workload, config.gpus_per_node, clients);
   const Platform platform = build_platform(s, clients);
   // The injectors thin their draws against a pool of the cluster's nodes (the spares included), kept
   // in step with the fleet's: a node in repair cannot fail again. Lemon weights apply as in a replay.
@@ -279,40 +339,9 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
   sg4::Actor::create("horizon", platform.control, [horizon] { sg4::this_actor::sleep_until(horizon); });
   FLEETSIM_LOG(Run, info, "{} seed {}: a fleet of {} jobs on {} GPUs for {:.1f} days", s.name, seed, workload.size(),
                fleet.gpus(), horizon / 86400);
-  try {
-    engine->run();
-    if (violation)
-      throw *violation;
-    fleet.finish(horizon);
-    if (test_fault() == "fleet_ledger") {
-      mf::GpuTime broken = fleet.total();
-      broken.productive += 3600;
-      mf::check_closes(broken, "the fleet");
-    }
-  } catch (models::InvariantViolation& e) {
-    e.scenario = s.name;
-    e.seed = seed;
-    e.has_seed = true;
-    throw;
-  }
-  FleetResult r;
-  r.seed = seed;
-  r.horizon = horizon;
-  r.gpus = fleet.gpus();
-  r.nodes = config.nodes;
-  r.specs = workload;
-  r.jobs = fleet.jobs();
-  r.total = fleet.total();
-  for (int c = 0; c < fleet.loss_causes(); ++c)
-    r.loss_causes.push_back(fleet.loss_cause_name(c));
-  r.timeline = fleet.timeline();
+  run_window(*engine, fleet, violation, s, seed);
+  FleetResult r = fleet_result(fleet, config, workload, seed, horizon);
   r.rejected = rejected;
-  r.failures = fleet.failures();
-  r.interruptions = fleet.interruptions();
-  r.failures_on_idle = fleet.failures_on_idle();
-  r.preemptions = fleet.preemptions();
-  r.requeues = fleet.requeues();
-  r.in_place_recoveries = fleet.in_place_recoveries();
   r.repairs = repairs;
   r.storage = std::move(storage_samples);
   r.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();

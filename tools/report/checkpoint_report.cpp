@@ -16,18 +16,6 @@ constexpr double kRight = 20;
 constexpr const char* kPauseColor = "#1f6fb4";  // the checkpoint state's colour
 constexpr const char* kDrainColor = "#8d6e00";
 
-struct TimeUnit {
-  double seconds;
-  const char* name;
-};
-TimeUnit unit_for(double max_s)
-{
-  if (max_s < 90)
-    return {1, "s"};
-  if (max_s < 90 * 60)
-    return {60, "min"};
-  return {3600, "h"};
-}
 
 double mean(const std::vector<double>& v)
 {
@@ -53,7 +41,7 @@ std::string duration_chart(const std::vector<XY>& pts, double t_end, const std::
   double hi = 0;
   for (const auto& q : pts)
     hi = std::max(hi, q.y);
-  const TimeUnit unit = unit_for(hi);
+  const TimeUnit unit = time_unit_for(hi);
   const Domain y = nice_domain(0, 1.05 * hi / unit.seconds, 4);  // headroom above the longest
   const double days = t_end / kDay;
   p.set_scales(Scale::linear(0, days, p.left(), p.right()), Scale::linear(y.lo, y.hi, p.bottom(), p.top()));

@@ -136,21 +136,6 @@ void stack(Plot& p, const std::vector<Slice>& sl, const FleetData& d)
   p.polyline(allocated, kAllocatedColor, 1.2);
 }
 
-// The unit a set of waits up to `max_s` reads best in.
-struct TimeUnit {
-  double seconds;
-  const char* name;
-};
-TimeUnit unit_for(double max_s)
-{
-  if (max_s < 90)
-    return {1, "s"};
-  if (max_s < 90 * 60)
-    return {60, "min"};
-  if (max_s < 2 * kDay)
-    return {3600, "h"};
-  return {kDay, "d"};
-}
 
 // Round durations for a log time axis.
 struct NamedTick {
@@ -182,7 +167,7 @@ std::string wait_bars(const FleetData& d)
   double hi = 0;
   for (const auto& [name, w] : d.wait_by_size)
     hi = std::max(hi, w.empty() ? 0.0 : w.p99);
-  const TimeUnit unit = unit_for(hi);
+  const TimeUnit unit = time_unit_for(hi);
   Plot p(560, 300, 64, 10, 16, 60);
   const Domain y = nice_domain(0, hi / unit.seconds, 5);
   const std::size_t n = d.wait_by_size.size();

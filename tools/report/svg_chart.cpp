@@ -390,4 +390,15 @@ std::optional<NumberWithUnit> parse_number_with_unit(std::string_view text)
   return out;
 }
 
+TimeUnit time_unit_for(double max_s)
+{
+  if (max_s < 90)
+    return {1, "s"};
+  if (max_s < 90 * 60)
+    return {60, "min"};
+  if (max_s < 2 * 86400)
+    return {3600, "h"};
+  return {86400, "d"};
+}
+
 }  // namespace fleetsim::report

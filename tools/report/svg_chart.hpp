@@ -26,6 +26,13 @@ namespace fleetsim::report {
 /// `v` with `decimals` decimals and commas between thousands: grouped(11496577.3) is "11,496,577".
 [[nodiscard]] std::string grouped(double v, int decimals = 0);
 
+/// The unit a set of durations up to `max_s` reads best in: s, min, h or d.
+struct TimeUnit {
+  double seconds;
+  const char* name;
+};
+[[nodiscard]] TimeUnit time_unit_for(double max_s);
+
 /// A round step (1, 2 or 5 times a power of ten) that splits `span` into about `target` parts.
 [[nodiscard]] double nice_step(double span, int target);
 /// The multiples of nice_step(hi - lo, target) within [lo, hi] (a widened range when hi <= lo).
