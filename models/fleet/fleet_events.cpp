@@ -27,6 +27,7 @@ void FleetState::strike(long job, int cause, double t)
     return;  // already down: one recovery
   ++r.interruptions;
   ++interruptions_;
+  drop_drain(job, cause);  // an asynchronous checkpoint still draining is lost
   if (r.state == JobState::Checkpointing || r.state == JobState::Restoring) {
     strike_during_io(job, cause, t);
   } else if (r.state == JobState::Preempting) {
@@ -152,6 +153,7 @@ void FleetState::preempt(long job)
   ++r.preemptions;
   ++preemptions_;
   if (cfg_.preemption == Preemption::Kill) {
+    drop_drain(job, kPreemption);
     stop_progress(job, now_, kPreemption);
     release(job, now_);
     l.restart_cause = kPreemption;
@@ -159,6 +161,7 @@ void FleetState::preempt(long job)
     return;
   }
   stop_progress(job, now_, -1);  // its uncommitted work is saved by the checkpoint it now writes
+  drop_drain(job, -1);           // and so is what an asynchronous drain was saving
   r.state = JobState::Preempting;
   set_timer(now_ + spec(job).checkpoint_cost, TimerKind::Preempted, job, l.epoch);
 }
@@ -189,9 +192,10 @@ void FleetState::fire_timers(double t)
     if (epoch != l.epoch)
       continue;  // overtaken by a failure or a preemption
     const double g = static_cast<double>(r.held);
-    if (kind == TimerKind::CheckpointDue || kind == TimerKind::RestoreDue) {
+    if (kind == TimerKind::CheckpointDue || kind == TimerKind::RestoreDue || kind == TimerKind::SnapshotDone) {
       storage_timer(id, kind);
     } else if (kind == TimerKind::Finish) {
+      drop_drain(id, -1, true);  // done: what a drain was saving is the finished model's
       const double remaining = std::max(0.0, spec(id).work - r.committed);
       charge(id, l.restart_cause, g * l.seg.restart);
       charge(id, kCheckpoint, g * checkpoints_for(l.seg, remaining) * l.seg.cost);
@@ -243,6 +247,10 @@ void FleetState::finish(double horizon)
     } else if (r.state == JobState::Restoring) {
       charge(job, l.restart_cause, g * (horizon - l.stop_t));
       r.progress_at_end = r.committed;
+    }
+    if (l.drain_in_flight) {  // the drain in flight is not lost yet: its work counts
+      productive(job, g * l.draining);
+      r.progress_at_end += l.draining;
     }
     const double gs = g * (horizon - l.alloc_t);
     r.time.allocated += gs;

@@ -227,7 +227,7 @@ void FleetState::stop_progress(long job, double t, int cause)
   JobRecord& r = rec_[static_cast<size_t>(job)];
   const double g = static_cast<double>(r.held);
   SegmentState st = segment_at(l.seg, t);
-  const double remaining = std::max(0.0, spec(job).work - r.committed);
+  const double remaining = std::max(0.0, spec(job).work - r.committed - l.draining);
   st.work = std::min(st.work, remaining);
   st.committed = std::min(st.committed, st.work);
   charge(job, l.restart_cause, g * st.restart_spent);

@@ -49,7 +49,7 @@ enum class JobState { Pending, Waiting, Running, Detecting, Preempting, Checkpoi
 /// The simulator answers with io_done(job, epoch, t) when the transfer completes.
 struct IoRequest {
   long job = 0;
-  long epoch = 0;
+  long epoch = 0;  // the request's token: io_done() echoes it
   bool write = true;
   bool abort = false;
   double bytes = 0;
@@ -96,7 +96,7 @@ public:
   [[nodiscard]] std::vector<long> take_repaired() { return std::exchange(repaired_, {}); }
   /// Storage transfers asked for since the last call (jobs with checkpoint_bytes > 0).
   [[nodiscard]] std::vector<IoRequest> take_io() { return std::exchange(io_, {}); }
-  /// Job `job`'s transfer for `epoch` completed at t (a stale epoch is ignored).
+  /// Job `job`'s transfer with token `epoch` completed at t (a stale one is ignored).
   void io_done(long job, long epoch, double t);
   /// Closes the window: running jobs are accounted up to it.
   void finish(double horizon);
@@ -130,8 +130,12 @@ private:
     double stop_t = 0;       // when its progress stopped (failure or preemption)
     double pending = 0;      // preemption: work done, saved once its checkpoint completes
     bool in_queue = false;
+    long io_token = 0;    // its storage transfer in flight (0: none)
+    double draining = 0;  // asynchronous: work saved once the drain in flight completes
+    bool drain_in_flight = false;
+    bool waits_drain = false;  // a checkpoint waits for the host buffer the drain holds
   };
-  enum class TimerKind { Finish, Detected, Preempted, Repair, CheckpointDue, RestoreDue };
+  enum class TimerKind { Finish, Detected, Preempted, Repair, CheckpointDue, RestoreDue, SnapshotDone };
   using Timer = std::tuple<double, std::uint64_t, TimerKind, long, long>;  // t, seq, kind, job/node, epoch
 
   // SchedulerOps, for the policy.
@@ -161,6 +165,12 @@ private:
   /// A failure strikes a job that is writing or reading its checkpoint.
   void strike_during_io(long job, int cause, double t);
   void ask_io(long job, bool write);
+  /// An asynchronous job's drain in flight ends without completing: its work is lost to `cause`,
+  /// or (cause < 0) kept pending for the checkpoint the job writes now; `done`: the job finished,
+  /// and the work counts.
+  void drop_drain(long job, int cause, bool done = false);
+  /// The snapshot is in host memory: the write drains while the job trains on.
+  void snapshot_done(long job);
   /// Stops a running job's progress at t: charges its segment so far; returns the work it lost.
   void stop_progress(long job, double t, int cause);
   void strike(long job, int cause, double t);
@@ -196,6 +206,7 @@ private:
   long failures_ = 0;
   std::vector<long> repaired_;
   std::vector<IoRequest> io_;
+  long io_seq_ = 0;
   long in_place_ = 0;
   long requeues_ = 0;
   bool scheduling_ = false;

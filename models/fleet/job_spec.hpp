@@ -29,8 +29,12 @@ struct JobSpec {
   // scheduler's estimate. 0: each checkpoint stalls it checkpoint_cost, with no storage modelled.
   double checkpoint_bytes = 0;
   double checkpoint_files = 1;  // files per checkpoint (metadata operations)
-  bool elastic = false;         // may run on fewer GPUs (not yet used by the fleet scheduler)
-  bool preemptible = true;      // a higher-priority job may preempt it
+  // With checkpoint_bytes > 0: an asynchronous checkpoint stalls the job for snapshot_cost only
+  // (the device-to-host copy) and its write drains while the job trains on; it counts once drained.
+  bool checkpoint_async = false;
+  double snapshot_cost = 0;
+  bool elastic = false;     // may run on fewer GPUs (not yet used by the fleet scheduler)
+  bool preemptible = true;  // a higher-priority job may preempt it
   JobRecovery recovery = JobRecovery::Requeue;
   std::string origin;  // where it was declared: "workload.jobs.hero", "trace.csv:12", "generator"
 };

@@ -54,6 +54,8 @@ mf::Workload fleet_workload(const scenario::Scenario& s, std::uint64_t seed)
         j.gpus = layout_gpus;
       if (d.tokens > 0)
         j.work = d.tokens / tokens_per_second;
+      if (j.checkpoint_async && s.checkpoint.snapshot_bandwidth.si() > 0)  // every GPU copies its share at once
+        j.snapshot_cost = j.checkpoint_bytes / static_cast<double>(j.gpus) / s.checkpoint.snapshot_bandwidth.si();
       const long gpn = s.fleet.gpus_per_node;
       j.checkpoint_files = s.checkpoint.files == scenario::CheckpointFiles::PerRank   ? static_cast<double>(j.gpus)
                            : s.checkpoint.files == scenario::CheckpointFiles::PerNode ? std::ceil(1.0 * j.gpus / gpn)

@@ -353,6 +353,12 @@ std::vector<ParamSpec> build_table()
                "its whole checkpoint: when given, its checkpoints are written to and its restarts read from the shared "
                "storage system (storage.*), taking as long as the sharing with other jobs gives them "
                "(checkpoint_cost is then only the scheduler's estimate)"),
+      choice(
+          "workload.jobs.<name>.checkpoint_strategy", "sync",
+          "with a checkpoint_size: sync (the job stalls for the write) or async (it stalls for the device-to-host "
+          "snapshot, its share of the checkpoint over checkpoint.snapshot_bandwidth, while the write drains; the next "
+          "checkpoint waits for the drain, and a failure before it completes loses that checkpoint)",
+          {"sync", "async"}),
       quantity("workload.jobs.<name>.restart_cost", T, std::nullopt,
                "launch, initialisation and checkpoint reload at each start (default workload.defaults.restart_cost)",
                0.0, false),

@@ -43,6 +43,11 @@ void read_workload(Reader& r, const std::vector<ResolvedValue>& resolved, Scenar
     j.restart_cost = r.has(base + "restart_cost") ? r.number(base + "restart_cost") : default_restart;
     if (r.has(base + "checkpoint_size"))
       j.checkpoint_bytes = r.number(base + "checkpoint_size");
+    j.checkpoint_async = r.text(base + "checkpoint_strategy") == "async";
+    if (j.checkpoint_async && j.checkpoint_bytes <= 0)
+      r.error(base + "checkpoint_strategy", "'" + base +
+                                                "checkpoint_strategy: async' needs the job's checkpoint_size: its "
+                                                "checkpoints must go through the storage to drain");
     std::string recovery = r.text(base + "recovery");
     if (recovery == "default")
       recovery = default_recovery;

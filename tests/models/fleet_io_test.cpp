@@ -18,7 +18,7 @@ struct Storing {
   fm::Workload w;
   std::unique_ptr<fm::FleetState> fleet;
 
-  Storing()
+  explicit Storing(bool async = false)
   {
     fm::JobSpec j;
     j.id = "storing";
@@ -28,6 +28,8 @@ struct Storing {
     j.checkpoint_cost = 1 * kMin;  // the estimate only
     j.restart_cost = 2 * kMin;
     j.checkpoint_bytes = 1e12;
+    j.checkpoint_async = async;
+    j.snapshot_cost = 6;  // s
     w.push_back(j);
     fm::FleetConfig c;
     c.nodes = 2;
@@ -39,10 +41,12 @@ struct Storing {
     c.detection = {1 * kMin};
     fleet = std::make_unique<fm::FleetState>(c, w, *policy);
   }
-  // Fires the timers up to t and returns the transfers asked for.
+  // Fires the timers up to t, each at its own time as the simulator does, and returns the
+  // transfers asked for.
   std::vector<fm::IoRequest> at(double t)
   {
-    fleet->fire_timers(t);
+    while (fleet->next_timer() && *fleet->next_timer() <= t)
+      fleet->fire_timers(*fleet->next_timer());
     return fleet->take_io();
   }
 };
@@ -106,6 +110,58 @@ TEST(FleetIo, AFailureDuringAWriteLosesThatCheckpointAndARestartReadsTheLastOneB
   // and the restart it caused (2 min, then the 2 min read).
   EXPECT_NEAR(t.lost[fm::kFirstFailureCause], 16 * (10 + 1 + 2 + 2) * kMin, 1e-6);
   EXPECT_NEAR(t.lost[fm::kCheckpoint], 16 * (1 + 1) * kMin, 1e-6);  // checkpoint 1, and 2 until the crash
+}
+
+TEST(FleetIo, AnAsyncCheckpointStallsForItsSnapshotThenTrainsWhileTheWriteDrains)
+{
+  Storing f(true);
+  f.fleet->submit(0, 0);
+  EXPECT_TRUE(f.at(12 * kMin).empty());  // due: the 6 s snapshot first
+  EXPECT_EQ(f.fleet->jobs()[0].state, fm::JobState::Checkpointing);
+  auto io = f.at(12 * kMin + 6);
+  ASSERT_EQ(io.size(), 1U);
+  EXPECT_TRUE(io[0].write);
+  EXPECT_EQ(f.fleet->jobs()[0].state, fm::JobState::Running);  // training on while it drains
+  EXPECT_DOUBLE_EQ(f.fleet->jobs()[0].committed, 0);
+  f.fleet->io_done(0, io[0].epoch, 15 * kMin);  // drained after 3 min: it counts
+  EXPECT_DOUBLE_EQ(f.fleet->jobs()[0].committed, 10 * kMin);
+  // The next is due 10 min of training after the snapshot, and the last 10 min need none: the job
+  // trains 30 min in 36 min 12 s, two snapshots of stall.
+  io = f.at(22 * kMin + 12);
+  ASSERT_EQ(io.size(), 1U);
+  f.fleet->io_done(0, io[0].epoch, 23 * kMin);
+  EXPECT_TRUE(f.at(32 * kMin + 12).empty());
+  EXPECT_EQ(f.fleet->jobs()[0].state, fm::JobState::Done);
+  f.fleet->finish(1000 * kMin);
+  const auto& t = f.fleet->jobs()[0].time;
+  EXPECT_NEAR(t.lost[fm::kCheckpoint], 16 * 12.0, 1e-6);
+  EXPECT_NEAR(t.productive, 16 * 30 * kMin, 1e-6);
+}
+
+TEST(FleetIo, AnAsyncCheckpointWaitsForTheDrainInFlightAndAFailureMidDrainLosesIt)
+{
+  Storing f(true);
+  f.fleet->submit(0, 0);
+  auto io = f.at(12 * kMin + 6);
+  ASSERT_EQ(io.size(), 1U);
+  // The drain is slow: the next checkpoint falls due at 22 min 6 s and waits for the host buffer.
+  EXPECT_TRUE(f.at(22 * kMin + 6).empty());
+  EXPECT_EQ(f.fleet->jobs()[0].state, fm::JobState::Checkpointing);
+  f.fleet->io_done(0, io[0].epoch, 25 * kMin);  // drained: the waiting checkpoint snapshots now
+  EXPECT_DOUBLE_EQ(f.fleet->jobs()[0].committed, 10 * kMin);
+  io = f.at(25 * kMin + 6);
+  ASSERT_EQ(io.size(), 1U);
+  EXPECT_EQ(f.fleet->jobs()[0].state, fm::JobState::Running);
+  // A failure before the second drain completes loses its 10 min with the 1 min trained since.
+  f.fleet->node_failure(0, 0, 1, 26 * kMin + 6);
+  io = f.fleet->take_io();
+  ASSERT_EQ(io.size(), 1U);
+  EXPECT_TRUE(io[0].abort);
+  EXPECT_DOUBLE_EQ(f.fleet->jobs()[0].committed, 10 * kMin);
+  f.fleet->finish(26 * kMin + 6);
+  const auto& t = f.fleet->jobs()[0].time;
+  EXPECT_NEAR(t.lost[fm::kFirstFailureCause], 16 * 11 * kMin, 1e-6);
+  EXPECT_NEAR(t.lost[fm::kCheckpoint], 16 * (6 + (3 * kMin - 6) + 6), 1e-6);  // snapshot, wait, snapshot
 }
 
 }  // namespace

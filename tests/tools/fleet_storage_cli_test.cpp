@@ -123,4 +123,25 @@ TEST(FleetStorage, ARestartAfterAFailureReadsTheCheckpointBackThroughTheStorage)
   EXPECT_GT(s["interruptions"].get<long>(), 0);
 }
 
+TEST(FleetStorage, AsyncJobsStallForTheirSnapshotWhileTheirWritesStillShareTheServers)
+{
+  TempDir dir;
+  const auto w = run_windows(dir, "--set workload.jobs.train.checkpoint_strategy=async");
+  ASSERT_GT(w.size(), 10U);
+  EXPECT_NEAR(w[0].t1 - w[0].t0, 4 * 1e12 / 100e9, 1e-3);  // the four drains still take 40 s
+  const auto s = nlohmann::json::parse(read_file(dir / "out/summary.json"));
+  // Each job's share of 1 TB over 256 GPUs, at the default 25 GB/s per GPU: 0.156 s per pause.
+  const double snapshot = 1e12 / 256 / 25e9;
+  EXPECT_NEAR(s["gpu_hours"]["lost_by_cause"]["checkpoint"].get<double>(), 4 * 143 * snapshot * 256 / 3600, 0.05);
+  // async without a checkpoint size has nothing to drain: refused, with the key.
+  const auto bad = fleetsim_command(
+      "run " + kScenario +
+      " --set workload.jobs.train.checkpoint_strategy=async "
+      "--set workload.jobs.other.work=1h --set workload.jobs.other.checkpoint_strategy=async "
+      "--quiet --out " +
+      (dir / "bad"));
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.text.find("workload.jobs.other.checkpoint_strategy"), std::string::npos) << bad.text;
+}
+
 }  // namespace
