@@ -260,7 +260,7 @@ int cmd_run(const Options& opts)
   }
   if (!opts.quiet) {
     sim::print_run_table(std::cout, s, result);
-    std::cout << "  outputs in " << out << "/ (summary.json, timeline.csv, events.csv)\n";
+    std::cout << "  outputs in " << out << "/ (summary.json, timeline.csv, events.csv, storage.csv)\n";
   }
   return kExitOk;
 }

@@ -145,7 +145,7 @@ void logging_options(CLI::App& app, Options& o)
 const std::vector<Command>& commands()
 {
   static const std::vector<Command> table = {
-      {"run", "[SCENARIO]", "replay a training run; writes summary.json, timeline.csv, events.csv",
+      {"run", "[SCENARIO]", "replay a training run; writes summary.json, timeline.csv, events.csv, storage.csv",
        [](CLI::App& a, Options& o) {
          scenario_arg(a, o);
          seed_option(a, o);
