@@ -177,7 +177,8 @@ std::optional<double> FleetState::next_timer() const
 
 void FleetState::fire_timers(double t)
 {
-  now_ = std::max(now_, t);
+  // Each timer is handled at its own due time (a caller may fire late: tests step ahead), and what
+  // it sets due by t fires in this call too.
   while (!timers_.empty() && std::get<0>(timers_.top()) <= t) {
     const auto [due, seq, kind, id, epoch] = timers_.top();
     timers_.pop();
@@ -218,6 +219,7 @@ void FleetState::fire_timers(double t)
       enqueue(id, now_);
     }
   }
+  now_ = std::max(now_, t);
   schedule();
 }
 

@@ -41,12 +41,10 @@ struct Storing {
     c.detection = {1 * kMin};
     fleet = std::make_unique<fm::FleetState>(c, w, *policy);
   }
-  // Fires the timers up to t, each at its own time as the simulator does, and returns the
-  // transfers asked for.
+  // Fires the timers up to t (each at its own time) and returns the transfers asked for.
   std::vector<fm::IoRequest> at(double t)
   {
-    while (fleet->next_timer() && *fleet->next_timer() <= t)
-      fleet->fire_timers(*fleet->next_timer());
+    fleet->fire_timers(t);
     return fleet->take_io();
   }
 };
