@@ -69,8 +69,8 @@ struct PowerDraw {
 
 /// What a stretch of the fleet does: the inputs of one draw.
 struct Activity {
-  GpuMix job;                // the job's GPUs, under the power floor while the job runs
-  GpuMix other;              // every other GPU (spares, GPUs of no job), no floor
+  GpuMix job{};              // the job's GPUs, under the power floor while the job runs
+  GpuMix other{};            // every other GPU (spares, GPUs of no job), no floor
   bool floor_held = false;   // the job's processes run (the floor applies to `job`)
   double nodes = 0;          // powered nodes
   double scale_up_bps = 0;   // bytes per second over NVLink, all GPUs together

@@ -1,6 +1,8 @@
 #include "run_outputs.hpp"
 
+#include "simulator/output/energy_outputs.hpp"
 #include "simulator/trace/atomic_file.hpp"
+#include "simulator/trace/csv_buffer.hpp"
 #include "simulator/trace/fixed_text.hpp"
 #include "simulator/trace/step_json.hpp"
 
@@ -23,51 +25,6 @@ namespace fleetsim::sim {
 namespace {
 
 using nlohmann::ordered_json;
-
-// A CSV file's text is built in one buffer and handed to the stream in large pieces: one ostream
-// insertion per field cost more than the simulation of a row.
-class CsvBuffer {
-public:
-  explicit CsvBuffer(std::ostream& out) : out_(out) { text_.reserve(kFlushAt + 512); }
-  CsvBuffer(const CsvBuffer&) = delete;
-  CsvBuffer& operator=(const CsvBuffer&) = delete;
-  ~CsvBuffer() { out_.write(text_.data(), static_cast<std::streamsize>(text_.size())); }
-  CsvBuffer& fixed(double v, int decimals = 6)
-  {
-    append_fixed(text_, v, decimals);
-    return *this;
-  }
-  CsvBuffer& integer(long v)
-  {
-    char buf[24];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-    text_.append(buf, static_cast<size_t>(end - buf));
-    return *this;
-  }
-  CsvBuffer& text(std::string_view s)
-  {
-    text_.append(s);
-    return *this;
-  }
-  CsvBuffer& end_row()
-  {
-    text_.push_back('\n');
-    if (text_.size() >= kFlushAt) {
-      out_.write(text_.data(), static_cast<std::streamsize>(text_.size()));
-      text_.clear();
-    }
-    return *this;
-  }
-
-private:
-  static constexpr size_t kFlushAt = 1 << 16;
-  std::ostream& out_;
-  std::string text_;
-};
-
-}  // namespace
-
-namespace {
 
 ordered_json interruptions_json(const scenario::Scenario& s, const RunResult& r)
 {
@@ -225,6 +182,7 @@ ordered_json summary_json(const scenario::Scenario& s, const RunResult& r)
   j["lost_time_by_cause_s"] = lost_by_cause_json(s, r);
   j["recovery"] = recovery_json(s, r);
   j["checkpoints"] = checkpoint_json(s, r);
+  j["energy"] = energy_json(s, r);
   if (s.token_target > 0) {
     const auto when = models::time_to_tokens(r.report.timeline, s.token_target);
     j["token_target"] = {{"tokens", s.token_target},
@@ -262,12 +220,16 @@ ordered_json summary_json(const scenario::Scenario& s, const RunResult& r)
 void write_timeline_csv(std::ostream& out, const RunResult& r)
 {
   CsvBuffer csv(out);
-  csv.text("t_begin_s,t_end_s,state,interrupted,productive_s,steps,tokens,goodput,active_gpus,step_time_s").end_row();
-  for (const auto& row : r.report.timeline) {
+  csv.text("t_begin_s,t_end_s,state,interrupted,productive_s,steps,tokens,goodput,active_gpus,step_time_s,");
+  csv.text(kPowerColumns).end_row();
+  for (size_t i = 0; i < r.report.timeline.size(); ++i) {
+    const models::TimelineRow& row = r.report.timeline[i];
     csv.fixed(row.t_begin).text(",").fixed(row.t_end).text(",").text(models::phase_name(row.phase));
     csv.text(row.interrupted ? ",1," : ",0,").fixed(row.productive_s).text(",").integer(row.steps).text(",");
     csv.fixed(row.tokens, 0).text(",").fixed(row.goodput).text(",").integer(row.active_gpus).text(",");
-    csv.fixed(row.step_time).end_row();
+    csv.fixed(row.step_time).text(",");
+    power_cells(csv, r.energy, i);
+    csv.end_row();
   }
 }
 
@@ -364,6 +326,7 @@ void print_run_table(std::ostream& out, const scenario::Scenario& s, const RunRe
     std::snprintf(line, sizeof line, "    %-16s %9.2f  %5.1f%%\n", name, v / units::kHour, 100 * v / T);
     out << line;
   }
+  print_energy_lines(out, r);
   std::snprintf(line, sizeof line, "  wall time %.3f s\n", r.wall_time_s);
   out << line;
 }

@@ -89,6 +89,28 @@ void break_invariant_for_test(models::TraceLog& log)
 
 }  // namespace
 
+namespace {
+
+// The replay's power inputs: the cluster (spare nodes included), the step's compute and traffic,
+// and the storage's load over time.
+models::energy::ReplayPower replay_power(const scenario::Scenario& s, const RunResult& r)
+{
+  models::energy::ReplayPower in;
+  in.spec = s.power;
+  in.gpus_per_node = s.fleet.gpus_per_node;
+  in.job_gpus = s.fleet.gpus;
+  in.cluster_gpus = s.fleet.gpus + s.capacity.spare_nodes * s.fleet.gpus_per_node;
+  in.compute_s = r.step.compute.si();
+  in.step_time = r.step.step_time.si();
+  in.traffic = models::energy::step_traffic(s.step, r.step.micro_batches);
+  in.storage.reserve(r.storage.size());
+  for (const StorageSample& x : r.storage)
+    in.storage.push_back({x.t, x.write_bps + x.read_bps});
+  return in;
+}
+
+}  // namespace
+
 RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed)
 {
   return run_simulation(given, seed, resolve_step(given));  // before the Engine: a simulated step forks
@@ -388,6 +410,7 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed, co
     result.storage = replay.take_storage_samples();
     break_invariant_for_test(result.log);
     result.report = models::account(result.log, result.step.step_time.si(), s.step.workload.global_batch_tokens);
+    result.energy = models::energy::account_energy(result.report, result.log, replay_power(s, result));
   } catch (models::InvariantViolation& e) {
     e.scenario = s.name;
     e.seed = seed;

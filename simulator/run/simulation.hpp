@@ -3,6 +3,7 @@
 // starts the actors, runs the window and returns the typed trace and its accounting. SimGrid allows
 // one simulation per process: call it once per process (tests fork, sweeps spawn processes).
 
+#include "models/energy/energy_account.hpp"
 #include "models/goodput.hpp"
 #include "models/step_model.hpp"
 #include "simulator/actors/run_context.hpp"
@@ -23,12 +24,13 @@ struct RunResult {
   models::TraceLog log;
   std::vector<StorageSample> storage;  // the storage's load over time (storage_system.hpp)
   models::GoodputReport report;
-  double checkpoint_write_s = 0;  // uncontended write time of one checkpoint (delta)
-  double checkpoint_pause_s = 0;  // training pause of one checkpoint (async: the snapshot alone)
-  double final_interval_s = 0;    // the interval policy's interval at the window's end
-  double estimated_mtbf_s = 0;    // the interval policy's MTBF then (adaptive: its estimate)
-  double wall_time_s = 0;         // the replay's own run time (after the step time is known)
-  PolicyCounters counters;        // what the recovery policy did
+  models::energy::EnergyReport energy;  // power of every timeline row, energy, swings
+  double checkpoint_write_s = 0;        // uncontended write time of one checkpoint (delta)
+  double checkpoint_pause_s = 0;        // training pause of one checkpoint (async: the snapshot alone)
+  double final_interval_s = 0;          // the interval policy's interval at the window's end
+  double estimated_mtbf_s = 0;          // the interval policy's MTBF then (adaptive: its estimate)
+  double wall_time_s = 0;               // the replay's own run time (after the step time is known)
+  PolicyCounters counters;              // what the recovery policy did
   std::vector<std::pair<std::string, long>> policy_reported;  // the counters the policy reports
   long nodes_retired = 0;                                     // lemon retirement
   long lemons_retired = 0;                                    // of those, lemons

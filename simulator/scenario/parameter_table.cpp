@@ -1,4 +1,5 @@
 #include "parameter_table.hpp"
+#include "parameter_specs.hpp"
 
 #include "models/fleet/job_generator.hpp"
 #include "models/fleet/job_trace.hpp"
@@ -14,6 +15,7 @@ namespace fleetsim::scenario {
 namespace {
 
 using units::Dimension;
+using namespace detail;  // the spec builders (parameter_specs.hpp)
 
 std::vector<std::string> trace_preset_choices()
 {
@@ -30,59 +32,12 @@ std::vector<std::string> generator_preset_choices()
   return out;
 }
 
-ParamSpec quantity(std::string key, Dimension dim, std::optional<std::string> def, std::string desc,
-                   std::optional<double> min = 0.0, bool min_exclusive = true)
-{
-  return ParamSpec{std::move(key), Kind::Quantity, dim, std::move(def), std::move(desc), min,
-                   min_exclusive,  std::nullopt,   {}};
-}
-
-ParamSpec integer(std::string key, std::optional<std::string> def, std::string desc, double min,
-                  std::optional<double> max = std::nullopt)
-{
-  return ParamSpec{std::move(key), Kind::Int, Dimension::Time, std::move(def), std::move(desc), min, false, max, {}};
-}
-
-ParamSpec real(std::string key, std::optional<std::string> def, std::string desc, std::optional<double> min,
-               bool min_exclusive, std::optional<double> max)
-{
-  return ParamSpec{
-      std::move(key), Kind::Float, Dimension::Time, std::move(def), std::move(desc), min, min_exclusive, max, {}};
-}
-
-ParamSpec text(std::string key, std::optional<std::string> def, std::string desc)
-{
-  return ParamSpec{std::move(key), Kind::String,    Dimension::Time,
-                   std::move(def), std::move(desc), std::nullopt,
-                   false,          std::nullopt,    {}};
-}
-
-ParamSpec flag(std::string key, std::string def, std::string desc)
-{
-  return ParamSpec{std::move(key), Kind::Bool, Dimension::Time, std::move(def), std::move(desc), std::nullopt, false,
-                   std::nullopt,   {}};
-}
-
-ParamSpec registered_choice(std::string key, std::string def, std::string desc, std::vector<std::string> (*from)())
-{
-  ParamSpec p{std::move(key), Kind::Enum, units::Dimension::Time, std::move(def), std::move(desc), std::nullopt, false,
-              std::nullopt,   {}};
-  p.choices_from = from;
-  return p;
-}
-
-ParamSpec choice(std::string key, std::string def, std::string desc, std::vector<std::string> choices)
-{
-  return ParamSpec{std::move(key), Kind::Enum, Dimension::Time, std::move(def),    std::move(desc),
-                   std::nullopt,   false,      std::nullopt,    std::move(choices)};
-}
-
 std::vector<ParamSpec> build_table()
 {
   const auto T = Dimension::Time;
   const auto B = Dimension::Bytes;
   const auto BW = Dimension::Bandwidth;
-  return {
+  std::vector<ParamSpec> table = {
       text("name", "unnamed", "short name of the scenario, copied into summary.json"),
       text("description", "", "one-line description"),
 
@@ -455,6 +410,9 @@ std::vector<ParamSpec> build_table()
              "source of the step time: one iteration simulated on the fabric (cached), or the alpha-beta formulas",
              {"simulated", "analytic"}),
   };
+  for (ParamSpec& p : power_parameters())
+    table.push_back(std::move(p));
+  return table;
 }
 
 bool matches(std::string_view pattern, std::string_view key)

@@ -2,6 +2,7 @@
 // A validated scenario as plain structs: what the loader produces and the simulator consumes.
 // No SimGrid, no YAML: every value is already in SI units and inside its valid range.
 
+#include "models/energy/power_model.hpp"
 #include "models/failure_model.hpp"
 #include "models/fleet/cluster.hpp"
 #include "models/fleet/job_generator.hpp"
@@ -154,6 +155,7 @@ struct Scenario {
   CapacitySpec capacity;
   PlannedSpec planned;
   std::vector<models::FailureCause> causes;  // in the order the scenario names them
+  models::energy::PowerSpec power;           // power.* (docs/models/energy.md)
 
   units::Seconds duration{0};
   double token_target = 0;  // tokens to train (0: none): summary.json reports when they were reached

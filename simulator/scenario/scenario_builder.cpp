@@ -319,6 +319,48 @@ void read_storage_and_checkpoint(Reader& r, Scenario& s)
 
 }  // namespace
 
+// The power model. Draws the scenario does not give are fractions of the compute draw (the
+// parameter table's descriptions). A power limit slows the compute: the accelerator reaches
+// compute_speed() of its GEMM efficiency, on every step model.
+void read_power(Reader& r, Scenario& s)
+{
+  models::energy::PowerSpec& p = s.power;
+  auto watts = [&r](const char* key, double fallback) { return r.has(key) ? r.number(key) : fallback; };
+  using models::energy::GpuState;
+  auto at = [&p](GpuState st) -> double& { return p.gpu_w[static_cast<size_t>(st)]; };
+  const double compute = watts("power.gpu.compute", s.accelerator_power.si());
+  at(GpuState::Compute) = compute;
+  at(GpuState::Communicate) = watts("power.gpu.communicate", compute / 2);
+  at(GpuState::Idle) = watts("power.gpu.idle", compute / 7);
+  at(GpuState::Checkpoint) = watts("power.gpu.checkpoint", compute * 3 / 14);
+  at(GpuState::Off) = watts("power.gpu.off", 0);
+  p.node_w = watts("power.node", compute * s.fleet.gpus_per_node / 2);
+  p.scale_up_j_per_bit = r.number("power.network.scale_up_pj_per_bit") * 1e-12;
+  p.scale_out_j_per_bit = r.number("power.network.scale_out_pj_per_bit") * 1e-12;
+  p.storage_w = r.number("power.storage.draw");
+  p.storage_j_per_byte = r.number("power.storage.nj_per_byte") * 1e-9;
+  p.pue = r.number("power.pue");
+  p.gpu_power_limit_w = watts("power.gpu_power_limit", 0);
+  p.dvfs_exponent = r.number("power.dvfs_exponent");
+  p.power_floor_w = watts("power.floor", 0);
+  p.ramp_s = r.number("power.ramp_time");
+  for (GpuState st : {GpuState::Communicate, GpuState::Idle, GpuState::Checkpoint, GpuState::Off})
+    if (at(st) > compute) {
+      const std::string key = "power.gpu." + std::string(models::energy::gpu_state_name(st));
+      r.error_at_first_given({key, "power.gpu.compute", "accelerator.power"},
+                             "'" + key + "' (" + std::to_string(at(st)) + " W) exceeds the compute draw (" +
+                                 std::to_string(compute) + " W)");
+    }
+  if (p.gpu_power_limit_w > 0 && p.gpu_power_limit_w <= at(GpuState::Idle))
+    r.error("power.gpu_power_limit", "'power.gpu_power_limit' must exceed the idle draw (" +
+                                         std::to_string(at(GpuState::Idle)) + " W): the accelerator could not run");
+  const double cap = p.gpu_power_limit_w > 0 ? std::min(compute, p.gpu_power_limit_w) : compute;
+  if (p.power_floor_w > cap)
+    r.error("power.floor", "'power.floor' (" + std::to_string(p.power_floor_w) +
+                               " W) exceeds what the accelerator may draw (" + std::to_string(cap) + " W)");
+  s.step.accelerator.gemm_efficiency *= models::energy::compute_speed(p);
+}
+
 Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::string& file, Diagnostics& diags)
 {
   Reader r(resolved, file, diags);
@@ -336,6 +378,7 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
   read_recovery_and_capacity(r, s);
   read_causes(r, resolved, s);
   read_stragglers(r, s);
+  read_power(r, s);
   s.duration = units::Seconds(r.number("run.duration"));
   s.token_target = r.number("run.token_target");
   s.seed = static_cast<std::uint64_t>(r.integer("run.seed"));

@@ -1,0 +1,209 @@
+#include "energy_account.hpp"
+
+#include "models/invariant.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace fleetsim::models::energy {
+namespace {
+
+constexpr auto kCompute = static_cast<size_t>(GpuState::Compute);
+constexpr auto kCommunicate = static_cast<size_t>(GpuState::Communicate);
+constexpr auto kIdle = static_cast<size_t>(GpuState::Idle);
+constexpr auto kCheckpoint = static_cast<size_t>(GpuState::Checkpoint);
+constexpr auto kOff = static_cast<size_t>(GpuState::Off);
+
+bool trains(Phase p) { return p == Phase::Training || p == Phase::Warmup; }
+
+/// The storage's mean throughput over [a, b): the rates are a step function, walked once.
+class StorageCursor {
+public:
+  explicit StorageCursor(const std::vector<StorageRate>& rates) : rates_(rates) {}
+  double mean(double a, double b)
+  {
+    if (rates_.empty() || b <= a)
+      return 0;
+    while (i_ + 1 < rates_.size() && rates_[i_ + 1].t <= a)
+      ++i_;
+    double bytes = 0;
+    for (size_t j = i_; j < rates_.size() && rates_[j].t < b; ++j) {
+      const double from = std::max(a, rates_[j].t);
+      const double to = j + 1 < rates_.size() ? std::min(b, rates_[j + 1].t) : b;
+      if (to > from)
+        bytes += rates_[j].bytes_per_s * (to - from);
+    }
+    return bytes / (b - a);
+  }
+
+private:
+  const std::vector<StorageRate>& rates_;
+  size_t i_ = 0;
+};
+
+/// What the row's GPUs do, and what it moves.
+Activity row_activity(const TimelineRow& row, const ReplayPower& in, double down, double storage_bps)
+{
+  Activity a;
+  const double active = static_cast<double>(row.active_gpus);
+  const Phase p = row.phase;
+  if (trains(p)) {
+    const double step = row.step_time > 0 ? row.step_time : 1;
+    const double f = std::clamp(in.compute_s / step, 0.0, 1.0);
+    a.job[kCompute] = active * f;
+    a.job[kCommunicate] = active * (1 - f);
+    a.scale_up_bps = active * in.traffic.scale_up_bytes / step;
+    a.scale_out_bps = active * in.traffic.scale_out_bytes / step;
+  } else if (p == Phase::Checkpoint) {
+    a.job[kCheckpoint] = active;
+  } else if (p == Phase::Detection) {
+    a.job[kCommunicate] = active;
+  } else {
+    a.job[kIdle] = active;
+  }
+  a.floor_held = trains(p) || p == Phase::Checkpoint || p == Phase::Detection || p == Phase::Reload ||
+                 p == Phase::DataStall;
+  const double cluster = static_cast<double>(in.cluster_gpus);
+  a.other[kOff] = std::min(down, std::max(0.0, cluster - active));
+  a.other[kIdle] = std::max(0.0, cluster - active - a.other[kOff]);
+  a.nodes = (cluster - a.other[kOff]) / in.gpus_per_node;
+  a.storage_bps = storage_bps;
+  return a;
+}
+
+/// What changed the draw between two rows: an interruption at the boundary, else the phases.
+std::string swing_cause(Phase from, Phase to, const Interruption* at)
+{
+  if (at != nullptr)
+    return at->planned ? "maintenance" : "failure";
+  if (from == Phase::Checkpoint || to == Phase::Checkpoint)
+    return "checkpoint";
+  if (from == Phase::Planned || to == Phase::Planned)
+    return "maintenance";
+  if (from == Phase::DataStall || to == Phase::DataStall)
+    return "data_stall";
+  if (trains(to))
+    return "restart";
+  return "recovery";
+}
+
+void note_swing(EnergyReport& e, Swing s)
+{
+  SwingStats& st = e.by_cause[s.cause];
+  ++st.count;
+  if (std::fabs(s.delta_w) > st.max_w) {
+    st.max_w = std::fabs(s.delta_w);
+    st.t_max = s.t;
+  }
+  auto bigger = [](const Swing& x, const Swing& y) { return std::fabs(x.delta_w) > std::fabs(y.delta_w); };
+  if (e.largest.size() < kLargestSwings || bigger(s, e.largest.back())) {
+    e.largest.insert(std::upper_bound(e.largest.begin(), e.largest.end(), s, bigger), std::move(s));
+    if (e.largest.size() > kLargestSwings)
+      e.largest.pop_back();
+  }
+}
+
+/// Every GPU of the cluster is in exactly one state, and the components add up to the facility.
+void check_row(const Activity& a, const PowerDraw& d, const ReplayPower& in, size_t row)
+{
+  double gpus = 0;
+  for (size_t i = 0; i < a.job.size(); ++i)
+    gpus += a.job[i] + a.other[i];
+  const auto cluster = static_cast<double>(in.cluster_gpus);
+  check_invariant(std::fabs(gpus - cluster) <= 1e-9 * cluster, "energy accounting closes", [&] {
+    return "timeline row " + std::to_string(row) + ": " + std::to_string(gpus) + " GPUs in some state, but the " +
+           "cluster has " + std::to_string(in.cluster_gpus);
+  });
+  const PowerSpec& p = in.spec;
+  const double it = d.it();
+  const double total = d.facility();
+  check_invariant(std::fabs(total - it * p.pue) <= 1e-9 * std::max(1.0, total), "energy accounting closes", [&] {
+    return "timeline row " + std::to_string(row) + ": components add up to " + std::to_string(total) +
+           " W but IT power x PUE is " + std::to_string(it * p.pue) + " W";
+  });
+}
+
+/// The step's own swing and the fastest ramp, once the rows are known.
+void finish(EnergyReport& e, const ReplayPower& in)
+{
+  const PowerSpec& p = in.spec;
+  const double low = std::max(gpu_draw(p, GpuState::Communicate), p.power_floor_w);
+  e.step_swing_w = std::max(0.0, gpu_draw(p, GpuState::Compute) - low) * static_cast<double>(in.job_gpus) * p.pue;
+  const double ramp = p.ramp_s > 0 ? p.ramp_s : 1;
+  e.fastest_ramp_w_per_s = e.step_swing_w / ramp;
+  e.fastest_ramp_cause = "step";
+  if (!e.largest.empty() && std::fabs(e.largest.front().delta_w) > e.step_swing_w) {
+    e.fastest_ramp_w_per_s = std::fabs(e.largest.front().delta_w) / ramp;
+    e.fastest_ramp_t = e.largest.front().t;
+    e.fastest_ramp_cause = e.largest.front().cause;
+  }
+  e.mean_w = e.elapsed > 0 ? e.energy.facility() / e.elapsed : 0;
+  check_invariant(e.energy_j.empty() ||
+                      std::fabs(e.energy_j.back() - e.energy.facility()) <= 1e-9 * std::max(1.0, e.energy.facility()),
+                  "energy accounting closes", [&] {
+                    return "the rows' energies add up to " + std::to_string(e.energy_j.back()) +
+                           " J but the components to " + std::to_string(e.energy.facility()) + " J";
+                  });
+}
+
+}  // namespace
+
+EnergyReport account_energy(const GoodputReport& report, const TraceLog& log, const ReplayPower& in)
+{
+  EnergyReport e;
+  e.elapsed = report.elapsed;
+  e.rows.reserve(report.timeline.size());
+  e.energy_j.reserve(report.timeline.size());
+  std::vector<const Interruption*> interruptions;
+  for (const auto& rec : log)
+    if (const auto* i = std::get_if<Interruption>(&rec))
+      interruptions.push_back(i);
+  Activity idle;
+  idle.other[kIdle] = static_cast<double>(in.cluster_gpus);
+  idle.nodes = static_cast<double>(in.cluster_gpus) / in.gpus_per_node;
+  const double idle_w = draw(in.spec, idle).facility();
+  size_t next = 0;
+  double down = 0;
+  double cumulative = 0;
+  StorageCursor storage(in.storage);
+  for (size_t r = 0; r < report.timeline.size(); ++r) {
+    const TimelineRow& row = report.timeline[r];
+    const Interruption* at = nullptr;  // an interruption at the row's start
+    while (next < interruptions.size() && interruptions[next]->t <= row.t_begin) {
+      at = interruptions[next++];
+      if (!at->planned)
+        down += static_cast<double>(at->gpus_down);
+    }
+    if (trains(row.phase))
+      down = 0;
+    const Activity a = row_activity(row, in, down, storage.mean(row.t_begin, row.t_end));
+    const PowerDraw d = draw(in.spec, a);
+    check_row(a, d, in, r);
+    const double dt = row.t_end - row.t_begin;
+    e.energy += d.scaled(dt);
+    cumulative += d.facility() * dt;
+    if (e.rows.empty())  // from the cluster idling before the job starts
+      note_swing(e, {row.t_begin, d.facility() - idle_w, Phase::Waiting, row.phase, "start"});
+    else if (const double before = e.rows.back().facility(); d.facility() != before)
+      note_swing(e, {row.t_begin, d.facility() - before, report.timeline[r - 1].phase, row.phase,
+                     swing_cause(report.timeline[r - 1].phase, row.phase, at)});
+    if (d.facility() > e.peak_w) {
+      e.peak_w = d.facility();
+      e.peak_t = row.t_begin;
+      e.peak_phase = row.phase;
+    }
+    e.rows.push_back(d);
+    e.energy_j.push_back(cumulative);
+  }
+  Activity all;
+  all.job[kCompute] = static_cast<double>(in.job_gpus);
+  all.other[kIdle] = static_cast<double>(std::max(0L, in.cluster_gpus - in.job_gpus));
+  all.nodes = static_cast<double>(in.cluster_gpus) / in.gpus_per_node;
+  e.peak_instant_w = draw(in.spec, all).facility();
+  e.compute_fraction = in.step_time > 0 ? std::clamp(in.compute_s / in.step_time, 0.0, 1.0) : 0.0;
+  finish(e, in);
+  return e;
+}
+
+}  // namespace fleetsim::models::energy

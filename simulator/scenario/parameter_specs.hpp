@@ -1,0 +1,65 @@
+#pragma once
+// Builders of parameter specs, shared by the files that declare parameters (internal to the loader).
+
+#include "parameter_table.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fleetsim::scenario::detail {
+
+using units::Dimension;
+
+inline ParamSpec quantity(std::string key, Dimension dim, std::optional<std::string> def, std::string desc,
+                          std::optional<double> min = 0.0, bool min_exclusive = true)
+{
+  return ParamSpec{std::move(key), Kind::Quantity, dim, std::move(def), std::move(desc), min,
+                   min_exclusive,  std::nullopt,   {}};
+}
+
+inline ParamSpec integer(std::string key, std::optional<std::string> def, std::string desc, double min,
+                         std::optional<double> max = std::nullopt)
+{
+  return ParamSpec{std::move(key), Kind::Int, Dimension::Time, std::move(def), std::move(desc), min, false, max, {}};
+}
+
+inline ParamSpec real(std::string key, std::optional<std::string> def, std::string desc, std::optional<double> min,
+                      bool min_exclusive, std::optional<double> max)
+{
+  return ParamSpec{
+      std::move(key), Kind::Float, Dimension::Time, std::move(def), std::move(desc), min, min_exclusive, max, {}};
+}
+
+inline ParamSpec text(std::string key, std::optional<std::string> def, std::string desc)
+{
+  return ParamSpec{std::move(key), Kind::String,    Dimension::Time,
+                   std::move(def), std::move(desc), std::nullopt,
+                   false,          std::nullopt,    {}};
+}
+
+inline ParamSpec flag(std::string key, std::string def, std::string desc)
+{
+  return ParamSpec{std::move(key), Kind::Bool, Dimension::Time, std::move(def), std::move(desc), std::nullopt, false,
+                   std::nullopt,   {}};
+}
+
+inline ParamSpec registered_choice(std::string key, std::string def, std::string desc,
+                                   std::vector<std::string> (*from)())
+{
+  ParamSpec p{std::move(key), Kind::Enum, units::Dimension::Time, std::move(def), std::move(desc), std::nullopt, false,
+              std::nullopt,   {}};
+  p.choices_from = from;
+  return p;
+}
+
+inline ParamSpec choice(std::string key, std::string def, std::string desc, std::vector<std::string> choices)
+{
+  return ParamSpec{std::move(key), Kind::Enum, Dimension::Time, std::move(def),    std::move(desc),
+                   std::nullopt,   false,      std::nullopt,    std::move(choices)};
+}
+
+/// The power section (models/energy/power_model.hpp, docs/models/energy.md).
+[[nodiscard]] std::vector<ParamSpec> power_parameters();
+
+}  // namespace fleetsim::scenario::detail
