@@ -70,6 +70,26 @@ void append_fleet_metrics(std::vector<Metric>& v)
   v.push_back(field("preemptions", "", "fleet: jobs preempted", {"preemptions"}));
 }
 
+// Energy and power (simulator/output/energy_outputs.cpp): a run's and, where the fleet writes the
+// same keys, a fleet's.
+void append_energy_metrics(std::vector<Metric>& v)
+{
+  v.push_back(field("step_time_s", "s", "the full job's training step", {"step_time_s"}));
+  v.push_back(field("mfu", "", "model FLOPs utilisation of the step", {"mfu"}));
+  v.push_back(field("energy_mwh", "MWh", "the facility's energy over the window", {"energy", "facility_mwh"}));
+  v.push_back(field("it_energy_mwh", "MWh", "the IT equipment's energy (facility without the PUE overhead)",
+                    {"energy", "it_mwh"}));
+  v.push_back(
+      field("energy_per_token_j", "J", "facility energy per net token trained", {"energy", "joules_per_token"}));
+  v.push_back(field("mean_power_mw", "MW", "the facility's mean power", {"energy", "mean_mw"}));
+  v.push_back(
+      field("peak_power_mw", "MW", "the facility's highest power over a timeline row", {"energy", "peak_mw", "mw"}));
+  v.push_back(field("step_swing_mw", "MW", "the facility's swing inside a training step (compute against communicate)",
+                    {"energy", "step_swing_mw"}));
+  v.push_back(field("power_floor_mwh", "MWh", "energy the power floor burnt above the GPUs' own draw",
+                    {"energy", "by_component_mwh", "power_floor"}, 1, 0));
+}
+
 std::vector<Metric> builtins()
 {
   constexpr double h = 1.0 / 3600;
@@ -104,6 +124,7 @@ std::vector<Metric> builtins()
        {"swaps", "spares_exhausted", "shrinks", "regrows", "memory_restores", "storage_restores", "nodes_retired"})
     v.push_back(
         field(k, "", std::string("recovery.") + k + " (0 when the policy does not report it)", {"recovery", k}, 1, 0));
+  append_energy_metrics(v);
   append_fleet_metrics(v);
   return v;
 }

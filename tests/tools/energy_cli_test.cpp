@@ -1,0 +1,153 @@
+// Black-box tests of the replay's energy (docs/models/energy.md): summary.json and timeline.csv agree
+// with each other, the power floor's cost is exactly its component, the shipped power-cap sweep trades
+// throughput for power, and bad power input is refused with its key.
+#include "fleetsim_process.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+using fleetsim::testing::fleetsim_command;
+using fleetsim::testing::lines_of;
+using fleetsim::testing::read_file;
+using fleetsim::testing::TempDir;
+
+const std::string kLlama = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/llama3_405b_16k.yaml";
+// Five days of the Llama 3 replay on the analytic step: a few hundred rows, every phase.
+const std::string kShort = kLlama + " --set run.duration=5d --set run.step_model=analytic --quiet";
+
+std::vector<std::string> cells(const std::string& line)
+{
+  std::vector<std::string> out;
+  std::stringstream ss(line);
+  for (std::string c; std::getline(ss, c, ',');)
+    out.push_back(c);
+  return out;
+}
+
+nlohmann::json run_summary(const std::string& out, const std::string& extra = "")
+{
+  const auto r = fleetsim_command("run " + kShort + " --out " + out + " " + extra);
+  EXPECT_EQ(r.code, 0) << r.text;
+  return nlohmann::json::parse(read_file(fs::path(out) / "summary.json"));
+}
+
+TEST(CliEnergy, TheSummaryAndTheTimelineTellTheSameEnergy)
+{
+  TempDir tmp;
+  const auto j = run_summary(tmp / "a");
+  const auto& e = j["energy"];
+  const auto rows = lines_of(read_file(tmp.path() / "a" / "timeline.csv"));
+  ASSERT_GT(rows.size(), 10u);
+  const auto header = cells(rows[0]);
+  const auto col = [&](const char* name) {
+    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  ASSERT_LT(col("energy_mwh"), header.size());
+  double mwh = 0;
+  double peak = 0;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    const auto c = cells(rows[i]);
+    const double dt = std::stod(c[col("t_end_s")]) - std::stod(c[col("t_begin_s")]);
+    const double it = std::stod(c[col("it_mw")]);
+    const double facility = std::stod(c[col("facility_mw")]);
+    EXPECT_NEAR(facility, it * e["pue"].get<double>(), 2e-6) << rows[i];
+    mwh += facility * dt / 3600;
+    peak = std::max(peak, facility);
+    EXPECT_NEAR(std::stod(c[col("energy_mwh")]), mwh, 1e-5 + 1e-9 * mwh) << "row " << i;
+  }
+  EXPECT_NEAR(e["facility_mwh"].get<double>(), mwh, 1e-5 + 1e-9 * mwh);
+  EXPECT_NEAR(e["peak_mw"]["mw"].get<double>(), peak, 1e-6);
+  double components = 0;
+  for (const auto& [name, v] : e["by_component_mwh"].items())
+    components += v.get<double>();
+  double phases = 0;
+  for (const auto& [name, v] : e["by_phase_mwh"].items())
+    phases += v.get<double>();
+  EXPECT_NEAR(components, mwh, 1e-6 * mwh);
+  EXPECT_NEAR(phases, mwh, 1e-6 * mwh);
+  EXPECT_NEAR(e["mean_mw"].get<double>(), mwh * 3600 / j["simulated_time_s"].get<double>(), 1e-9 * mwh);
+  EXPECT_NEAR(e["joules_per_token"].get<double>(), mwh * 3.6e9 / j["tokens_trained"].get<double>(), 1e-9 * mwh);
+  // Failures and checkpoints both swing the facility; the largest swing is the first listed.
+  EXPECT_GT(e["swings"]["by_cause"]["failure"]["count"].get<long>(), 0);
+  EXPECT_GT(e["swings"]["by_cause"]["checkpoint"]["count"].get<long>(), 0);
+  EXPECT_GT(e["step_swing_mw"].get<double>(), 1.0);  // 16,384 GPUs between compute and communicate
+}
+
+TEST(CliEnergy, APowerFloorShrinksTheStepSwingAndCostsExactlyItsOwnEnergy)
+{
+  TempDir tmp;
+  const auto free = run_summary(tmp / "free");
+  const auto floored = run_summary(tmp / "floor", "--set power.floor=500W");
+  EXPECT_EQ(floored["ettr"], free["ettr"]);  // the floor changes power, not the run
+  const auto& a = free["energy"];
+  const auto& b = floored["energy"];
+  EXPECT_NEAR(b["step_swing_mw"].get<double>(), a["step_swing_mw"].get<double>() * (700 - 500) / (700 - 350), 1e-9);
+  const double floor_mwh = b["by_component_mwh"]["power_floor"].get<double>();
+  EXPECT_GT(floor_mwh, 0);
+  EXPECT_NEAR(b["facility_mwh"].get<double>() - a["facility_mwh"].get<double>(), floor_mwh * b["pue"].get<double>(),
+              1e-6 * floor_mwh);
+  EXPECT_LT(b["swings"]["by_cause"]["checkpoint"]["max_mw"].get<double>(),
+            a["swings"]["by_cause"]["checkpoint"]["max_mw"].get<double>());
+}
+
+TEST(CliEnergy, TheShippedPowerCapSweepTradesThroughputForPower)
+{
+  TempDir tmp;
+  const std::string sweep = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/sweeps/llama3_power_cap.yaml";
+  const auto r = fleetsim_command("sweep " + sweep + " --replicas 1 -j 2 --quiet --out " + (tmp / "s") +
+                                  " --set run.duration=5d --set run.step_model=analytic");
+  ASSERT_EQ(r.code, 0) << r.text;
+  const auto rows = lines_of(read_file(tmp.path() / "s" / "results.csv"));
+  ASSERT_EQ(rows.size(), 10u);  // header + 9 caps, from 700 W down
+  const auto header = cells(rows[0]);
+  const auto col = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(header.begin(), header.end(), name + "_mean") - header.begin());
+  };
+  std::vector<double> step;
+  std::vector<double> power;
+  std::vector<double> per_token;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    const auto c = cells(rows[i]);
+    step.push_back(std::stod(c[col("step_time_s")]));
+    power.push_back(std::stod(c[col("mean_power_mw")]));
+    per_token.push_back(std::stod(c[col("energy_per_token_j")]));
+  }
+  for (size_t i = 1; i < step.size(); ++i) {
+    EXPECT_GT(step[i], step[i - 1]) << "a lower cap slows the step";
+    EXPECT_LT(power[i], power[i - 1]) << "and lowers the power";
+  }
+  // Energy per token is lowest inside the range: a little cap saves energy, a deep one loses it to the
+  // draw that does not scale with the cap (nodes, storage, idle GPUs) over the longer run.
+  const auto best = std::min_element(per_token.begin(), per_token.end()) - per_token.begin();
+  EXPECT_GT(best, 0);
+  EXPECT_LT(best, static_cast<long>(per_token.size()) - 1);
+}
+
+TEST(CliEnergy, RefusesImpossiblePowerInputWithItsKey)
+{
+  const std::pair<const char*, const char*> cases[] = {
+      {"--set power.gpu.idle=800W", "power.gpu.idle"},
+      {"--set power.gpu_power_limit=50W", "power.gpu_power_limit"},
+      {"--set power.gpu_power_limit=400W --set power.floor=450W", "power.floor"},
+      {"--set power.pue=0.9", "power.pue"},
+  };
+  for (const auto& [args, key] : cases) {
+    TempDir tmp;
+    const auto r = fleetsim_command("run " + kShort + " --out " + (tmp / "x") + " " + args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.text;
+    EXPECT_NE(r.text.find(key), std::string::npos) << r.text;
+    EXPECT_FALSE(fs::exists(tmp.path() / "x" / "summary.json"));
+  }
+}
+
+}  // namespace
