@@ -212,11 +212,11 @@ TEST(CliSweep, AggregatesOnlyTheMetricsItIsAskedFor)
             "spares.nodes,replicas,unexpected_interruptions_mean,unexpected_interruptions_sd,"
             "unexpected_interruptions_ci95,unexpected_interruptions_p5,unexpected_interruptions_p95,"
             "ettr_mean,ettr_sd,ettr_ci95,ettr_p5,ettr_p95");  // in the file's order
-  const std::string bad = tmp.write("bad.yaml", "base: " + kLemons + "\nmetrics: [ettr, mfu]\n");
+  const std::string bad = tmp.write("bad.yaml", "base: " + kLemons + "\nmetrics: [ettr, tflops_per_gpu]\n");
   const auto r = sweep(bad + " --out " + (tmp / "bad"));
   EXPECT_EQ(r.code, 2) << r.text;
   EXPECT_NE(r.text.find("bad.yaml:2:"), std::string::npos) << r.text;
-  EXPECT_NE(r.text.find("unknown metric 'mfu'"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("unknown metric 'tflops_per_gpu'"), std::string::npos) << r.text;
   EXPECT_FALSE(fs::exists(tmp / "bad"));
 }
 
