@@ -454,6 +454,33 @@ std::vector<ParamSpec> build_table()
       choice("run.step_model", "simulated",
              "source of the step time: one iteration simulated on the fabric (cached), or the alpha-beta formulas",
              {"simulated", "analytic"}),
+
+      // ---- carbon, and a fleet's energy and carbon-aware scheduling (docs/models/energy-fleet.md)
+      text("power.carbon.intensity", std::nullopt,
+           "the grid's hourly carbon intensity: a CSV (hour,gco2_per_kwh; hours 0, 1, ... consecutive), relative "
+           "to the scenario file, repeated cyclically over a longer run (scenarios/carbon/ has two)"),
+      integer("power.carbon.start_hour", "0", "the profile's hour that the run's t = 0 falls in", 0, 1e6),
+      real("power.embodied.gpu_kg", "0",
+           "manufacturing emissions of one GPU, kg CO2e (Luccioni et al. 2022 estimate 150 for an A100; 0: not "
+           "counted)",
+           0.0, false, std::nullopt),
+      real("power.embodied.node_kg", "0",
+           "manufacturing emissions of one node without its GPUs, kg CO2e (Luccioni et al. 2022: 2,500 for an HPE "
+           "Apollo 6500 server; 0: not counted)",
+           0.0, false, std::nullopt),
+      quantity("power.embodied.lifetime", T, "2190d",
+               "the hardware's service life, over which its embodied emissions are amortised (6 years)"),
+      real("power.fleet_compute_fraction", "0.7",
+           "fleet: the fraction of a training GPU's time spent computing, the rest communicating (ASSUMPTION: the "
+           "fleet does not simulate steps; a large job's simulated step puts most of its time in compute)",
+           0.0, false, 1.0),
+      flag("scheduler.carbon_aware", "false",
+           "fleet: a deferrable job starts at the hour, within its deferrable delay, whose grid intensity over its "
+           "run is lowest (needs power.carbon.intensity)"),
+      quantity("workload.jobs.<name>.deferrable", T, "0s",
+               "how long the job may wait past its submit for a cleaner grid (scheduler.carbon_aware; 0: not "
+               "deferrable)",
+               0.0, false),
   };
 }
 

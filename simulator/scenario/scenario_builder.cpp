@@ -1,5 +1,6 @@
 #include "scenario_builder.hpp"
 
+#include "carbon_builder.hpp"
 #include "parameter_table.hpp"
 #include "scenario_reader.hpp"
 #include "workload_builder.hpp"
@@ -331,6 +332,7 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
   s.fleet.gpus_per_rack = static_cast<int>(r.integer("cluster.gpus_per_rack"));
   s.accelerator_name = r.text("accelerator.name");
   s.accelerator_power = units::Watts(r.number("accelerator.power"));
+  s.power.gpu_w[static_cast<size_t>(models::energy::GpuState::Compute)] = s.accelerator_power.si();
   read_step_inputs(r, s);
   read_storage_and_checkpoint(r, s);
   read_recovery_and_capacity(r, s);
@@ -341,6 +343,7 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
   s.seed = static_cast<std::uint64_t>(r.integer("run.seed"));
   s.step_model = r.text("run.step_model");
   detail::read_fleet(r, resolved, file, s);
+  detail::read_carbon(r, file, s);
 
   s.fleet.gpus_per_pod = s.fabric.pod_size;
   if (!diags.empty())
