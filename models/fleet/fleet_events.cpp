@@ -15,6 +15,19 @@ void FleetState::submit(long job, double t)
   now_ = t;
   check_invariant(rec_.at(static_cast<size_t>(job)).state == JobState::Pending, "a job is submitted once",
                   [&] { return "job " + spec(job).id; });
+  JobRecord& r = rec_[static_cast<size_t>(job)];
+  const JobSpec& s = spec(job);
+  // Carbon-aware: a deferrable job waits for the hour whose grid is cleanest over its run at full speed.
+  r.eligible = cfg_.carbon_aware && s.deferrable > 0
+                   ? energy::lowest_carbon_start(cfg_.carbon, t, s.deferrable, std::max(0.0, s.work))
+                   : t;
+  if (r.eligible > t) {
+    Live& l = live_[static_cast<size_t>(job)];
+    l.deferred = true;
+    r.state = JobState::Deferred;
+    set_timer(r.eligible, TimerKind::Eligible, job, l.epoch);
+    return;
+  }
   enqueue(job, t);
   schedule();
 }
@@ -193,7 +206,9 @@ void FleetState::fire_timers(double t)
     if (epoch != l.epoch)
       continue;  // overtaken by a failure or a preemption
     const double g = static_cast<double>(r.held);
-    if (kind == TimerKind::CheckpointDue || kind == TimerKind::RestoreDue || kind == TimerKind::SnapshotDone) {
+    if (kind == TimerKind::Eligible) {
+      enqueue(id, now_);
+    } else if (kind == TimerKind::CheckpointDue || kind == TimerKind::RestoreDue || kind == TimerKind::SnapshotDone) {
       storage_timer(id, kind);
     } else if (kind == TimerKind::Finish) {
       drop_drain(id, -1, true);  // done: what a drain was saving is the finished model's
@@ -257,6 +272,7 @@ void FleetState::finish(double horizon)
     const double gs = g * (horizon - l.alloc_t);
     r.time.allocated += gs;
     total_.allocated += gs;
+    add_allocated_carbon(job, l.alloc_t, horizon);
   }
   for (long job : waiting(queue_.size()))
     rec_[static_cast<size_t>(job)].waited += horizon - live_[static_cast<size_t>(job)].queued_since;

@@ -38,7 +38,9 @@ std::string FleetState::loss_cause_name(int cause) const
 std::tuple<int, double, long> FleetState::queue_key(long job) const
 {
   const JobSpec& s = spec(job);
-  return {policy_.orders_by_priority() ? -s.priority : 0, s.submit, job};
+  // A deferred job queues from when it became eligible, not ahead of the jobs submitted meanwhile.
+  const double since = live_[static_cast<size_t>(job)].deferred ? rec_[static_cast<size_t>(job)].eligible : s.submit;
+  return {policy_.orders_by_priority() ? -s.priority : 0, since, job};
 }
 
 void FleetState::enqueue(long job, double t)
@@ -163,6 +165,7 @@ void FleetState::release(long job, double t)
   const double gs = static_cast<double>(r.held) * (t - l.alloc_t);
   r.time.allocated += gs;
   total_.allocated += gs;
+  add_allocated_carbon(job, l.alloc_t, t);
   cluster_.give(l.placement);
   for (const auto& part : l.placement.parts) {
     auto& v = on_node_[static_cast<size_t>(part.first)];
@@ -171,6 +174,14 @@ void FleetState::release(long job, double t)
   held_gpus_ -= r.held;
   running_.erase(job);
   l.placement = Placement{};
+}
+
+void FleetState::add_allocated_carbon(long job, double a, double b)
+{
+  if (cfg_.carbon.empty())
+    return;
+  JobRecord& r = rec_[static_cast<size_t>(job)];
+  r.allocated_gpu_s_ci += static_cast<double>(r.held) * cfg_.carbon.integral_hours(a, b) * energy::kSecondsPerHour;
 }
 
 void FleetState::start_segment(long job, double t, int restart_cause)
@@ -209,14 +220,21 @@ void FleetState::productive(long job, double gpu_seconds)
 void FleetState::add_training(long job, double t_end)
 {
   const Live& l = live_[static_cast<size_t>(job)];
-  const double g = static_cast<double>(rec_[static_cast<size_t>(job)].held);
+  JobRecord& r = rec_[static_cast<size_t>(job)];
+  const double g = static_cast<double>(r.held);
   const double a = l.seg.t0 + l.seg.restart;
   const double w = timeline_.interval();
   for (double lo = a; lo < t_end;) {
     const double hi = std::min(t_end, (std::floor(lo / w) + 1) * w);
     const double dw = segment_at(l.seg, hi).work - segment_at(l.seg, lo).work;
-    if (hi > lo && dw > 0)
+    if (hi > lo && dw > 0) {
       timeline_.add(kTraining, lo, hi, g * dw / (hi - lo));
+      // The job's share of the row's training, at the row piece's mean intensity (as the timeline,
+      // which spreads the piece's work evenly over it).
+      r.training_gpu_s += g * dw;
+      if (!cfg_.carbon.empty())
+        r.training_gpu_s_ci += g * dw * cfg_.carbon.mean(lo, hi);
+    }
     lo = hi;
   }
 }

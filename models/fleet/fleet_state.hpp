@@ -16,6 +16,8 @@
 #include "job_spec.hpp"
 #include "scheduling_policy.hpp"
 
+#include "models/energy/carbon.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <queue>
@@ -40,9 +42,12 @@ struct FleetConfig {
   double timeline_interval = 3600;
   std::vector<std::string> causes;  // failure cause names (loss causes kFirstFailureCause + i)
   std::vector<double> detection;    // detection delay per cause (s)
+  energy::CarbonProfile carbon;     // the grid's intensity (empty: none): the jobs' carbon, and ...
+  bool carbon_aware = false;        // ... deferrable jobs start when the grid is cleanest
 };
 
-enum class JobState { Pending, Waiting, Running, Detecting, Preempting, Checkpointing, Restoring, Done };
+// Deferred: submitted, but not eligible before its carbon-aware start (FleetConfig::carbon_aware).
+enum class JobState { Pending, Waiting, Running, Detecting, Preempting, Checkpointing, Restoring, Done, Deferred };
 
 /// A storage transfer a job with checkpoint_bytes > 0 asks of the simulator (FleetState::take_io):
 /// a checkpoint write, a restore's read, or the abort of the job's transfer in flight (it failed).
@@ -70,7 +75,14 @@ struct JobRecord {
   long max_racks = 0;      // the most any of its placements spanned
   long interruptions = 0;  // failures that struck it
   long preemptions = 0;
-  GpuTime time;  // its GPU-seconds
+  GpuTime time;          // its GPU-seconds
+  double eligible = -1;  // s: when it could first be scheduled (its submit unless deferred); -1: not submitted
+  // For its energy and carbon (models/fleet/fleet_energy.hpp): GPU-seconds of training (work done,
+  // as the timeline's gpus_training), and GPU-seconds weighted by the grid's intensity (g/kWh) over
+  // the training and over all the time it held GPUs.
+  double training_gpu_s = 0;
+  double training_gpu_s_ci = 0;
+  double allocated_gpu_s_ci = 0;
 };
 
 class FleetState final : private SchedulerOps {
@@ -134,8 +146,9 @@ private:
     double draining = 0;  // asynchronous: work saved once the drain in flight completes
     bool drain_in_flight = false;
     bool waits_drain = false;  // a checkpoint waits for the host buffer the drain holds
+    bool deferred = false;     // queued by its eligible time rather than its submit
   };
-  enum class TimerKind { Finish, Detected, Preempted, Repair, CheckpointDue, RestoreDue, SnapshotDone };
+  enum class TimerKind { Finish, Detected, Preempted, Repair, CheckpointDue, RestoreDue, SnapshotDone, Eligible };
   using Timer = std::tuple<double, std::uint64_t, TimerKind, long, long>;  // t, seq, kind, job/node, epoch
 
   // SchedulerOps, for the policy.
@@ -175,6 +188,8 @@ private:
   void stop_progress(long job, double t, int cause);
   void strike(long job, int cause, double t);
   void release(long job, double t);
+  /// Charges a job its GPU-seconds held over [a, b), weighted by the grid's intensity.
+  void add_allocated_carbon(long job, double a, double b);
   void recover(long job, double t);
   void hold(long job, const Placement& p, double t);
   void charge(long job, int cause, double gpu_seconds);

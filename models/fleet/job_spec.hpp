@@ -35,6 +35,10 @@ struct JobSpec {
   double snapshot_cost = 0;
   bool elastic = false;     // may run on fewer GPUs (not yet used by the fleet scheduler)
   bool preemptible = true;  // a higher-priority job may preempt it
+  // > 0: it may start up to this many s after its submit; with scheduler.carbon_aware, it becomes
+  // eligible at the start of the hour (or at once) whose grid is cleanest over its run.
+  double deferrable = 0;
+  double tokens_per_second = 0;  // > 0: a job declared by tokens trains this many per s of work
   JobRecovery recovery = JobRecovery::Requeue;
   std::string origin;  // where it was declared: "workload.jobs.hero", "trace.csv:12", "generator"
 };

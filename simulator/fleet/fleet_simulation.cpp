@@ -52,8 +52,10 @@ mf::Workload fleet_workload(const scenario::Scenario& s, std::uint64_t seed)
       j.submit += static_cast<double>(k) * d.every;
       if (j.gpus <= 0)
         j.gpus = layout_gpus;
-      if (d.tokens > 0)
+      if (d.tokens > 0) {
         j.work = d.tokens / tokens_per_second;
+        j.tokens_per_second = tokens_per_second;
+      }
       if (j.checkpoint_async && s.checkpoint.snapshot_bandwidth.si() > 0)  // every GPU copies its share at once
         j.snapshot_cost = j.checkpoint_bytes / static_cast<double>(j.gpus) / s.checkpoint.snapshot_bandwidth.si();
       const long gpn = s.fleet.gpus_per_node;
@@ -112,6 +114,8 @@ mf::FleetConfig fleet_config(const scenario::Scenario& s)
     // As in a replay: the cause's own delay, else the watchdog's for a hang, else recovery.detection.
     c.detection.push_back(models::detection_delay(cause, s.recovery.detection, s.recovery.watchdog_timeout).si());
   }
+  c.carbon = s.carbon.profile;
+  c.carbon_aware = s.scheduler.carbon_aware && !s.carbon.profile.empty();
   return c;
 }
 
@@ -280,7 +284,57 @@ FleetResult fleet_result(const mf::FleetState& fleet, const mf::FleetConfig& con
   return r;
 }
 
+// The fleet's power, energy and carbon from its timeline; a broken invariant is rethrown with the
+// scenario and seed.
+models::fleet::FleetEnergy account_energy(const scenario::Scenario& s, std::uint64_t seed, const FleetResult& r)
+{
+  try {
+    return mf::fleet_energy(r.timeline, fleet_energy_inputs(s), storage_rate_by_row(r.storage, r.timeline));
+  } catch (models::InvariantViolation& e) {
+    e.scenario = s.name;
+    e.seed = seed;
+    e.has_seed = true;
+    throw;
+  }
+}
+
 }  // namespace
+
+mf::FleetEnergyInputs fleet_energy_inputs(const scenario::Scenario& s)
+{
+  mf::FleetEnergyInputs in;
+  in.power = s.power;
+  in.compute_fraction = s.fleet_compute_fraction;
+  const int gpn = s.fleet.gpus_per_node;
+  in.gpus = (s.fleet.gpus + gpn - 1) / gpn * gpn;  // whole nodes, as fleet_config
+  in.gpus_per_node = gpn;
+  in.carbon = &s.carbon.profile;
+  return in;
+}
+
+std::vector<double> storage_rate_by_row(const std::vector<StorageSample>& samples, const mf::FleetTimeline& timeline)
+{
+  if (samples.empty())
+    return {};
+  std::vector<double> bytes(timeline.rows(), 0.0);
+  const double end = timeline.row_start(timeline.rows() - 1) + timeline.row_length(timeline.rows() - 1);
+  for (size_t k = 0; k < samples.size(); ++k) {
+    // Each sample's rate holds until the next sample (the last one's until the window's end).
+    const double a = samples[k].t;
+    const double b = std::min(end, k + 1 < samples.size() ? samples[k + 1].t : end);
+    const double rate = samples[k].write_bps + samples[k].read_bps;
+    for (auto i = static_cast<size_t>(std::max(0.0, a) / timeline.interval()); i < timeline.rows() && rate > 0; ++i) {
+      const double lo = std::max(a, timeline.row_start(i));
+      const double hi = std::min(b, timeline.row_start(i) + timeline.row_length(i));
+      if (hi <= lo)
+        break;
+      bytes[i] += rate * (hi - lo);
+    }
+  }
+  for (size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] /= std::max(1e-300, timeline.row_length(i));
+  return bytes;
+}
 
 FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
 {
@@ -346,6 +400,10 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
   r.rejected = rejected;
   r.repairs = repairs;
   r.storage = std::move(storage_samples);
+  r.energy = account_energy(s, seed, r);
+  const mf::FleetEnergyInputs energy_in = fleet_energy_inputs(s);
+  for (const mf::JobRecord& job : r.jobs)
+    r.job_energy.push_back(mf::job_energy(job, energy_in));
   r.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return r;
 }

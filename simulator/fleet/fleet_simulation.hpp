@@ -5,6 +5,7 @@
 // scheduler actor, which receives them and sleeps until the next job or repair timer.
 // SimGrid allows one simulation per process: call run_fleet() once per process.
 
+#include "models/fleet/fleet_energy.hpp"
 #include "models/fleet/fleet_state.hpp"
 #include "simulator/platform/storage_system.hpp"
 #include "simulator/scenario/scenario.hpp"
@@ -33,13 +34,22 @@ struct FleetResult {
   long requeues = 0;
   long in_place_recoveries = 0;
   long repairs = 0;
-  std::vector<StorageSample> storage;  // the storage's load over time (jobs with a checkpoint_size)
+  std::vector<StorageSample> storage;                // the storage's load over time (jobs with a checkpoint_size)
+  models::fleet::FleetEnergy energy;                 // power, energy and carbon by timeline row
+  std::vector<models::fleet::JobEnergy> job_energy;  // by job, in `jobs` order
   double wall_time_s = 0;
 };
 
 /// The scenario's jobs in submit order: the declared ones (copies expanded, GPUs and token targets
 /// resolved with the scenario's step model when a job needs it).
 [[nodiscard]] models::fleet::Workload fleet_workload(const scenario::Scenario& s, std::uint64_t seed);
+
+/// What the fleet's energy accounting reads of the scenario (the carbon profile is s's: keep s alive).
+[[nodiscard]] models::fleet::FleetEnergyInputs fleet_energy_inputs(const scenario::Scenario& s);
+
+/// The storage's mean rate written and read (bytes/s) over each timeline row; empty without samples.
+[[nodiscard]] std::vector<double> storage_rate_by_row(const std::vector<StorageSample>& samples,
+                                                      const models::fleet::FleetTimeline& timeline);
 
 /// Runs the fleet. Must be called at most once per process.
 [[nodiscard]] FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed);

@@ -1,5 +1,6 @@
 #include "fleet_outputs.hpp"
 
+#include "fleet_energy_outputs.hpp"
 #include "run_outputs.hpp"
 
 #include "models/statistics.hpp"
@@ -135,6 +136,8 @@ nlohmann::ordered_json fleet_summary_json(const scenario::Scenario& s, const Fle
   j["requeues"] = r.requeues;
   j["in_place_recoveries"] = r.in_place_recoveries;
   j["repairs"] = r.repairs;
+  j["energy"] = fleet_energy_json(s, r);
+  j["carbon_aware"] = carbon_aware_json(s, r);
   j["wall_time_s"] = round_to(r.wall_time_s, 4);
   return j;
 }
@@ -143,7 +146,7 @@ void write_jobs_csv(std::ostream& out, const FleetResult& r)
 {
   out << "job_id,user,submit_s,start_s,end_s,wait_s,gpus,gpus_held,racks,pods,interruptions,preemptions,"
          "state,allocated_gpu_h,productive_gpu_h,lost_checkpoint_gpu_h,lost_startup_gpu_h,lost_preemption_gpu_h,"
-         "lost_failures_gpu_h,ettr\n";
+         "lost_failures_gpu_h,ettr,eligible_s,energy_mwh,carbon_kg\n";
   std::string line;
   for (size_t i = 0; i < r.jobs.size(); ++i) {
     const mf::JobRecord& job = r.jobs[i];
@@ -166,8 +169,8 @@ void write_jobs_csv(std::ostream& out, const FleetResult& r)
     line += std::to_string(spec.gpus) + ',' + std::to_string(job.held) + ',' + std::to_string(job.racks) + ',' +
             std::to_string(job.pods) + ',' + std::to_string(job.interruptions) + ',' + std::to_string(job.preemptions) +
             ',';
-    static const char* const states[] = {"pending",    "waiting",       "running",   "recovering",
-                                         "preempting", "checkpointing", "restoring", "done"};
+    static const char* const states[] = {"pending",       "waiting",   "running", "recovering", "preempting",
+                                         "checkpointing", "restoring", "done",    "deferred"};
     line += states[static_cast<int>(job.state)];
     line += ',';
     const auto& lost = job.time.lost;
@@ -186,6 +189,10 @@ void write_jobs_csv(std::ostream& out, const FleetResult& r)
     const double g = static_cast<double>(std::max(1L, job.held));
     if (job.state != mf::JobState::Pending && in_system > 0)
       append_fixed(line, job.time.productive / g / in_system, 6);
+    line += ',';
+    opt(job.eligible);
+    num(r.job_energy[i].energy_j / 3.6e9, 6);
+    append_fixed(line, r.job_energy[i].carbon_kg, 3);
     line += '\n';
     out << line;
   }
@@ -196,8 +203,9 @@ void write_fleet_timeline_csv(std::ostream& out, const FleetResult& r)
   out << "t_begin_s,t_end_s";
   for (int c = 0; c < mf::kTimelineColumns; ++c)
     out << ',' << mf::timeline_column_name(c);
-  out << '\n';
+  out << energy_timeline_header() << '\n';
   std::string line;
+  double energy_j = 0, carbon_kg = 0;
   for (size_t i = 0; i < r.timeline.rows(); ++i) {
     line.clear();
     append_fixed(line, r.timeline.row_start(i), 3);
@@ -207,6 +215,7 @@ void write_fleet_timeline_csv(std::ostream& out, const FleetResult& r)
       line += ',';
       append_fixed(line, r.timeline.mean(c, i), 3);
     }
+    append_energy_row(line, r, i, energy_j, carbon_kg);
     line += '\n';
     out << line;
   }
@@ -253,6 +262,7 @@ void print_fleet_table(std::ostream& out, const scenario::Scenario& s, const Fle
   out << "\n  interruptions          " << r.interruptions << " (" << r.failures_on_idle
       << " failures struck idle nodes), " << r.preemptions << " preemptions\n";
   out << std::defaultfloat;
+  print_fleet_energy(out, j);
 }
 
 }  // namespace fleetsim::sim

@@ -409,6 +409,15 @@ std::vector<ParamSpec> build_table()
       choice("run.step_model", "simulated",
              "source of the step time: one iteration simulated on the fabric (cached), or the alpha-beta formulas",
              {"simulated", "analytic"}),
+
+      // ---- a fleet's carbon-aware scheduling (docs/models/energy.md)
+      flag("scheduler.carbon_aware", "false",
+           "fleet: a deferrable job starts at the hour, within its deferrable delay, whose grid intensity over its "
+           "run is lowest (needs power.carbon.intensity)"),
+      quantity("workload.jobs.<name>.deferrable", T, "0s",
+               "how long the job may wait past its submit for a cleaner grid (scheduler.carbon_aware; 0: not "
+               "deferrable)",
+               0.0, false),
   };
   for (ParamSpec& p : power_parameters())
     table.push_back(std::move(p));

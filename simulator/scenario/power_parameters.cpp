@@ -44,6 +44,25 @@ std::vector<ParamSpec> power_parameters()
                "extra is reported as its own component"),
       quantity("power.ramp_time", T, "100ms",
                "how long a synchronised change of the job's load takes at the facility (ramp rate = swing / this)"),
+      // Carbon: operational from the grid's intensity, embodied amortised over the hardware's life.
+      text("power.carbon.intensity", std::nullopt,
+           "the grid's hourly carbon intensity: a CSV (hour,gco2_per_kwh; hours 0, 1, ... consecutive), relative "
+           "to the scenario file, repeated cyclically over a longer run (scenarios/carbon/ has two)"),
+      integer("power.carbon.start_hour", "0", "the profile's hour that the run's t = 0 falls in", 0, 1e6),
+      real("power.embodied.gpu_kg", "0",
+           "manufacturing emissions of one GPU, kg CO2e (Luccioni et al. 2022 estimate 150 for an A100; 0: not "
+           "counted)",
+           0.0, false, std::nullopt),
+      real("power.embodied.node_kg", "0",
+           "manufacturing emissions of one node without its GPUs, kg CO2e (Luccioni et al. 2022: 2,500 for an HPE "
+           "Apollo 6500 server; 0: not counted)",
+           0.0, false, std::nullopt),
+      quantity("power.embodied.lifetime", T, "2190d",
+               "the hardware's service life, over which its embodied emissions are amortised (6 years)"),
+      real("power.fleet_compute_fraction", "0.7",
+           "fleet: the fraction of a training GPU's time spent computing, the rest communicating (ASSUMPTION: the "
+           "fleet does not simulate steps; a large job's simulated step puts most of its time in compute)",
+           0.0, false, 1.0),
   };
 }
 

@@ -2,6 +2,7 @@
 // A validated scenario as plain structs: what the loader produces and the simulator consumes.
 // No SimGrid, no YAML: every value is already in SI units and inside its valid range.
 
+#include "models/energy/carbon.hpp"
 #include "models/energy/power_model.hpp"
 #include "models/failure_model.hpp"
 #include "models/fleet/cluster.hpp"
@@ -133,6 +134,7 @@ struct SchedulerSpec {
   models::fleet::Packing packing = models::fleet::Packing::Topology;
   long backfill_depth = 1000;
   units::Seconds timeline_interval{3600};
+  bool carbon_aware = false;  // deferrable jobs wait for the cleanest hour (power.carbon.intensity)
 };
 
 struct Scenario {
@@ -164,6 +166,8 @@ struct Scenario {
 
   WorkloadSpec workload;  // empty: the one job the model and layout describe
   SchedulerSpec scheduler;
+  models::energy::CarbonSpec carbon;    // power.carbon.*, power.embodied.* (docs/models/energy-fleet.md)
+  double fleet_compute_fraction = 0.7;  // power.fleet_compute_fraction
   /// A fleet of jobs sharing the cluster (simulator/fleet/), not the single-job replay.
   [[nodiscard]] bool is_fleet() const { return workload.any(); }
 

@@ -1,5 +1,6 @@
 #include "scenario_builder.hpp"
 
+#include "carbon_builder.hpp"
 #include "parameter_table.hpp"
 #include "scenario_reader.hpp"
 #include "workload_builder.hpp"
@@ -384,6 +385,7 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
   s.seed = static_cast<std::uint64_t>(r.integer("run.seed"));
   s.step_model = r.text("run.step_model");
   detail::read_fleet(r, resolved, file, s);
+  detail::read_carbon(r, file, s);
 
   s.fleet.gpus_per_pod = s.fabric.pod_size;
   if (!diags.empty())

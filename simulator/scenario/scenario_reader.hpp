@@ -34,6 +34,23 @@ public:
   void error(const std::string& key, const std::string& msg) { diags_.error(where(key), msg); }
   Diagnostics& diagnostics() { return diags_; }
 
+  /// Errors a model reported against a file the scenario names ("name:line: error: message"), as
+  /// diagnostics at that line of that file; `prefix` goes before each message (the key, say).
+  void file_errors(const std::vector<std::string>& errors, const std::string& prefix = "")
+  {
+    for (const std::string& e : errors) {
+      const size_t mark = e.find(": error: ");
+      const std::string head = e.substr(0, mark);
+      const size_t colon = head.rfind(':');
+      int line = 0;
+      if (colon != std::string::npos && colon + 1 < head.size() && head.size() - colon < 10 &&
+          head.find_first_not_of("0123456789", colon + 1) == std::string::npos)
+        line = std::stoi(head.substr(colon + 1));
+      diags_.error({line > 0 ? head.substr(0, colon) : head, line, 0},
+                   prefix + (mark == std::string::npos ? e : e.substr(mark + 9)));
+    }
+  }
+
   /// Reports a problem that involves several keys at the first of them the user wrote.
   void error_at_first_given(const std::vector<std::string>& keys, const std::string& msg)
   {

@@ -37,6 +37,7 @@ void read_workload(Reader& r, const std::vector<ResolvedValue>& resolved, Scenar
     j.gpus = r.integer(base + "gpus");
     j.priority = static_cast<int>(r.integer(base + "priority"));
     j.preemptible = r.boolean(base + "preemptible");
+    j.deferrable = r.number(base + "deferrable");
     j.checkpoint_interval = r.has(base + "checkpoint_interval") ? r.number(base + "checkpoint_interval")
                                                                 : default_interval;
     j.checkpoint_cost = r.has(base + "checkpoint_cost") ? r.number(base + "checkpoint_cost") : default_cost;
@@ -68,6 +69,7 @@ void read_workload(Reader& r, const std::vector<ResolvedValue>& resolved, Scenar
   s.scheduler.packing = mf::packing_from_name(r.text("scheduler.placement")).value_or(mf::Packing::Topology);
   s.scheduler.backfill_depth = r.integer("scheduler.backfill_depth");
   s.scheduler.timeline_interval = units::Seconds(r.number("scheduler.timeline_interval"));
+  s.scheduler.carbon_aware = r.boolean("scheduler.carbon_aware");
 }
 
 // The job fields a trace or the generator does not give: workload.defaults.*.
@@ -123,18 +125,7 @@ void read_trace(Reader& r, const std::string& file, Scenario& s)
   o.keep_states = split_list(r.text("workload.trace.states"));
   o.defaults = job_defaults(r);
   mf::TraceLoad load = mf::load_trace_text(text.str(), shown, o);
-  for (const std::string& e : load.errors) {
-    // "name:line: error: message" -> a diagnostic at that line of the trace.
-    const size_t mark = e.find(": error: ");
-    const std::string head = e.substr(0, mark);
-    const size_t colon = head.rfind(':');
-    int line = 0;
-    if (colon != std::string::npos && colon + 1 < head.size() &&
-        head.find_first_not_of("0123456789", colon + 1) == std::string::npos)
-      line = std::stoi(head.substr(colon + 1));
-    r.diagnostics().error({line > 0 ? head.substr(0, colon) : head, line, 0},
-                          mark == std::string::npos ? e : e.substr(mark + 9));
-  }
+  r.file_errors(load.errors);  // each at its line of the trace
   s.workload.trace_file = shown;
   s.workload.trace_jobs = std::move(load.jobs);
   s.workload.trace_skipped = load.skipped_no_gpu + load.skipped_state;
