@@ -155,6 +155,7 @@ EnergyReport account_energy(const GoodputReport& report, const TraceLog& log, co
   e.elapsed = report.elapsed;
   e.rows.reserve(report.timeline.size());
   e.energy_j.reserve(report.timeline.size());
+  e.carbon_kg.reserve(report.timeline.size());
   std::vector<const Interruption*> interruptions;
   for (const auto& rec : log)
     if (const auto* i = std::get_if<Interruption>(&rec))
@@ -183,6 +184,9 @@ EnergyReport account_energy(const GoodputReport& report, const TraceLog& log, co
     const double dt = row.t_end - row.t_begin;
     e.energy += d.scaled(dt);
     cumulative += d.facility() * dt;
+    if (in.grid != nullptr && !in.grid->empty())
+      e.operational_kg += in.grid->operational_kg(d.facility(), row.t_begin, row.t_end);
+    e.carbon_kg.push_back(e.operational_kg);
     if (e.rows.empty())  // from the cluster idling before the job starts
       note_swing(e, {row.t_begin, d.facility() - idle_w, Phase::Waiting, row.phase, "start"});
     else if (const double before = e.rows.back().facility(); d.facility() != before)

@@ -15,6 +15,7 @@
 // Each row's draw is constant over the row; the invariant (checked in every build) is that at every
 // row the components add up to the facility's draw, and the rows' energies to the total.
 
+#include "models/energy/carbon.hpp"
 #include "models/energy/power_model.hpp"
 #include "models/energy/step_traffic.hpp"
 #include "models/goodput.hpp"
@@ -40,6 +41,7 @@ struct ReplayPower {
   long job_gpus = 0;     // the full job's GPUs (the step swing's)
   StepTraffic traffic;   // per GPU per step
   std::vector<StorageRate> storage;
+  const CarbonProfile* grid = nullptr;  // operational carbon, when the scenario gives a profile
 };
 
 /// A change of the facility's draw from one row to the next.
@@ -58,13 +60,15 @@ struct SwingStats {
 };
 
 struct EnergyReport {
-  std::vector<PowerDraw> rows;   // the mean draw of each timeline row (W)
-  std::vector<double> energy_j;  // facility energy from 0 to each row's end
-  PowerDraw energy;              // joules by component over the run
-  double elapsed = 0;            // s
-  double mean_w = 0;             // facility
-  double peak_w = 0;             // the largest row mean
-  double peak_t = 0;             // the start of that row
+  std::vector<PowerDraw> rows;    // the mean draw of each timeline row (W)
+  std::vector<double> energy_j;   // facility energy from 0 to each row's end
+  std::vector<double> carbon_kg;  // operational carbon from 0 to each row's end (0 without a profile)
+  double operational_kg = 0;
+  PowerDraw energy;    // joules by component over the run
+  double elapsed = 0;  // s
+  double mean_w = 0;   // facility
+  double peak_w = 0;   // the largest row mean
+  double peak_t = 0;   // the start of that row
   Phase peak_phase = Phase::Training;
   double peak_instant_w = 0;    // the largest draw at an instant: every job GPU computing
   double step_swing_w = 0;      // inside a training step: compute against communicate, facility side

@@ -61,6 +61,29 @@ ordered_json swings_json(const me::EnergyReport& e)
   return {{"largest", std::move(largest)}, {"by_cause", std::move(by_cause)}};
 }
 
+// Operational carbon over the grid's profile, embodied carbon of every GPU and node of the cluster
+// (spares included) amortised over the window; empty when the scenario gives neither.
+ordered_json carbon_json(const scenario::Scenario& s, const RunResult& r)
+{
+  const auto& c = s.carbon;
+  if (c.profile.empty() && !c.embodied.any())
+    return ordered_json::object();
+  const double gpus = static_cast<double>(s.fleet.gpus + s.capacity.spare_nodes * s.fleet.gpus_per_node);
+  const double embodied = me::embodied_kg(c.embodied, gpus, gpus / s.fleet.gpus_per_node, r.report.elapsed);
+  const double mwh = r.energy.energy.facility() / kJoulesPerMWh;
+  ordered_json j;
+  if (!c.profile.empty()) {
+    j["profile"] = c.file;
+    j["operational_t"] = r.energy.operational_kg / 1000;
+    j["grid_g_per_kwh"] = mwh > 0 ? r.energy.operational_kg / mwh : 0.0;  // kg/MWh = g/kWh
+  }
+  j["embodied_t"] = embodied / 1000;
+  j["total_t"] = (r.energy.operational_kg + embodied) / 1000;
+  if (r.report.tokens > 0)
+    j["g_per_million_tokens"] = (r.energy.operational_kg + embodied) * 1000 / (r.report.tokens / 1e6);
+  return j;
+}
+
 }  // namespace
 
 ordered_json energy_json(const scenario::Scenario& s, const RunResult& r)
@@ -89,6 +112,8 @@ ordered_json energy_json(const scenario::Scenario& s, const RunResult& r)
   j["compute_speed"] = me::compute_speed(s.power);
   if (s.power.power_floor_w > 0)
     j["power_floor_w"] = s.power.power_floor_w;
+  if (ordered_json c = carbon_json(s, r); !c.empty())
+    j["carbon"] = std::move(c);
   return j;
 }
 
@@ -96,6 +121,7 @@ void power_cells(CsvBuffer& csv, const me::EnergyReport& e, size_t row)
 {
   const me::PowerDraw& d = e.rows[row];
   csv.fixed(d.it() / kMega).text(",").fixed(d.facility() / kMega).text(",").fixed(e.energy_j[row] / kJoulesPerMWh);
+  csv.text(",").fixed(e.carbon_kg[row], 3);
 }
 
 void print_energy_lines(std::ostream& out, const RunResult& r)

@@ -19,7 +19,7 @@ struct RunResult;
 [[nodiscard]] nlohmann::ordered_json energy_json(const scenario::Scenario& s, const RunResult& r);
 
 /// timeline.csv's power columns: the header's, and one row's (IT and facility MW, facility MWh so far).
-inline constexpr const char* kPowerColumns = "it_mw,facility_mw,energy_mwh";
+inline constexpr const char* kPowerColumns = "it_mw,facility_mw,energy_mwh,carbon_kg";
 void power_cells(CsvBuffer& csv, const models::energy::EnergyReport& e, size_t row);
 
 /// Two lines for the terminal: energy, power, the largest swing.

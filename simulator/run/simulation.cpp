@@ -103,6 +103,7 @@ models::energy::ReplayPower replay_power(const scenario::Scenario& s, const RunR
   in.compute_s = r.step.compute.si();
   in.step_time = r.step.step_time.si();
   in.traffic = models::energy::step_traffic(s.step, r.step.micro_batches);
+  in.grid = &s.carbon.profile;
   in.storage.reserve(r.storage.size());
   for (const StorageSample& x : r.storage)
     in.storage.push_back({x.t, x.write_bps + x.read_bps});

@@ -133,6 +133,34 @@ TEST(CliEnergy, TheShippedPowerCapSweepTradesThroughputForPower)
   EXPECT_LT(best, static_cast<long>(per_token.size()) - 1);
 }
 
+TEST(CliEnergy, CarbonFollowsTheGridProfileAndTheEmbodiedShareOfTheWindow)
+{
+  TempDir tmp;
+  const auto j = run_summary(tmp / "c",
+                             "--set power.carbon.intensity=carbon/solar_heavy_grid.csv --set "
+                             "power.embodied.gpu_kg=150 --set power.embodied.node_kg=2500");
+  const auto& c = j["energy"]["carbon"];
+  const auto rows = lines_of(read_file(tmp.path() / "c" / "timeline.csv"));
+  const auto last = cells(rows.back());
+  EXPECT_NEAR(std::stod(last.back()), c["operational_t"].get<double>() * 1000, 1e-3);
+  // The mean intensity the run saw lies inside the profile's range.
+  double lo = 1e9;
+  double hi = 0;
+  for (const auto& line :
+       lines_of(read_file(fs::path(FLEETSIM_SOURCE_DIR) / "scenarios/carbon/solar_heavy_grid.csv"))) {
+    if (line.empty() || line[0] == '#' || line.rfind("hour", 0) == 0)
+      continue;
+    const double g = std::stod(cells(line)[1]);
+    lo = std::min(lo, g);
+    hi = std::max(hi, g);
+  }
+  EXPECT_GT(c["grid_g_per_kwh"].get<double>(), lo);
+  EXPECT_LT(c["grid_g_per_kwh"].get<double>(), hi);
+  // 16,384 GPUs and 2,048 nodes over 5 of the 2,190 days of their life.
+  EXPECT_NEAR(c["embodied_t"].get<double>(), (150.0 * 16384 + 2500.0 * 2048) * 5 / 2190 / 1000, 1e-9);
+  EXPECT_NEAR(c["total_t"].get<double>(), c["operational_t"].get<double>() + c["embodied_t"].get<double>(), 1e-9);
+}
+
 TEST(CliEnergy, RefusesImpossiblePowerInputWithItsKey)
 {
   const std::pair<const char*, const char*> cases[] = {
