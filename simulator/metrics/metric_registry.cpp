@@ -86,6 +86,10 @@ void append_energy_metrics(std::vector<Metric>& v)
       field("peak_power_mw", "MW", "the facility's highest power over a timeline row", {"energy", "peak_mw", "mw"}));
   v.push_back(field("step_swing_mw", "MW", "the facility's swing inside a training step (compute against communicate)",
                     {"energy", "step_swing_mw"}));
+  v.push_back(field("operational_carbon_t", "t", "operational carbon over the grid's profile (blank without one)",
+                    {"energy", "carbon", "operational_t"}));
+  v.push_back(field("embodied_carbon_t", "t", "the hardware's embodied carbon amortised over the window",
+                    {"energy", "carbon", "embodied_t"}));
   v.push_back(field("power_floor_mwh", "MWh", "energy the power floor burnt above the GPUs' own draw",
                     {"energy", "by_component_mwh", "power_floor"}, 1, 0));
 }

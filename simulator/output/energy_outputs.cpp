@@ -73,9 +73,9 @@ ordered_json carbon_json(const scenario::Scenario& s, const RunResult& r)
   const double mwh = r.energy.energy.facility() / kJoulesPerMWh;
   ordered_json j;
   if (!c.profile.empty()) {
-    j["profile"] = c.file;
+    j["intensity_profile"] = c.file;
     j["operational_t"] = r.energy.operational_kg / 1000;
-    j["grid_g_per_kwh"] = mwh > 0 ? r.energy.operational_kg / mwh : 0.0;  // kg/MWh = g/kWh
+    j["mean_intensity_g_per_kwh"] = mwh > 0 ? r.energy.operational_kg / mwh : 0.0;  // kg/MWh = g/kWh
   }
   j["embodied_t"] = embodied / 1000;
   j["total_t"] = (r.energy.operational_kg + embodied) / 1000;

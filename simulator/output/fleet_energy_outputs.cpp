@@ -100,10 +100,10 @@ nlohmann::ordered_json fleet_energy_json(const scenario::Scenario& s, const Flee
     by[component_name(i, cs[i])] = round_to(cs[i].value / kJoulesPerMwh, 6);
   by["overhead"] = round_to(e.energy_j.overhead_w / kJoulesPerMwh, 6);
   j["by_component_mwh"] = by;
-  j["facility_mw"] = {{"mean", round_to(e.horizon > 0 ? e.facility_j / e.horizon / 1e6 : 0, 6)},
-                      {"peak", round_to(e.peak_w / 1e6, 6)},
-                      {"peak_row_start_s", round_to(e.peak_t, 3)},
-                      {"row_s", round_to(r.timeline.interval(), 3)}};
+  // The replay's key names (simulator/output/energy_outputs.cpp): one metric reads both.
+  j["mean_mw"] = round_to(e.horizon > 0 ? e.facility_j / e.horizon / 1e6 : 0, 6);
+  j["peak_mw"] = {{"mw", round_to(e.peak_w / 1e6, 6)}, {"t_s", round_to(e.peak_t, 3)}};
+  j["row_s"] = round_to(r.timeline.interval(), 3);
   double jobs_j = 0, token_j = 0, tokens = 0;
   for (size_t i = 0; i < r.jobs.size(); ++i) {
     jobs_j += r.job_energy[i].energy_j;
@@ -171,7 +171,7 @@ void print_fleet_energy(std::ostream& out, const nlohmann::ordered_json& summary
   const auto& e = summary["energy"];
   out << std::fixed << std::setprecision(1) << "  energy                 " << e["facility_mwh"].get<double>()
       << " MWh facility (IT " << e["it_mwh"].get<double>() << "), mean " << std::setprecision(3)
-      << e["facility_mw"]["mean"].get<double>() << " MW, peak " << e["facility_mw"]["peak"].get<double>() << " MW\n";
+      << e["mean_mw"].get<double>() << " MW, peak " << e["peak_mw"]["mw"].get<double>() << " MW\n";
   const auto& c = e["carbon"];
   out << "  carbon                 ";
   if (c.contains("operational_t"))
