@@ -69,6 +69,13 @@ mf::Workload fleet_workload(const scenario::Scenario& s, std::uint64_t seed)
     mf::Workload g = mf::generate(*s.workload.generator, seed);
     w.insert(w.end(), std::make_move_iterator(g.begin()), std::make_move_iterator(g.end()));
   }
+  // Under a GPU power limit the compute slows (power.dvfs_exponent). A job declared by tokens has it
+  // in its step already; one given as seconds at full speed computes for power.fleet_compute_fraction
+  // of them, and that part stretches.
+  if (const double speed = models::energy::compute_speed(s.power); speed < 1)
+    for (mf::JobSpec& j : w)
+      if (j.tokens_per_second <= 0)
+        j.work *= s.fleet_compute_fraction / speed + (1 - s.fleet_compute_fraction);
   std::stable_sort(w.begin(), w.end(), [](const mf::JobSpec& a, const mf::JobSpec& b) { return a.submit < b.submit; });
   return w;
 }

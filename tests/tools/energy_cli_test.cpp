@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -159,6 +160,29 @@ TEST(CliEnergy, CarbonFollowsTheGridProfileAndTheEmbodiedShareOfTheWindow)
   // 16,384 GPUs and 2,048 nodes over 5 of the 2,190 days of their life.
   EXPECT_NEAR(c["embodied_t"].get<double>(), (150.0 * 16384 + 2500.0 * 2048) * 5 / 2190 / 1000, 1e-9);
   EXPECT_NEAR(c["total_t"].get<double>(), c["operational_t"].get<double>() + c["embodied_t"].get<double>(), 1e-9);
+}
+
+// A fleet job given as hours at full speed computes for power.fleet_compute_fraction (0.7) of them:
+// under a 500 W limit that part runs at ((500 - 100) / (700 - 100))^(1/3) of full speed.
+TEST(CliEnergy, APowerLimitStretchesAFleetJobsComputeAlongTheDvfsCurve)
+{
+  TempDir tmp;
+  const std::string fleet = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/fleet_carbon_aware.yaml --quiet";
+  auto run_time = [&](const std::string& dir, const std::string& extra) {
+    const auto r = fleetsim_command("run " + fleet + " --out " + (tmp / dir) + " " + extra);
+    EXPECT_EQ(r.code, 0) << r.text;
+    for (const auto& line : lines_of(read_file(tmp.path() / dir / "jobs.csv")))
+      if (line.rfind("research-1,", 0) == 0) {
+        const auto c = cells(line);
+        return std::stod(c[4]) - std::stod(c[3]);  // end_s - start_s: 2 h of work and a 2 min start
+      }
+    ADD_FAILURE() << "no research-1 in " << dir;
+    return 0.0;
+  };
+  const double free = run_time("free", "");
+  const double capped = run_time("capped", "--set power.gpu_power_limit=500W");
+  const double speed = std::cbrt(400.0 / 600.0);
+  EXPECT_NEAR(capped - free, 7200 * (0.7 / speed + 0.3 - 1), 1e-3);
 }
 
 TEST(CliEnergy, RefusesImpossiblePowerInputWithItsKey)
