@@ -101,6 +101,8 @@ ordered_json energy_json(const scenario::Scenario& s, const RunResult& r)
   j["peak_instant_mw"] = e.peak_instant_w / kMega;
   j["step_swing_mw"] = e.step_swing_w / kMega;
   j["compute_fraction"] = e.compute_fraction;
+  const me::StepTraffic bytes = me::step_traffic(s.step, r.step.micro_batches);
+  j["step_bytes_per_gpu"] = {{"scale_up", bytes.scale_up_bytes}, {"scale_out", bytes.scale_out_bytes}};
   j["swings"] = swings_json(e);
   j["fastest_ramp"] = {{"mw_per_s", e.fastest_ramp_w_per_s / kMega},
                        {"t_s", e.fastest_ramp_t},
