@@ -124,7 +124,7 @@ TEST(ReportEnergy, SectionAgreesWithSummaryAndTimelineAndIsDownsampled)
   const std::string dir = replay(tmp, "54d");  // ~16,000 timeline rows
   ASSERT_EQ(report(dir).code, 0);
   const std::string html = read_file(fs::path(dir) / "report.html");
-  const std::string section = between(html, "<h2>Energy and power</h2>", "<h2>Metrics</h2>");
+  const std::string section = between(html, "<h2 id=\"energy\">Energy and power</h2>", "<h2>Metrics</h2>");
   ASSERT_FALSE(section.empty());
   EXPECT_EQ(section.find("http"), std::string::npos);
   const Json e = Json::parse(read_file(fs::path(dir) / "summary.json"))["energy"];
@@ -257,7 +257,8 @@ TEST(ReportEnergy, MalformedEnergyValuesExitTwoWithTheFileAndLine)
   tmp.write("run/summary.json", j.dump(1));
   const auto r = report(dir);
   EXPECT_EQ(r.code, 0) << r.text;
-  EXPECT_NE(read_file(fs::path(dir) / "report.html").find("<h2>Energy and power</h2>"), std::string::npos);
+  EXPECT_NE(read_file(fs::path(dir) / "report.html").find("<h2 id=\"energy\">Energy and power</h2>"),
+            std::string::npos);
 }
 
 }  // namespace

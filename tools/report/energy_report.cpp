@@ -449,7 +449,7 @@ std::pair<double, double> facility_range(const PowerSeries& s)
 std::string energy_section(const EnergyData& d)
 {
   const EnergySummary& s = d.summary;
-  std::string out = "<h2>Energy and power</h2>\n" + headline(s);
+  std::string out = "<h2 id=\"energy\">Energy and power</h2>\n" + headline(s);
   if (d.series.t.empty() || !(d.series.t_end > 0))
     return out + "<p class=\"note\">timeline.csv has no rows with a duration: there is no power to draw.</p>\n";
   int columns = 0;
