@@ -143,6 +143,26 @@ TEST(ReportRender, RunReportDrawsItsCharts)
   expect_quiet_console(shot.log);
 }
 
+TEST(ReportRender, RunReportDrawsItsEnergySection)
+{
+  ASSERT_TRUE(have_chromium()) << kInstallHint;
+  TempDir tmp;
+  const std::string dir = tmp / "run";
+  auto r = run_command(kBinary + " run --set run.duration=20d --set run.step_model=analytic --quiet --out " + dir +
+                       " 2>&1");
+  ASSERT_EQ(r.code, 0) << r.text;
+  r = run_command(kBinary + " report " + dir + " --quiet 2>&1");
+  ASSERT_EQ(r.code, 0) << r.text;
+  const Render shot = render(tmp, dir + "/report.html", 4600);  // the section is below the first 2,200 px
+  ASSERT_EQ(shot.code, 0) << shot.log;
+  ASSERT_EQ(shot.image.width, kWidth) << "no decodable PNG; chromium said:\n" << shot.log;
+  EXPECT_GT(pixels_of(shot.image, 0xffcc80), 30000u) << "the facility power band (#ffcc80) is missing";
+  EXPECT_GT(pixels_of(shot.image, 0xe65100), 2000u) << "the facility line and GPU compute bar (#e65100) are missing";
+  EXPECT_GT(pixels_of(shot.image, 0x283593), 500u) << "the IT power line (#283593) is missing";
+  EXPECT_GT(pixels_of(shot.image, 0x5c6bc0), 1000u) << "the node energy bar (#5c6bc0) is missing";
+  expect_quiet_console(shot.log);
+}
+
 TEST(ReportRender, FleetReportDrawsItsCharts)
 {
   ASSERT_TRUE(have_chromium()) << kInstallHint;

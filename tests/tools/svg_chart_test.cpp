@@ -218,6 +218,21 @@ TEST(StepBins, KeepEachSlicesTimeWeightedMeanAndExtremes)
   EXPECT_EQ(c[2].max, 3);
 }
 
+TEST(StepBins, OutlineAndEnvelopeFollowTheSlicesAndBreakWhereNoneIsCovered)
+{
+  // Four 10-pixel columns over [0, 40]; y from 0 (pixel 100) to 10 (pixel 0).
+  Plot p(40, 110, 0, 0, 0, 10);
+  p.set_scales(Scale::linear(0, 40, 0, 40), Scale::linear(0, 10, 100, 0));
+  const auto b = step_bins({0, 10, 11, 30}, {0, 8, 2, 4}, 40, 0, 40, 4);
+  EXPECT_EQ(step_outline(p, b, &StepBin::max, 1, false), "M0.0,100.0H10.0V20.0H20.0V80.0H30.0V60.0H40.0");
+  EXPECT_EQ(step_outline(p, b, &StepBin::min, 1, true), "M0.0,100.0V100.0H10.0V80.0H30.0V60.0H40.0V100.0Z");
+  // Along the highest value left to right, back along the lowest: the burst of column 1 is kept.
+  EXPECT_EQ(step_envelope(p, b, 1), "M0.0,100.0H10.0V20.0H20.0V80.0H30.0V60.0H40.0V60.0H30.0V80.0H10.0V100.0H0.0Z");
+  const auto c = step_bins({15, 15, 20}, {99, 1, 3}, 40, 0, 40, 4);  // column 0 is not covered
+  EXPECT_EQ(step_envelope(p, c, 1), "M10.0,90.0H20.0V70.0H40.0V70.0H20.0V90.0H10.0Z");
+  EXPECT_EQ(step_envelope(p, {}, 1), "");
+}
+
 TEST(StorageStats, AreTimeWeightedOverTheWindow)
 {
   StorageSeries s;

@@ -4,6 +4,7 @@
 #include "simulator/metrics/metric_registry.hpp"
 
 #include "checkpoint_report.hpp"
+#include "energy_report.hpp"
 #include "html_page.hpp"
 #include "report_inputs.hpp"
 #include "storage_report.hpp"
@@ -44,6 +45,7 @@ struct RunData {
   std::vector<double> planned;
   CheckpointEvents checkpoints;
   std::optional<StorageSeries> storage;  // none in an output directory older than storage.csv
+  std::optional<EnergyData> energy;      // none in one older than the energy model
   double t_end = 0;
 };
 
@@ -66,6 +68,7 @@ RunData load(const std::string& dir)
   }
   if (d.segments.empty())
     throw InputError(tl.name() + ": error: no rows (an empty run?)");
+  d.energy = load_energy(tl, d.summary, d.summary_name);
   const CsvTable ev = CsvTable::read(dir + "/events.csv");
   const std::size_t et = ev.column("time_s"), en = ev.column("event");
   for (std::size_t i = 0; i < ev.rows(); ++i) {
@@ -445,6 +448,8 @@ std::string run_report_html(const std::string& dir)
   body += checkpoints_section(d.checkpoints, d.summary, d.summary_name, d.t_end);
   if (d.storage)
     body += storage_section(*d.storage);
+  if (d.energy)
+    body += energy_section(*d.energy);
   body += metrics_section(d);
   const std::string scenario = d.summary.contains("scenario") && d.summary["scenario"].is_string()
                                    ? d.summary["scenario"].get<std::string>()

@@ -1,6 +1,7 @@
 #pragma once
 // The report of one run: DIR/summary.json, DIR/timeline.csv, DIR/events.csv and, when present,
-// DIR/storage.csv (as `fleetsim run --out DIR` writes them) turned into one self-contained HTML page.
+// DIR/storage.csv (as `fleetsim run --out DIR` writes them) turned into one self-contained HTML page,
+// with the energy section when timeline.csv and summary.json carry the power model's outputs.
 
 #include <string>
 #include <vector>

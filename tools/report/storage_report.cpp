@@ -25,43 +25,6 @@ constexpr const char* kCreditColor = "#00897b";
 
 double holds_until(const StorageSeries& s, std::size_t i) { return i + 1 < s.t.size() ? s.t[i + 1] : s.t_end; }
 
-// The SVG path of one field of `bins` (one slice per pixel column from the plot's left edge) as a
-// step outline: H and V commands, one run per value. With `area`, closed down to the x axis.
-std::string step_path(const Plot& p, const std::vector<StepBin>& bins, double StepBin::*field, double unit, bool area)
-{
-  std::string d;
-  const double colw = (p.right() - p.left()) / static_cast<double>(bins.size());
-  bool open = false;
-  double last_y = 0;
-  const auto close = [&](double x) {
-    append(d, {"H", px(x)});
-    if (area)
-      append(d, {"V", px(p.bottom()), "Z"});
-    open = false;
-  };
-  for (std::size_t c = 0; c < bins.size(); ++c) {
-    const double x = p.left() + static_cast<double>(c) * colw;
-    if (!(bins[c].covered > 0)) {
-      if (open)
-        close(x);
-      continue;
-    }
-    const double y = p.y(bins[c].*field / unit);
-    if (!open) {
-      append(d, {"M", px(x), ",", px(area ? p.bottom() : y)});
-      if (area)
-        append(d, {"V", px(y)});
-      open = true;
-    } else if (px(y) != px(last_y)) {
-      append(d, {"H", px(x), "V", px(y)});
-    }
-    last_y = y;
-  }
-  if (open)
-    close(p.right());
-  return d;
-}
-
 std::string path_element(const std::string& d, const std::string& color, bool area, bool dashed = false)
 {
   if (d.empty())
@@ -101,11 +64,11 @@ std::string throughput_chart(const StorageSeries& s, int& columns)
   const double days = s.t_end / kDay;
   p.set_scales(Scale::linear(0, days, p.left(), p.right()), Scale::linear(y.lo, y.hi, p.bottom(), p.top()));
   p.axes(labelled_ticks(nice_ticks(0, days, 10)), labelled_ticks(nice_ticks(y.lo, y.hi, 5)), "simulated days", "GB/s");
-  p.raw(path_element(step_path(p, w, &StepBin::mean, kGB, true), kWriteColor, true));
-  p.raw(path_element(step_path(p, r, &StepBin::mean, kGB, true), kReadColor, true));
-  p.raw(path_element(step_path(p, c, &StepBin::max, kGB, false), kCapacityColor, false, true));
-  p.raw(path_element(step_path(p, r, &StepBin::max, kGB, false), kReadColor, false));
-  p.raw(path_element(step_path(p, w, &StepBin::max, kGB, false), kWriteColor, false));
+  p.raw(path_element(step_outline(p, w, &StepBin::mean, kGB, true), kWriteColor, true));
+  p.raw(path_element(step_outline(p, r, &StepBin::mean, kGB, true), kReadColor, true));
+  p.raw(path_element(step_outline(p, c, &StepBin::max, kGB, false), kCapacityColor, false, true));
+  p.raw(path_element(step_outline(p, r, &StepBin::max, kGB, false), kReadColor, false));
+  p.raw(path_element(step_outline(p, w, &StepBin::max, kGB, false), kWriteColor, false));
   return legend({{kWriteColor, "write (line: highest in the column; shaded: time-weighted mean)"},
                  {kReadColor, "read (the same)"},
                  {kCapacityColor, "servers' capacity", true}}) +
@@ -125,7 +88,7 @@ std::string credit_chart(const StorageSeries& s, int columns)
   p.axes(labelled_ticks(nice_ticks(0, days, 10)), labelled_ticks(nice_ticks(y.lo, y.hi, 3)), "simulated days",
          "credit (TB)");
   p.raw(range_strokes(p, bins, kTB, kCreditColor));
-  p.raw(path_element(step_path(p, bins, &StepBin::min, kTB, false), kCreditColor, false));
+  p.raw(path_element(step_outline(p, bins, &StepBin::min, kTB, false), kCreditColor, false));
   return legend({{kCreditColor,
                   "token-bucket burst credit (line: lowest in the column; light strokes: up to the highest)"}}) +
          p.svg("burst credit over time");

@@ -358,6 +358,74 @@ std::string Plot::svg(const std::string& label) const
          px(height_) + "\" role=\"img\" aria-label=\"" + html_escape(label) + "\">" + body_ + "</svg>\n";
 }
 
+std::string step_outline(const Plot& p, const std::vector<StepBin>& bins, double StepBin::*field, double unit,
+                         bool area)
+{
+  std::string d;
+  if (bins.empty())
+    return d;
+  const double colw = (p.right() - p.left()) / static_cast<double>(bins.size());
+  bool open = false;
+  double last_y = 0;
+  const auto close = [&](double x) {
+    append(d, {"H", px(x)});
+    if (area)
+      append(d, {"V", px(p.bottom()), "Z"});
+    open = false;
+  };
+  for (std::size_t c = 0; c < bins.size(); ++c) {
+    const double x = p.left() + static_cast<double>(c) * colw;
+    if (!(bins[c].covered > 0)) {
+      if (open)
+        close(x);
+      continue;
+    }
+    const double y = p.y(bins[c].*field / unit);
+    if (!open) {
+      append(d, {"M", px(x), ",", px(area ? p.bottom() : y)});
+      if (area)
+        append(d, {"V", px(y)});
+      open = true;
+    } else if (px(y) != px(last_y)) {
+      append(d, {"H", px(x), "V", px(y)});
+    }
+    last_y = y;
+  }
+  if (open)
+    close(p.right());
+  return d;
+}
+
+std::string step_envelope(const Plot& p, const std::vector<StepBin>& bins, double unit)
+{
+  std::string d;
+  if (bins.empty())
+    return d;
+  const double colw = (p.right() - p.left()) / static_cast<double>(bins.size());
+  const auto x_at = [&](std::size_t c) { return px(p.left() + static_cast<double>(c) * colw); };
+  std::size_t c = 0;
+  while (c < bins.size()) {
+    if (!(bins[c].covered > 0)) {
+      ++c;
+      continue;
+    }
+    std::size_t e = c;  // the run of covered slices [c, e)
+    while (e < bins.size() && bins[e].covered > 0)
+      ++e;
+    append(d, {"M", x_at(c), ",", px(p.y(bins[c].max / unit))});
+    for (std::size_t k = c + 1; k < e; ++k)
+      if (px(p.y(bins[k].max / unit)) != px(p.y(bins[k - 1].max / unit)))
+        append(d, {"H", x_at(k), "V", px(p.y(bins[k].max / unit))});
+    append(d, {"H", x_at(e), "V", px(p.y(bins[e - 1].min / unit))});
+    for (std::size_t k = e - 1; k > c; --k)
+      if (px(p.y(bins[k - 1].min / unit)) != px(p.y(bins[k].min / unit)))
+        append(d, {"H", x_at(k), "V", px(p.y(bins[k - 1].min / unit))});
+    append(d, {"H", x_at(c), "Z"});
+    c = e;
+  }
+  return d;
+}
+
 const std::string& palette(std::size_t i)
 {
   static const std::array<std::string, 10> colors = {"#1f6fb4", "#e8710a", "#7b3fa0", "#c2185b", "#00897b",

@@ -93,6 +93,16 @@ struct StepBin {
 [[nodiscard]] std::vector<StepBin> step_bins(const std::vector<double>& t, const std::vector<double>& value,
                                              double t_end, double t0, double t1, int bins);
 
+class Plot;
+/// The SVG path data of one field of `bins` (one slice per pixel column from the plot's left edge to
+/// its right) divided by `unit`, as a step outline of H and V commands, one run per value; slices
+/// with covered == 0 break it. With `area`, each run is closed down to the x axis.
+[[nodiscard]] std::string step_outline(const Plot& p, const std::vector<StepBin>& bins, double StepBin::*field,
+                                       double unit, bool area);
+/// The SVG path data of the region between each slice's min and max (divided by `unit`), as
+/// closed step outlines: left to right along the max, back along the min. Slices with covered == 0 break it.
+[[nodiscard]] std::string step_envelope(const Plot& p, const std::vector<StepBin>& bins, double unit);
+
 /// Appends the parts to `out` (without `"literal" + std::string` temporaries, which GCC 12 warns about).
 void append(std::string& out, std::initializer_list<std::string_view> parts);
 

@@ -1,0 +1,476 @@
+#include "energy_report.hpp"
+
+#include "fleet_charts.hpp"
+#include "html_page.hpp"
+#include "run_report.hpp"
+#include "svg_chart.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace fleetsim::report {
+namespace {
+
+using nlohmann::ordered_json;
+
+constexpr double kDay = 86400;
+constexpr double kHour = 3600;
+constexpr double kWidth = 1160;  // the run page's full-width charts, same margins
+constexpr double kLeft = 120;
+constexpr double kRight = 20;
+constexpr double kGap = 1e-6;    // s: timeline.csv writes microseconds
+constexpr double kAgree = 1e-4;  // relative: the closure checks of the note
+constexpr const char* kFacilityColor = "#e65100";
+constexpr const char* kBandColor = "#ffcc80";  // opaque, so the render test can find it
+constexpr const char* kItColor = "#283593";
+constexpr const char* kSwingColor = "#212121";
+
+std::string line_of(const CsvTable& t, std::size_t row) { return t.name() + ":" + std::to_string(row + 2); }
+
+[[noreturn]] void bad(const std::string& what, const std::string& path, const char* problem)
+{
+  throw InputError(what + ": error: '" + path + "' " + problem);
+}
+
+const ordered_json& member(const ordered_json& j, const std::string& key, const std::string& path,
+                           const std::string& what)
+{
+  if (!j.is_object() || !j.contains(key))
+    bad(what, path + "." + key, "is missing");
+  return j[key];
+}
+
+double number_in(const ordered_json& j, const std::string& key, const std::string& path, const std::string& what)
+{
+  const ordered_json& v = member(j, key, path, what);
+  if (!v.is_number())
+    bad(what, path + "." + key, "is not a number");
+  return v.get<double>();
+}
+
+std::string string_in(const ordered_json& j, const std::string& key, const std::string& path, const std::string& what)
+{
+  const ordered_json& v = member(j, key, path, what);
+  if (!v.is_string())
+    bad(what, path + "." + key, "is not a string");
+  return v.get<std::string>();
+}
+
+// Absent or null: nullopt (a run without tokens has no J per token; a scenario without a power limit no limit).
+std::optional<double> optional_in(const ordered_json& j, const std::string& key, const std::string& what)
+{
+  if (!j.contains(key) || j[key].is_null())
+    return std::nullopt;
+  return number_in(j, key, "energy", what);
+}
+
+std::vector<std::pair<std::string, double>> mwh_in(const ordered_json& e, const std::string& key,
+                                                   const std::string& what)
+{
+  const ordered_json& o = member(e, key, "energy", what);
+  if (!o.is_object())
+    bad(what, "energy." + key, "is not an object");
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& [k, v] : o.items()) {
+    const double mwh = number_in(o, k, "energy." + key, what);
+    if (mwh < 0)
+      bad(what, "energy." + key + "." + k, "is negative");
+    out.emplace_back(k, mwh);
+  }
+  return out;
+}
+
+void read_swings(const ordered_json& e, const std::string& what, EnergySummary& s)
+{
+  const ordered_json& sw = member(e, "swings", "energy", what);
+  const ordered_json& largest = member(sw, "largest", "energy.swings", what);
+  if (!largest.is_array())
+    bad(what, "energy.swings.largest", "is not an array");
+  for (std::size_t i = 0; i < largest.size(); ++i) {
+    const std::string path = "energy.swings.largest[" + std::to_string(i) + "]";
+    const ordered_json& x = largest[i];
+    s.largest.push_back({number_in(x, "t_s", path, what), number_in(x, "delta_mw", path, what),
+                         string_in(x, "from", path, what), string_in(x, "to", path, what),
+                         string_in(x, "cause", path, what)});
+  }
+  const ordered_json& by_cause = member(sw, "by_cause", "energy.swings", what);
+  if (!by_cause.is_object())
+    bad(what, "energy.swings.by_cause", "is not an object");
+  for (const auto& [cause, c] : by_cause.items()) {
+    const std::string path = "energy.swings.by_cause." + cause;
+    s.by_cause.push_back({cause, number_in(c, "count", path, what), number_in(c, "max_mw", path, what),
+                          number_in(c, "t_max_s", path, what)});
+  }
+}
+
+EnergySummary read_summary(const ordered_json& e, const std::string& what)
+{
+  EnergySummary s;
+  s.facility_mwh = number_in(e, "facility_mwh", "energy", what);
+  s.it_mwh = number_in(e, "it_mwh", "energy", what);
+  s.mean_mw = number_in(e, "mean_mw", "energy", what);
+  s.step_swing_mw = number_in(e, "step_swing_mw", "energy", what);
+  const ordered_json& peak = member(e, "peak_mw", "energy", what);
+  s.peak_mw = number_in(peak, "mw", "energy.peak_mw", what);
+  s.peak_t_s = number_in(peak, "t_s", "energy.peak_mw", what);
+  s.peak_phase = string_in(peak, "phase", "energy.peak_mw", what);
+  const ordered_json& ramp = member(e, "fastest_ramp", "energy", what);
+  s.ramp_mw_per_s = number_in(ramp, "mw_per_s", "energy.fastest_ramp", what);
+  s.ramp_t_s = number_in(ramp, "t_s", "energy.fastest_ramp", what);
+  s.ramp_time_s = number_in(ramp, "ramp_time_s", "energy.fastest_ramp", what);
+  s.ramp_cause = string_in(ramp, "cause", "energy.fastest_ramp", what);
+  s.joules_per_token = optional_in(e, "joules_per_token", what);
+  s.peak_instant_mw = optional_in(e, "peak_instant_mw", what);
+  s.compute_fraction = optional_in(e, "compute_fraction", what);
+  s.pue = optional_in(e, "pue", what);
+  s.compute_speed = optional_in(e, "compute_speed", what);
+  s.gpu_power_limit_w = optional_in(e, "gpu_power_limit_w", what);
+  s.power_floor_w = optional_in(e, "power_floor_w", what);
+  s.by_component_mwh = mwh_in(e, "by_component_mwh", what);
+  s.by_phase_mwh = mwh_in(e, "by_phase_mwh", what);
+  read_swings(e, what, s);
+  return s;
+}
+
+PowerSeries read_series(const CsvTable& tl)
+{
+  PowerSeries s;
+  s.name = tl.name();
+  const std::size_t tb = tl.column("t_begin_s"), te = tl.column("t_end_s"), st = tl.column("state"),
+                    it = tl.column("it_mw"), fa = tl.column("facility_mw"), en = tl.column("energy_mwh");
+  for (std::size_t i = 0; i < tl.rows(); ++i) {
+    const double a = tl.number(i, tb), b = tl.number(i, te), it_mw = tl.number(i, it), fa_mw = tl.number(i, fa),
+                 mwh = tl.number(i, en);
+    if (i > 0 && std::fabs(a - s.t_end) > kGap)
+      throw InputError(line_of(tl, i) + ": error: the power rows must follow each other: this one begins at " +
+                       fixed(a, 6) + " s, the previous one ended at " + fixed(s.t_end, 6) + " s");
+    if (it_mw < 0 || fa_mw < 0)
+      throw InputError(line_of(tl, i) + ": error: column '" + (it_mw < 0 ? "it_mw" : "facility_mw") + "' is negative");
+    if (mwh < s.last_energy_mwh)
+      throw InputError(line_of(tl, i) +
+                       ": error: column 'energy_mwh' decreases (it is the energy from 0 to the row's end)");
+    s.t.push_back(a);
+    s.it_mw.push_back(it_mw);
+    s.facility_mw.push_back(fa_mw);
+    s.state.push_back(tl.row(i)[st]);
+    s.duration_s.push_back(b - a);
+    s.t_end = b;
+    s.last_energy_mwh = mwh;
+  }
+  return s;
+}
+
+std::string mw(double v) { return format_number(v, 4) + " MW"; }
+std::string signed_mw(double v)
+{
+  std::string out(v < 0 ? "-" : "+");  // not "literal" + std::string: GCC 12 warns about those
+  return out + mw(std::fabs(v));
+}
+std::string mwh(double v) { return (std::fabs(v) >= 1000 ? grouped(v) : format_number(v, 4)) + " MWh"; }
+std::string swing_text(const PowerSwing& s)
+{
+  return signed_mw(s.delta_mw) + " at " + format_duration(s.t_s) + " (" + s.cause + ": " + s.from + " → " + s.to + ")";
+}
+
+double sum_of(const std::vector<std::pair<std::string, double>>& parts)
+{
+  double total = 0;
+  for (const auto& [name, v] : parts)
+    total += v;
+  return total;
+}
+
+std::string component_color(const std::string& name, std::size_t i)
+{
+  static const std::map<std::string, std::string> colors = {{"gpu_compute", "#e65100"}, {"gpu_communicate", "#fb8c00"},
+                                                            {"gpu_idle", "#ffb74d"},    {"gpu_checkpoint", "#1f6fb4"},
+                                                            {"gpu_off", "#bdbdbd"},     {"power_floor", "#8d6e63"},
+                                                            {"node", "#5c6bc0"},        {"network", "#26a69a"},
+                                                            {"storage", "#7e57c2"},     {"overhead", "#90a4ae"}};
+  const auto it = colors.find(name);
+  return it != colors.end() ? it->second : palette(i + 3);
+}
+
+std::string headline(const EnergySummary& s)
+{
+  std::vector<std::pair<std::string, std::string>> f = {
+      {"facility energy", mwh(s.facility_mwh)},
+      {"IT energy", mwh(s.it_mwh)},
+      {"mean power", mw(s.mean_mw)},
+      {"peak power (row mean)", mw(s.peak_mw)},
+  };
+  if (s.peak_instant_mw)
+    f.emplace_back("peak at an instant", mw(*s.peak_instant_mw));
+  if (s.joules_per_token)
+    f.emplace_back("energy per token", format_number(*s.joules_per_token, 4) + " J");
+  f.emplace_back("swing inside a step", mw(s.step_swing_mw));
+  f.emplace_back("fastest ramp", format_number(s.ramp_mw_per_s, 4) + " MW/s");
+  if (!s.largest.empty())
+    f.emplace_back("largest swing", signed_mw(s.largest.front().delta_mw));
+  if (s.pue)
+    f.emplace_back("PUE", format_number(*s.pue, 4));
+  if (s.compute_fraction)
+    f.emplace_back("compute share of a step", percent(*s.compute_fraction));
+  if (s.gpu_power_limit_w)
+    f.emplace_back("GPU power limit", format_number(*s.gpu_power_limit_w, 4) + " W");
+  if (s.compute_speed && (s.gpu_power_limit_w || *s.compute_speed != 1))
+    f.emplace_back("compute speed", percent(*s.compute_speed));
+  if (s.power_floor_w)
+    f.emplace_back("power floor", format_number(*s.power_floor_w, 4) + " W per GPU");
+  return figures(f);
+}
+
+// Each of the largest swings as a triangle above the plot at its time, numbered by rank, and a ring
+// at the power it swung to. Labels that would collide are pushed right, with a leader to their time.
+std::string swing_markers(const Plot& p, const EnergyData& d)
+{
+  const PowerSeries& s = d.series;
+  std::vector<std::size_t> order(d.summary.largest.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return d.summary.largest[a].t_s < d.summary.largest[b].t_s; });
+  constexpr double kLabel = 14;  // px between label centres
+  std::vector<double> label_x(order.size());
+  for (std::size_t k = 0; k < order.size(); ++k)
+    label_x[k] = std::max(p.x(d.summary.largest[order[k]].t_s / kDay), k > 0 ? label_x[k - 1] + kLabel : p.left() + 6);
+  for (std::size_t k = order.size(); k-- > 0;)
+    label_x[k] = std::min(label_x[k], p.right() - 6 - kLabel * static_cast<double>(order.size() - 1 - k));
+  std::string svg;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const PowerSwing& w = d.summary.largest[order[k]];
+    const double x = p.x(w.t_s / kDay);
+    const auto row = std::upper_bound(s.t.begin(), s.t.end(), w.t_s + kGap) - s.t.begin() - 1;
+    const std::string tip = "swing " + std::to_string(order[k] + 1) + ": " + swing_text(w);
+    append(svg, {"<g><title>",
+                 html_escape(tip),
+                 "</title><path fill=\"none\" stroke=\"",
+                 kSwingColor,
+                 "\" stroke-opacity=\"0.5\" d=\"M",
+                 px(label_x[k]),
+                 ",",
+                 px(p.top() - 14),
+                 "L",
+                 px(x),
+                 ",",
+                 px(p.top() - 4),
+                 "V",
+                 px(p.bottom()),
+                 "\"/><path fill=\"",
+                 kSwingColor,
+                 "\" d=\"M",
+                 px(x - 4),
+                 ",",
+                 px(p.top() - 6),
+                 "h8l-4,6z\"/><text class=\"tick\" text-anchor=\"middle\" x=\"",
+                 px(label_x[k]),
+                 "\" y=\"",
+                 px(p.top() - 17),
+                 "\">",
+                 std::to_string(order[k] + 1),
+                 "</text>"});
+    if (row >= 0)
+      append(svg, {"<circle fill=\"none\" stroke=\"", kSwingColor, "\" stroke-width=\"1.5\" cx=\"", px(x), "\" cy=\"",
+                   px(p.y(s.facility_mw[static_cast<std::size_t>(row)])), "\" r=\"4\"/>"});
+    svg += "</g>";
+  }
+  return svg;
+}
+
+std::string stroke(const std::string& d, const char* color, double width)
+{
+  return d.empty() ? ""
+                   : "<path fill=\"none\" stroke=\"" + std::string(color) + "\" stroke-width=\"" + px(width) +
+                         "\" d=\"" + d + "\"/>";
+}
+
+std::string power_chart(const EnergyData& d, int& columns)
+{
+  const PowerSeries& s = d.series;
+  Plot p(kWidth, 300, kLeft, kRight, 38, 40);
+  columns = static_cast<int>(p.right() - p.left());
+  const auto fac = step_bins(s.t, s.facility_mw, s.t_end, 0, s.t_end, columns);
+  const auto it = step_bins(s.t, s.it_mw, s.t_end, 0, s.t_end, columns);
+  const auto [peak, low] = facility_range(s);
+  double it_peak = 0;
+  for (const StepBin& b : it)
+    it_peak = std::max(it_peak, b.covered > 0 ? b.max : 0.0);
+  const Domain y = nice_domain(0, peak, 5);
+  const double days = s.t_end / kDay;
+  p.set_scales(Scale::linear(0, days, p.left(), p.right()), Scale::linear(y.lo, y.hi, p.bottom(), p.top()));
+  p.axes(labelled_ticks(nice_ticks(0, days, 10)), labelled_ticks(nice_ticks(y.lo, y.hi, 5)), "simulated days", "MW");
+  const std::string band = step_envelope(p, fac, 1);
+  if (!band.empty())
+    p.raw("<path fill=\"" + std::string(kBandColor) + "\" stroke=\"none\" d=\"" + band + "\"/>");
+  p.raw(stroke(step_outline(p, it, &StepBin::mean, 1, false), kItColor, 1.2));
+  p.raw(stroke(step_outline(p, fac, &StepBin::mean, 1, false), kFacilityColor, 1.4));
+  p.raw(swing_markers(p, d));
+  std::vector<LegendItem> items = {
+      {kBandColor,
+       "facility: lowest to highest row in each pixel column (peak " + mw(peak) + ", lowest " + mw(low) + ")"},
+      {kFacilityColor, "facility: time-weighted mean of the column"},
+      {kItColor, "IT (GPUs, nodes, network, storage): time-weighted mean (peak " + mw(it_peak) + ")"}};
+  if (!d.summary.largest.empty())
+    items.push_back({kSwingColor, "the largest swings, numbered by size (ring: the power swung to)"});
+  return legend(items) + p.svg("facility and IT power over time");
+}
+
+// Horizontal bars of `parts` in MWh, each labelled with its MWh and share of `total`.
+std::string share_bars(const std::vector<std::pair<std::string, double>>& parts, double total,
+                       const std::vector<std::string>& colors, const std::string& label)
+{
+  const double row = 20;
+  Plot p(570, 24 + row * static_cast<double>(parts.size()) + 36, 120, 130, 10, 36);
+  double hi = 1e-9;
+  for (const auto& [name, v] : parts)
+    hi = std::max(hi, v);
+  const Domain xd = nice_domain(0, hi, 4);
+  p.set_scales(Scale::linear(0, xd.hi, p.left(), p.right()), Scale::categorical(parts.size(), p.top(), p.bottom()));
+  p.axes(labelled_ticks(nice_ticks(0, xd.hi, 4)), {}, "MWh", "");
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const auto& [name, v] = parts[i];
+    const double yc = p.y(static_cast<double>(i));
+    const std::string share = total > 0 ? percent(v / total) : "-";
+    p.text_px(p.left() - 6, yc + 4, name, "end");
+    p.rect_px(p.left(), yc - 6, p.x(v) - p.left(), 12, colors[i], name + ": " + mwh(v) + ", " + share);
+    p.text_px(p.x(v) + 4, yc + 4, mwh(v) + " · " + share);
+  }
+  return p.svg(label);
+}
+
+std::string components_column(const EnergySummary& s)
+{
+  const auto& parts = s.by_component_mwh;
+  const double total = sum_of(parts);
+  std::vector<std::string> colors;
+  std::vector<std::vector<Cell>> rows;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    colors.push_back(component_color(parts[i].first, i));
+    rows.push_back({Cell(parts[i].first, colors.back()), mwh(parts[i].second),
+                    total > 0 ? percent(parts[i].second / total) : "-"});
+  }
+  rows.push_back({"total", mwh(total), "100.0%"});
+  return "<h3>Energy by component</h3>" + share_bars(parts, total, colors, "energy by component") +
+         table({"component", "energy", "share"}, rows, "energy-components");
+}
+
+std::string phases_column(const EnergyData& d)
+{
+  const auto& parts = d.summary.by_phase_mwh;
+  const double total = sum_of(parts);
+  std::map<std::string, double> hours;
+  for (std::size_t i = 0; i < d.series.state.size(); ++i)
+    hours[d.series.state[i]] += d.series.duration_s[i] / kHour;
+  std::vector<std::string> colors;
+  std::vector<std::vector<Cell>> rows;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const auto& [name, v] = parts[i];
+    const double h = hours.count(name) ? hours[name] : 0;
+    colors.push_back(state_color(name, i));
+    rows.push_back({Cell(name, colors.back()), mwh(v), total > 0 ? percent(v / total) : "-", fixed(h, 1),
+                    h > 0 ? mw(v / h) : "-"});
+  }
+  rows.push_back({"total", mwh(total), "100.0%", fixed(d.series.t_end / kHour, 1),
+                  d.series.t_end > 0 ? mw(total / (d.series.t_end / kHour)) : "-"});
+  return "<h3>Energy by phase</h3>" + share_bars(parts, total, colors, "energy by phase") +
+         table({"phase", "energy", "share", "hours", "mean power"}, rows, "energy-phases");
+}
+
+std::string swings_tables(const EnergySummary& s)
+{
+  std::vector<std::vector<Cell>> largest;
+  for (std::size_t i = 0; i < s.largest.size(); ++i) {
+    const PowerSwing& w = s.largest[i];
+    largest.push_back(
+        {std::to_string(i + 1), signed_mw(w.delta_mw), format_duration(w.t_s), w.from + " → " + w.to, w.cause});
+  }
+  auto causes = s.by_cause;
+  std::stable_sort(causes.begin(), causes.end(), [](const auto& a, const auto& b) { return a.max_mw > b.max_mw; });
+  std::vector<std::vector<Cell>> by_cause;
+  for (const SwingsOfCause& c : causes)
+    by_cause.push_back({c.cause, grouped(c.count), mw(c.max_mw), format_duration(c.t_max_s)});
+  return "<div class=\"row\"><div><h3>Largest swings</h3>" +
+         table({"#", "change", "at", "from → to", "cause"}, largest, "energy-swings") +
+         "</div><div><h3>Swings by cause</h3>" +
+         table({"cause", "swings", "largest (either way)", "at"}, by_cause, "energy-causes") + "</div></div>\n";
+}
+
+// Whether the components, the phases and timeline.csv's last energy_mwh add up to facility_mwh.
+std::string closure_note(const EnergyData& d)
+{
+  const double f = d.summary.facility_mwh;
+  const auto agree = [&](double v) { return std::fabs(v - f) <= kAgree * std::max(1.0, std::fabs(f)); };
+  const double comp = sum_of(d.summary.by_component_mwh), phase = sum_of(d.summary.by_phase_mwh);
+  const double rows = d.series.last_energy_mwh;
+  if (agree(comp) && agree(phase) && agree(rows))
+    return "The components, the phases and timeline.csv's energy_mwh at the last row each add up to the facility's " +
+           mwh(f) + " (to within 0.01%).";
+  return "Check: the components add up to " + mwh(comp) + ", the phases to " + mwh(phase) +
+         " and timeline.csv's energy_mwh ends at " + mwh(rows) + ", against summary.json's facility_mwh of " + mwh(f) +
+         ".";
+}
+
+}  // namespace
+
+std::optional<EnergyData> load_energy(const CsvTable& timeline, const nlohmann::ordered_json& summary,
+                                      const std::string& summary_name)
+{
+  const bool columns = timeline.has_column("it_mw") || timeline.has_column("facility_mw") ||
+                       timeline.has_column("energy_mwh");
+  const bool object = summary.is_object() && summary.contains("energy");
+  if (!columns && !object)
+    return std::nullopt;
+  if (!object)
+    throw InputError(summary_name + ": error: 'energy' is missing (" + timeline.name() +
+                     " has the power columns it_mw, facility_mw, energy_mwh)");
+  if (!summary["energy"].is_object())
+    bad(summary_name, "energy", "is not an object");
+  EnergyData d;
+  d.summary = read_summary(summary["energy"], summary_name);
+  d.series = read_series(timeline);  // a missing power column: "timeline.csv:1: error: no column ..."
+  return d;
+}
+
+std::pair<double, double> facility_range(const PowerSeries& s)
+{
+  double hi = 0, lo = 0;
+  bool first = true;
+  for (std::size_t i = 0; i < s.facility_mw.size(); ++i) {
+    if (!(s.duration_s[i] > 0))
+      continue;
+    hi = first ? s.facility_mw[i] : std::max(hi, s.facility_mw[i]);
+    lo = first ? s.facility_mw[i] : std::min(lo, s.facility_mw[i]);
+    first = false;
+  }
+  return {hi, lo};
+}
+
+std::string energy_section(const EnergyData& d)
+{
+  const EnergySummary& s = d.summary;
+  std::string out = "<h2 id=\"energy\">Energy and power</h2>\n" + headline(s);
+  if (d.series.t.empty() || !(d.series.t_end > 0))
+    return out + "<p class=\"note\">timeline.csv has no rows with a duration: there is no power to draw.</p>\n";
+  int columns = 0;
+  const std::string chart = power_chart(d, columns);
+  std::string note = "Power from timeline.csv's facility_mw and it_mw: each of its " +
+                     grouped(static_cast<double>(d.series.t.size())) +
+                     " rows holds its mean power from t_begin_s to t_end_s. Each of the " + std::to_string(columns) +
+                     " pixel columns is " + format_duration(d.series.t_end / columns) +
+                     ": the band spans the lowest and highest row in it, so a checkpoint's dip or a restart's "
+                     "drop stays visible, and the lines are its time-weighted means, so their area keeps the "
+                     "energy. The facility is the IT power times the PUE. The peak row: " +
+                     mw(s.peak_mw) + " in " + s.peak_phase + " at " + format_duration(s.peak_t_s) + ".";
+  if (!s.largest.empty())
+    note += " The largest swing between rows: " + swing_text(s.largest.front()) + ".";
+  note += " The fastest ramp: " + format_number(s.ramp_mw_per_s, 4) + " MW/s, " +
+          (s.ramp_cause == "step" ? std::string("the swing inside a training step (compute against communicate)")
+                                  : "the " + s.ramp_cause + " swing at " + format_duration(s.ramp_t_s)) +
+          ", taken over the " + format_number(s.ramp_time_s, 3) + " s ramp time. " + closure_note(d);
+  out += "<p class=\"note\">" + html_escape(note) + "</p>\n" + chart;
+  out += "<div class=\"row\"><div>" + components_column(s) + "</div><div>" + phases_column(d) + "</div></div>\n";
+  return out + swings_tables(s);
+}
+
+}  // namespace fleetsim::report
