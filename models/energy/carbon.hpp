@@ -1,5 +1,5 @@
 #pragma once
-// Carbon (docs/models/energy-fleet.md), SimGrid-free:
+// Carbon (docs/models/energy.md), SimGrid-free:
 //
 //   operational  a draw times the grid's carbon intensity over the same time. The intensity is an
 //                hourly profile (g CO2e per kWh, one value per hour, piecewise constant); it repeats

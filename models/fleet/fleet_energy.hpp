@@ -1,5 +1,5 @@
 #pragma once
-// A fleet's power, energy and carbon (docs/models/energy-fleet.md), from its timeline and its jobs'
+// A fleet's power, energy and carbon (docs/models/energy.md), from its timeline and its jobs'
 // records, SimGrid-free.
 //
 // Each timeline row is a time average; its draw is models::energy::draw of the row's activity:

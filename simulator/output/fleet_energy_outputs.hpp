@@ -1,5 +1,5 @@
 #pragma once
-// A fleet run's energy and carbon outputs (docs/models/energy-fleet.md):
+// A fleet run's energy and carbon outputs (docs/models/energy.md):
 //   summary.json  "energy": MWh (facility, IT, by component), mean and peak MW, the jobs' share,
 //                 J per trained token, operational and embodied tCO2e; "carbon_aware": the deferrable
 //                 jobs, the delay they paid and their carbon

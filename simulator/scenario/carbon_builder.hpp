@@ -1,7 +1,7 @@
 #pragma once
 // The carbon part of a scenario (internal to the loader): power.carbon.* (the grid's hourly profile,
 // read from its CSV now), power.embodied.*, power.fleet_compute_fraction and the checks of
-// scheduler.carbon_aware (docs/models/energy-fleet.md).
+// scheduler.carbon_aware (docs/models/energy.md).
 
 #include "scenario.hpp"
 #include "scenario_reader.hpp"

@@ -166,7 +166,7 @@ struct Scenario {
 
   WorkloadSpec workload;  // empty: the one job the model and layout describe
   SchedulerSpec scheduler;
-  models::energy::CarbonSpec carbon;    // power.carbon.*, power.embodied.* (docs/models/energy-fleet.md)
+  models::energy::CarbonSpec carbon;    // power.carbon.*, power.embodied.* (docs/models/energy.md)
   double fleet_compute_fraction = 0.7;  // power.fleet_compute_fraction
   /// A fleet of jobs sharing the cluster (simulator/fleet/), not the single-job replay.
   [[nodiscard]] bool is_fleet() const { return workload.any(); }

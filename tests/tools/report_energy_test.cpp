@@ -188,12 +188,12 @@ TEST(ReportEnergy, DirectoryWithoutEnergyRendersWithoutTheSection)
   TempDir tmp;
   const std::string dir = replay(tmp, "2d");
   const Csv tl = read_csv(fs::path(dir) / "timeline.csv");
-  ASSERT_EQ(tl.header.back(), "energy_mwh");
+  ASSERT_EQ(tl.header.back(), "carbon_kg");
   Json summary = Json::parse(read_file(fs::path(dir) / "summary.json"));
   const std::string with_energy = summary.dump(1);
   summary.erase("energy");
   tmp.write("run/summary.json", summary.dump(1));
-  tmp.write("run/timeline.csv", write_csv(tl, tl.header.size() - 3));  // as before the energy model
+  tmp.write("run/timeline.csv", write_csv(tl, tl.header.size() - 4));  // as before the energy model
   auto r = report(dir);
   ASSERT_EQ(r.code, 0) << r.text;
   std::string html = read_file(fs::path(dir) / "report.html");
