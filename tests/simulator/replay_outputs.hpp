@@ -44,11 +44,13 @@ inline std::vector<Row> timeline_rows(const std::string& csv)
   std::istringstream in(csv);
   std::string line;
   std::getline(in, line);
-  EXPECT_EQ(line, "t_begin_s,t_end_s,state,interrupted,productive_s,steps,tokens,goodput,active_gpus,step_time_s");
+  EXPECT_EQ(line,
+            "t_begin_s,t_end_s,state,interrupted,productive_s,steps,tokens,goodput,active_gpus,step_time_s,it_mw,"
+            "facility_mw,energy_mwh,carbon_kg");
   std::vector<Row> rows;
   while (std::getline(in, line)) {
     const auto c = cells_of(line);
-    if (c.size() != 10) {
+    if (c.size() != 14) {
       ADD_FAILURE() << "timeline row with " << c.size() << " cells: " << line;
       continue;
     }
