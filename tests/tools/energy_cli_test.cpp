@@ -17,6 +17,7 @@
 namespace {
 
 namespace fs = std::filesystem;
+using fleetsim::testing::csv_cells;
 using fleetsim::testing::fleetsim_command;
 using fleetsim::testing::lines_of;
 using fleetsim::testing::read_file;
@@ -25,15 +26,6 @@ using fleetsim::testing::TempDir;
 const std::string kLlama = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/llama3_405b_16k.yaml";
 // Five days of the Llama 3 replay on the analytic step: a few hundred rows, every phase.
 const std::string kShort = kLlama + " --set run.duration=5d --set run.step_model=analytic --quiet";
-
-std::vector<std::string> cells(const std::string& line)
-{
-  std::vector<std::string> out;
-  std::stringstream ss(line);
-  for (std::string c; std::getline(ss, c, ',');)
-    out.push_back(c);
-  return out;
-}
 
 nlohmann::json run_summary(const std::string& out, const std::string& extra = "")
 {
@@ -49,7 +41,7 @@ TEST(CliEnergy, TheSummaryAndTheTimelineTellTheSameEnergy)
   const auto& e = j["energy"];
   const auto rows = lines_of(read_file(tmp.path() / "a" / "timeline.csv"));
   ASSERT_GT(rows.size(), 10u);
-  const auto header = cells(rows[0]);
+  const auto header = csv_cells(rows[0]);
   const auto col = [&](const char* name) {
     return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
   };
@@ -57,7 +49,7 @@ TEST(CliEnergy, TheSummaryAndTheTimelineTellTheSameEnergy)
   double mwh = 0;
   double peak = 0;
   for (size_t i = 1; i < rows.size(); ++i) {
-    const auto c = cells(rows[i]);
+    const auto c = csv_cells(rows[i]);
     const double dt = std::stod(c[col("t_end_s")]) - std::stod(c[col("t_begin_s")]);
     const double it = std::stod(c[col("it_mw")]);
     const double facility = std::stod(c[col("facility_mw")]);
@@ -110,7 +102,7 @@ TEST(CliEnergy, TheShippedPowerCapSweepTradesThroughputForPower)
   ASSERT_EQ(r.code, 0) << r.text;
   const auto rows = lines_of(read_file(tmp.path() / "s" / "results.csv"));
   ASSERT_EQ(rows.size(), 10u);  // header + 9 caps, from 700 W down
-  const auto header = cells(rows[0]);
+  const auto header = csv_cells(rows[0]);
   const auto col = [&](const std::string& name) {
     return static_cast<size_t>(std::find(header.begin(), header.end(), name + "_mean") - header.begin());
   };
@@ -118,7 +110,7 @@ TEST(CliEnergy, TheShippedPowerCapSweepTradesThroughputForPower)
   std::vector<double> power;
   std::vector<double> per_token;
   for (size_t i = 1; i < rows.size(); ++i) {
-    const auto c = cells(rows[i]);
+    const auto c = csv_cells(rows[i]);
     step.push_back(std::stod(c[col("step_time_s")]));
     power.push_back(std::stod(c[col("mean_power_mw")]));
     per_token.push_back(std::stod(c[col("energy_per_token_j")]));
@@ -142,7 +134,7 @@ TEST(CliEnergy, CarbonFollowsTheGridProfileAndTheEmbodiedShareOfTheWindow)
                              "power.embodied.gpu_kg=150 --set power.embodied.node_kg=2500");
   const auto& c = j["energy"]["carbon"];
   const auto rows = lines_of(read_file(tmp.path() / "c" / "timeline.csv"));
-  const auto last = cells(rows.back());
+  const auto last = csv_cells(rows.back());
   EXPECT_NEAR(std::stod(last.back()), c["operational_t"].get<double>() * 1000, 1e-3);
   // The mean intensity the run saw lies inside the profile's range.
   double lo = 1e9;
@@ -151,7 +143,7 @@ TEST(CliEnergy, CarbonFollowsTheGridProfileAndTheEmbodiedShareOfTheWindow)
        lines_of(read_file(fs::path(FLEETSIM_SOURCE_DIR) / "scenarios/carbon/solar_heavy_grid.csv"))) {
     if (line.empty() || line[0] == '#' || line.rfind("hour", 0) == 0)
       continue;
-    const double g = std::stod(cells(line)[1]);
+    const double g = std::stod(csv_cells(line)[1]);
     lo = std::min(lo, g);
     hi = std::max(hi, g);
   }
@@ -173,7 +165,7 @@ TEST(CliEnergy, APowerLimitStretchesAFleetJobsComputeAlongTheDvfsCurve)
     EXPECT_EQ(r.code, 0) << r.text;
     for (const auto& line : lines_of(read_file(tmp.path() / dir / "jobs.csv")))
       if (line.rfind("research-1,", 0) == 0) {
-        const auto c = cells(line);
+        const auto c = csv_cells(line);
         return std::stod(c[4]) - std::stod(c[3]);  // end_s - start_s: 2 h of work and a 2 min start
       }
     ADD_FAILURE() << "no research-1 in " << dir;

@@ -90,19 +90,21 @@ TEST(FleetTraceCli, AGeneratedWorkloadWrittenAsATraceReplaysToTheSameJobs)
   // `fleetsim workload` writes the generator's jobs in AcmeTrace's layout; a scenario that reads that
   // file back runs the same jobs: the same jobs.csv rows, job for job.
   TempDir dir;
-  const std::string gen = dir.write("gen.yaml", "name: gen\n"
-                                                "cluster: {gpus: 64, gpus_per_node: 8, gpus_per_rack: 16}\n"
-                                                "workload:\n"
-                                                "  generator: {jobs: 300, window: 2d, gpus: \"1:0.5, 8:0.3, 32:0.2\", "
-                                                "median: 20min, sigma: 1}\n"
-                                                "run: {duration: 3d, step_model: analytic}\n");
+  const std::string gen = dir.write("gen.yaml",
+                                    "name: gen\n"
+                                    "cluster: {gpus: 64, gpus_per_node: 8, gpus_per_rack: 16}\n"
+                                    "workload:\n"
+                                    "  generator: {jobs: 300, window: 2d, gpus: \"1:0.5, 8:0.3, 32:0.2\", "
+                                    "median: 20min, sigma: 1}\n"
+                                    "run: {duration: 3d, step_model: analytic}\n");
   auto w = fleetsim_command("workload " + gen + " --seed 4 --quiet --out " + (dir / "jobs_trace.csv"));
   ASSERT_EQ(w.code, 0) << w.text;
-  const std::string replay = dir.write("replay.yaml", "name: replay\n"
-                                                      "cluster: {gpus: 64, gpus_per_node: 8, gpus_per_rack: 16}\n"
-                                                      "workload:\n"
-                                                      "  trace: {file: jobs_trace.csv, preset: acme}\n"
-                                                      "run: {duration: 3d, step_model: analytic}\n");
+  const std::string replay = dir.write("replay.yaml",
+                                       "name: replay\n"
+                                       "cluster: {gpus: 64, gpus_per_node: 8, gpus_per_rack: 16}\n"
+                                       "workload:\n"
+                                       "  trace: {file: jobs_trace.csv, preset: acme}\n"
+                                       "run: {duration: 3d, step_model: analytic}\n");
   ASSERT_EQ(fleetsim_command("run " + gen + " --seed 4 --quiet --out " + (dir / "a")).code, 0);
   ASSERT_EQ(fleetsim_command("run " + replay + " --quiet --out " + (dir / "b")).code, 0);
   const std::string a = read_file(dir / "a/jobs.csv");
@@ -131,8 +133,8 @@ TEST(FleetTraceCli, AGeneratedWorkloadWrittenAsATraceReplaysToTheSameJobs)
 TEST(FleetTraceCli, WorkloadOfASingleJobScenarioIsABadRequest)
 {
   TempDir dir;
-  const auto r = fleetsim_command("workload " + std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/no_failures.yaml --out " +
-                                  (dir / "t.csv"));
+  const auto r = fleetsim_command("workload " + std::string(FLEETSIM_SOURCE_DIR) +
+                                  "/scenarios/no_failures.yaml --out " + (dir / "t.csv"));
   EXPECT_EQ(r.code, 2) << r.text;
   EXPECT_NE(r.text.find("has no workload section"), std::string::npos) << r.text;
 }

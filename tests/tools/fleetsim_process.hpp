@@ -94,4 +94,14 @@ inline std::vector<std::string> lines_of(const std::string& text)
   return out;
 }
 
+/// The comma-separated cells of one CSV line (no quoting: fleetsim's own files have none).
+inline std::vector<std::string> csv_cells(const std::string& line)
+{
+  std::vector<std::string> out;
+  std::stringstream ss(line);
+  for (std::string c; std::getline(ss, c, ',');)
+    out.push_back(c);
+  return out;
+}
+
 }  // namespace fleetsim::testing

@@ -54,24 +54,15 @@ struct Csv {
   }
 };
 
-std::vector<std::string> split(const std::string& line)
-{
-  std::vector<std::string> cells;
-  std::istringstream in(line);
-  for (std::string c; std::getline(in, c, ',');)
-    cells.push_back(c);
-  return cells;
-}
-
 Csv read_csv(const std::string& path)
 {
   Csv csv;
   std::istringstream in(read_file(path));
   std::string line;
   std::getline(in, line);
-  csv.header = split(line);
+  csv.header = fleetsim::testing::csv_cells(line);
   while (std::getline(in, line))
-    csv.rows.push_back(split(line));
+    csv.rows.push_back(fleetsim::testing::csv_cells(line));
   return csv;
 }
 

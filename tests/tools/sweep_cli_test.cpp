@@ -14,6 +14,7 @@
 namespace {
 
 namespace fs = std::filesystem;
+using fleetsim::testing::csv_cells;
 using fleetsim::testing::lines_of;
 using fleetsim::testing::read_file;
 using fleetsim::testing::TempDir;
@@ -30,15 +31,6 @@ std::string sweep_file(const TempDir& tmp, int replicas)
   return tmp.write("sweep.yaml", "base: " + kLemons + "\nreplicas: " + std::to_string(replicas) +
                                      "\nset: {run.duration: 20d}\nvary:\n  lemons.retire_after: [0, 3]\n"
                                      "  spares.nodes: [0, 2]\n");
-}
-
-std::vector<std::string> cells(const std::string& line)
-{
-  std::vector<std::string> out;
-  std::stringstream ss(line);
-  for (std::string c; std::getline(ss, c, ',');)
-    out.push_back(c);
-  return out;
 }
 
 TEST(CliSweep, WritesOneResultRowPerPointAndOneReplicaRowPerSeed)
@@ -63,7 +55,7 @@ TEST(CliSweep, WritesOneResultRowPerPointAndOneReplicaRowPerSeed)
     EXPECT_EQ(j["seed"].get<int>(), seed);
     sum += j["ettr"].get<double>();
   }
-  const auto row = cells(results[4]);
+  const auto row = csv_cells(results[4]);
   ASSERT_EQ(row[0], "3");
   ASSERT_EQ(row[1], "2");
   EXPECT_NEAR(std::stod(row[3]), sum / 3, 1e-9);
@@ -178,17 +170,17 @@ TEST(CliSweep, ReportsTheTimeToATokenTargetAndLeavesItBlankWhereAReplicaMissedIt
   ASSERT_EQ(r.code, 0) << r.text;
   const auto results = lines_of(read_file(fs::path(out) / "results.csv"));
   ASSERT_EQ(results.size(), 3u);
-  const auto header = cells(results[0]);
+  const auto header = csv_cells(results[0]);
   const auto at = [&](const std::string& name) {
     return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
   };
   ASSERT_LT(at("time_to_target_h_mean"), header.size());
-  const auto reached = cells(results[1]);
+  const auto reached = csv_cells(results[1]);
   const double hours = std::stod(reached[at("time_to_target_h_mean")]);
   EXPECT_GT(hours, 10 * 24.0);
   EXPECT_LT(hours, 16 * 24.0);
   EXPECT_EQ(reached[at("target_reached_mean")], "1");
-  const auto missed = cells(results[2] + ",");  // a trailing empty cell survives the split
+  const auto missed = csv_cells(results[2] + ",");  // a trailing empty cell survives the split
   EXPECT_EQ(missed[at("time_to_target_h_mean")], "") << results[2];
   EXPECT_EQ(missed[at("time_to_target_h_ci95")], "") << results[2];
   EXPECT_EQ(missed[at("target_reached_mean")], "0");
@@ -232,7 +224,7 @@ TEST(CliSweepPlanners, ClusterSizeSweepEttrFallsWithSizeAndItsConfidenceInterval
     const auto r = sweep(file + " --replicas " + std::to_string(replicas) + " --out " + out + " -j 2 --quiet");
     ASSERT_EQ(r.code, 0) << r.text;
     for (const auto& line : lines_of(read_file(fs::path(out) / "results.csv")))
-      rows[replicas].push_back(cells(line));
+      rows[replicas].push_back(csv_cells(line));
   }
   const auto& header = rows[3][0];
   const auto column = [&](const std::string& name) {
