@@ -92,6 +92,13 @@ void note_swing(EnergyReport& e, Swing s)
 {
   SwingStats& st = e.by_cause[s.cause];
   ++st.count;
+  const double rate = std::fabs(s.delta_w) / s.ramp_s;
+  st.max_ramp_w_per_s = std::max(st.max_ramp_w_per_s, rate);
+  if (rate > e.fastest_ramp_w_per_s) {
+    e.fastest_ramp_w_per_s = rate;
+    e.fastest_ramp_t = s.t;
+    e.fastest_ramp_cause = s.cause;
+  }
   if (std::fabs(s.delta_w) > st.max_w) {
     st.max_w = std::fabs(s.delta_w);
     st.t_max = s.t;
@@ -130,13 +137,10 @@ void finish(EnergyReport& e, const ReplayPower& in)
   const PowerSpec& p = in.spec;
   const double low = std::max(gpu_draw(p, GpuState::Communicate), p.power_floor_w);
   e.step_swing_w = std::max(0.0, gpu_draw(p, GpuState::Compute) - low) * static_cast<double>(in.job_gpus) * p.pue;
-  const double ramp = p.ramp_s > 0 ? p.ramp_s : 1;
-  e.fastest_ramp_w_per_s = e.step_swing_w / ramp;
-  e.fastest_ramp_cause = "step";
-  if (!e.largest.empty() && std::fabs(e.largest.front().delta_w) > e.step_swing_w) {
-    e.fastest_ramp_w_per_s = std::fabs(e.largest.front().delta_w) / ramp;
-    e.fastest_ramp_t = e.largest.front().t;
-    e.fastest_ramp_cause = e.largest.front().cause;
+  if (const double step_rate = e.step_swing_w / p.ramp_s; step_rate >= e.fastest_ramp_w_per_s) {
+    e.fastest_ramp_w_per_s = step_rate;
+    e.fastest_ramp_t = 0;
+    e.fastest_ramp_cause = "step";
   }
   e.mean_w = e.elapsed > 0 ? e.energy.facility() / e.elapsed : 0;
   check_invariant(e.energy_j.empty() ||
@@ -145,6 +149,31 @@ void finish(EnergyReport& e, const ReplayPower& in)
                     return "the rows' energies add up to " + std::to_string(e.energy_j.back()) +
                            " J but the components to " + std::to_string(e.energy.facility()) + " J";
                   });
+}
+
+/// The stagger when row r starts a staggered restart's ramp (0: it does not).
+double stagger_in_row(const std::vector<TimelineRow>& rows, size_t r, const PowerSpec& p)
+{
+  if (p.restart_stagger_s <= 0 || r == 0 || rows[r].phase != Phase::Warmup || trains(rows[r - 1].phase))
+    return 0;
+  return p.restart_stagger_s;
+}
+
+/// `level` with its job's load ramping up linearly over `ramp` s from the start of a row of
+/// `length` s: on average ramp / (2 length) of the job's GPUs still idle, and their traffic not yet
+/// sent; a row cut short by a failure (length < ramp) reached only length / ramp of the load.
+Activity ramped(Activity level, double ramp, double length)
+{
+  const double share = length <= 0 ? 0 : length >= ramp ? ramp / (2 * length) : 1 - length / (2 * ramp);
+  double job = 0;
+  for (double& n : level.job) {
+    job += n;
+    n *= 1 - share;
+  }
+  level.job[kIdle] += job * share;
+  level.scale_up_bps *= 1 - share;
+  level.scale_out_bps *= 1 - share;
+  return level;
 }
 
 }  // namespace
@@ -167,6 +196,7 @@ EnergyReport account_energy(const GoodputReport& report, const TraceLog& log, co
   size_t next = 0;
   double down = 0;
   double cumulative = 0;
+  double before_w = 0;  // the load the previous row settled at
   StorageCursor storage(in.storage);
   for (size_t r = 0; r < report.timeline.size(); ++r) {
     const TimelineRow& row = report.timeline[r];
@@ -178,20 +208,26 @@ EnergyReport account_energy(const GoodputReport& report, const TraceLog& log, co
     }
     if (trains(row.phase))
       down = 0;
-    const Activity a = row_activity(row, in, down, storage.mean(row.t_begin, row.t_end));
+    const double dt = row.t_end - row.t_begin;
+    const Activity level = row_activity(row, in, down, storage.mean(row.t_begin, row.t_end));
+    const double stagger = stagger_in_row(report.timeline, r, in.spec);
+    const Activity a = stagger > 0 ? ramped(level, stagger, dt) : level;
     const PowerDraw d = draw(in.spec, a);
     check_row(a, d, in, r);
-    const double dt = row.t_end - row.t_begin;
+    // Swings compare the load each row settles at (a ramped row's once its groups are up).
+    const double level_w = stagger > 0 ? draw(in.spec, level).facility() : d.facility();
+    const double ramp_s = stagger > 0 ? stagger : in.spec.ramp_s;
     e.energy += d.scaled(dt);
     cumulative += d.facility() * dt;
     if (in.grid != nullptr && !in.grid->empty())
       e.operational_kg += in.grid->operational_kg(d.facility(), row.t_begin, row.t_end);
     e.carbon_kg.push_back(e.operational_kg);
     if (e.rows.empty())  // from the cluster idling before the job starts
-      note_swing(e, {row.t_begin, d.facility() - idle_w, Phase::Waiting, row.phase, "start"});
-    else if (const double before = e.rows.back().facility(); d.facility() != before)
-      note_swing(e, {row.t_begin, d.facility() - before, report.timeline[r - 1].phase, row.phase,
-                     swing_cause(report.timeline[r - 1].phase, row.phase, at)});
+      note_swing(e, {row.t_begin, level_w - idle_w, Phase::Waiting, row.phase, "start", ramp_s});
+    else if (level_w != before_w)
+      note_swing(e, {row.t_begin, level_w - before_w, report.timeline[r - 1].phase, row.phase,
+                     swing_cause(report.timeline[r - 1].phase, row.phase, at), ramp_s});
+    before_w = level_w;
     if (d.facility() > e.peak_w) {
       e.peak_w = d.facility();
       e.peak_t = row.t_begin;

@@ -10,6 +10,9 @@
 //   reload, data_stall idle, the job's processes running;
 //   restart, planned,  idle, the job's processes gone (no power floor);
 //   waiting
+// A staggered restart (power.restart_stagger) brings the job's load up linearly over the stagger at
+// the start of the warmup that follows a recovery: that row's energy counts the ramp, and its swing
+// (the full change of load) takes the stagger, not the ramp time.
 // The job's GPUs are the segment's active GPUs; the GPUs an unexpected failure took down are off from
 // the failure until the job trains again; every other GPU of the cluster (spares included) idles.
 // Each row's draw is constant over the row; the invariant (checked in every build) is that at every
@@ -51,12 +54,14 @@ struct Swing {
   Phase from = Phase::Training;
   Phase to = Phase::Training;
   std::string cause;  // "start", "checkpoint", "failure", "maintenance", "restart", "data_stall", "recovery"
+  double ramp_s = 0;  // how long the change takes: the ramp time, or a staggered restart's stagger
 };
 
 struct SwingStats {
   long count = 0;
   double max_w = 0;  // the largest |delta|
   double t_max = 0;  // when it happened
+  double max_ramp_w_per_s = 0;
 };
 
 struct EnergyReport {

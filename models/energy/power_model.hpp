@@ -37,7 +37,8 @@ struct PowerSpec {
   double gpu_power_limit_w = 0;                                 // 0: none
   double dvfs_exponent = 3;                                     // compute draw above idle grows as speed^exponent
   double power_floor_w = 0;                                     // 0: none
-  double ramp_s = 0.1;  // how long a synchronised change of the job's load takes
+  double ramp_s = 0.1;           // how long a synchronised change of the job's load takes
+  double restart_stagger_s = 0;  // a restart brings the job's GPUs up in groups over this (0: at once)
 };
 
 /// A GPU's draw in `s`, under the power limit.

@@ -57,7 +57,10 @@ ordered_json swings_json(const me::EnergyReport& e)
     largest.push_back(swing_json(s));
   ordered_json by_cause = ordered_json::object();
   for (const auto& [cause, st] : e.by_cause)
-    by_cause[cause] = {{"count", st.count}, {"max_mw", st.max_w / kMega}, {"t_max_s", st.t_max}};
+    by_cause[cause] = {{"count", st.count},
+                       {"max_mw", st.max_w / kMega},
+                       {"t_max_s", st.t_max},
+                       {"max_ramp_mw_per_s", st.max_ramp_w_per_s / kMega}};
   return {{"largest", std::move(largest)}, {"by_cause", std::move(by_cause)}};
 }
 
@@ -114,6 +117,8 @@ ordered_json energy_json(const scenario::Scenario& s, const RunResult& r)
   j["compute_speed"] = me::compute_speed(s.power);
   if (s.power.power_floor_w > 0)
     j["power_floor_w"] = s.power.power_floor_w;
+  if (s.power.restart_stagger_s > 0)
+    j["restart_stagger_s"] = s.power.restart_stagger_s;
   if (ordered_json c = carbon_json(s, r); !c.empty())
     j["carbon"] = std::move(c);
   return j;

@@ -44,6 +44,10 @@ std::vector<ParamSpec> power_parameters()
                "extra is reported as its own component"),
       quantity("power.ramp_time", T, "100ms",
                "how long a synchronised change of the job's load takes at the facility (ramp rate = swing / this)"),
+      quantity("power.restart_stagger", T, "0s",
+               "ramp limiter: after a recovery the job's GPUs start in groups over this time, so its load rises "
+               "linearly instead of at once; no step runs until the last group is up (the stagger is warmup time)",
+               0.0, false),
       // Carbon: operational from the grid's intensity, embodied amortised over the hardware's life.
       text("power.carbon.intensity", std::nullopt,
            "the grid's hourly carbon intensity: a CSV (hour,gco2_per_kwh; hours 0, 1, ... consecutive), relative "

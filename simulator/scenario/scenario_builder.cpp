@@ -345,6 +345,9 @@ void read_power(Reader& r, Scenario& s)
   p.dvfs_exponent = r.number("power.dvfs_exponent");
   p.power_floor_w = watts("power.floor", 0);
   p.ramp_s = r.number("power.ramp_time");
+  p.restart_stagger_s = r.number("power.restart_stagger");
+  // No step completes before the last group of ranks is up: the stagger lengthens each warmup.
+  s.recovery.warmup = s.recovery.warmup + units::Seconds(p.restart_stagger_s);
   for (GpuState st : {GpuState::Communicate, GpuState::Idle, GpuState::Checkpoint, GpuState::Off})
     if (at(st) > compute) {
       const std::string key = "power.gpu." + std::string(models::energy::gpu_state_name(st));

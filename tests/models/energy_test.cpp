@@ -228,6 +228,45 @@ TEST(EnergyAccount, AFloorShrinksTheStepAndCheckpointSwingsAndChargesItsEnergy)
   EXPECT_NEAR(floored.energy.facility() - free.energy.facility(), extra, 1e-6);
 }
 
+TraceLog warmup_run()
+{
+  return {job_seg(0, 100, Phase::Training, true), failure_at(100, 8),
+          job_seg(100, 110, Phase::Detection),    job_seg(110, 130, Phase::Restart),
+          job_seg(130, 140, Phase::Reload),       job_seg(140, 160, Phase::Warmup),
+          job_seg(160, 200, Phase::Training)};
+}
+
+TEST(EnergyAccount, AStaggeredRestartRampsTheWarmupsLoadAndSlowsTheRestartSwing)
+{
+  ReplayPower in = small_cluster();
+  const EnergyReport at_once = account_run(warmup_run(), in);
+  in.spec.restart_stagger_s = 8;
+  const EnergyReport staggered = account_run(warmup_run(), in);
+  ASSERT_EQ(staggered.rows.size(), 6u);
+  // Over the 20 s warmup the load rises for 8 s: on average 8 / 40 of the job's GPUs still idle.
+  const PowerDraw& full = at_once.rows[4];
+  const PowerDraw& ramp = staggered.rows[4];
+  EXPECT_DOUBLE_EQ(ramp.gpu_w[kCompute], full.gpu_w[kCompute] * 0.8);
+  EXPECT_DOUBLE_EQ(ramp.gpu_w[kIdle], full.gpu_w[kIdle] + 0.2 * 16 * 100);
+  EXPECT_DOUBLE_EQ(ramp.network_w, full.network_w * 0.8);
+  EXPECT_NEAR(at_once.energy.facility() - staggered.energy.facility(),
+              20 * (0.2 * (12 * 700 + 4 * 350 - 16 * 100) + 0.2 * full.network_w), 1e-6);
+  // The swing is the whole change of load, taken over the stagger instead of the ramp time; the
+  // warmup's end is no swing (its load is the training's).
+  const SwingStats& a = at_once.by_cause.at("restart");
+  const SwingStats& b = staggered.by_cause.at("restart");
+  EXPECT_EQ(b.count, 1);
+  EXPECT_DOUBLE_EQ(b.max_w, a.max_w);
+  EXPECT_DOUBLE_EQ(b.max_ramp_w_per_s, b.max_w / 8);
+  EXPECT_DOUBLE_EQ(a.max_ramp_w_per_s, a.max_w / 0.1);
+  EXPECT_DOUBLE_EQ(b.max_w, full.facility() - at_once.rows[3].facility());
+  // A 40 s stagger in a 20 s warmup: the load reached half its level, a quarter on average.
+  in.spec.restart_stagger_s = 40;
+  const EnergyReport cut = account_run(warmup_run(), in);
+  EXPECT_DOUBLE_EQ(cut.rows[4].gpu_w[kCompute], full.gpu_w[kCompute] * 0.25);
+  EXPECT_DOUBLE_EQ(cut.by_cause.at("restart").max_ramp_w_per_s, b.max_w / 40);
+}
+
 TEST(EnergyAccount, AGpuLeftOutOfEveryStateBreaksTheInvariant)
 {
   ReplayPower in = small_cluster();

@@ -93,6 +93,25 @@ TEST(CliEnergy, APowerFloorShrinksTheStepSwingAndCostsExactlyItsOwnEnergy)
             a["swings"]["by_cause"]["checkpoint"]["max_mw"].get<double>());
 }
 
+TEST(CliEnergy, AStaggeredRestartSlowsTheRestartRampAndCostsWarmupTime)
+{
+  TempDir tmp;
+  const auto at_once = run_summary(tmp / "once");
+  const auto staggered = run_summary(tmp / "stagger", "--set power.restart_stagger=60s");
+  const auto& a = at_once["energy"]["swings"]["by_cause"]["restart"];
+  const auto& b = staggered["energy"]["swings"]["by_cause"]["restart"];
+  ASSERT_GT(b["count"].get<long>(), 0);
+  EXPECT_NEAR(b["max_ramp_mw_per_s"].get<double>(), b["max_mw"].get<double>() / 60, 1e-9);
+  EXPECT_NEAR(a["max_ramp_mw_per_s"].get<double>(), a["max_mw"].get<double>() / 0.1, 1e-6);
+  // Each recovery's warmup grows by the stagger (less when a failure cuts it): training time lost.
+  const double extra = staggered["time_breakdown_s"]["warmup"].get<double>() -
+                       at_once["time_breakdown_s"]["warmup"].get<double>();
+  EXPECT_GT(extra, 0);
+  EXPECT_LE(extra, 60.0 * staggered["interruptions"]["unexpected"].get<double>() + 1e-6);
+  EXPECT_LT(staggered["ettr"].get<double>(), at_once["ettr"].get<double>());
+  EXPECT_EQ(staggered["energy"]["restart_stagger_s"].get<double>(), 60);
+}
+
 TEST(CliEnergy, TheShippedPowerCapSweepTradesThroughputForPower)
 {
   TempDir tmp;
