@@ -27,8 +27,6 @@ constexpr const char* kBandColor = "#ffcc80";  // opaque, so the render test can
 constexpr const char* kItColor = "#283593";
 constexpr const char* kSwingColor = "#212121";
 
-std::string line_of(const CsvTable& t, std::size_t row) { return t.name() + ":" + std::to_string(row + 2); }
-
 void read_swings(const ordered_json& e, const std::string& what, EnergySummary& s)
 {
   const ordered_json& sw = json_member(e, "swings", "energy", what);
@@ -91,12 +89,12 @@ PowerSeries read_series(const CsvTable& tl)
     const double a = tl.number(i, tb), b = tl.number(i, te), it_mw = tl.number(i, it), fa_mw = tl.number(i, fa),
                  mwh = tl.number(i, en);
     if (i > 0 && std::fabs(a - s.t_end) > kGap)
-      throw InputError(line_of(tl, i) + ": error: the power rows must follow each other: this one begins at " +
+      throw InputError(tl.line(i) + ": error: the power rows must follow each other: this one begins at " +
                        fixed(a, 6) + " s, the previous one ended at " + fixed(s.t_end, 6) + " s");
     if (it_mw < 0 || fa_mw < 0)
-      throw InputError(line_of(tl, i) + ": error: column '" + (it_mw < 0 ? "it_mw" : "facility_mw") + "' is negative");
+      throw InputError(tl.line(i) + ": error: column '" + (it_mw < 0 ? "it_mw" : "facility_mw") + "' is negative");
     if (mwh < s.last_energy_mwh)
-      throw InputError(line_of(tl, i) +
+      throw InputError(tl.line(i) +
                        ": error: column 'energy_mwh' decreases (it is the energy from 0 to the row's end)");
     s.t.push_back(a);
     s.it_mw.push_back(it_mw);

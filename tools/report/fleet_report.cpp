@@ -2,6 +2,7 @@
 
 #include "fleet_charts.hpp"
 #include "fleet_data.hpp"
+#include "fleet_energy_report.hpp"
 #include "html_page.hpp"
 #include "report_inputs.hpp"
 #include "run_report.hpp"
@@ -183,6 +184,9 @@ std::string fleet_report_html(const std::string& dir)
   // Only fleets whose jobs store their checkpoints write storage.csv.
   if (const auto storage = load_storage(dir, json_number_at(d.summary, "window_days", d.summary_name) * 86400))
     body += storage_section(*storage);
+  // Fleet outputs older than the energy model have no power columns and no "energy": no section.
+  if (const auto energy = load_fleet_energy(dir, d.summary, d.summary_name))
+    body += fleet_energy_section(*energy);
   body += "<h2>Wait time by job size</h2>\n" + wait_by_size_section(d);
   body += "<h2>Wait-time distribution</h2>\n" + wait_cdf_section(d);
   body += "<h2>Lost GPU-hours by cause</h2>\n" + lost_section(d);
