@@ -70,7 +70,7 @@ TEST(ReportFleetEnergy, SectionAgreesWithSummaryAndTimeline)
   const auto r = report(dir);
   ASSERT_EQ(r.code, 0) << r.text;
   const std::string html = read_file(fs::path(dir) / "report.html");
-  const std::string section = between(html, kHeading, "<h2>Wait time by job size</h2>");
+  const std::string section = between(html, kHeading, "<h2>Jobs that lost the most GPU-hours</h2>");
   ASSERT_FALSE(section.empty());
   EXPECT_EQ(html.find("http"), std::string::npos);  // self-contained
   const Json summary = Json::parse(read_file(fs::path(dir) / "summary.json"));
