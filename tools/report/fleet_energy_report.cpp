@@ -142,7 +142,7 @@ std::string headline(const FleetEnergy& e)
   };
   if (e.energy_per_token_j)
     f.emplace_back("energy per token", format_number(*e.energy_per_token_j, 4) + " J");
-  if (e.carbon) {
+  if (e.carbon && (e.carbon->operational_t || e.carbon->total_t > 0)) {  // no profile, no embodied: no carbon
     if (e.carbon->operational_t)
       f.emplace_back("operational carbon", tonnes(*e.carbon->operational_t));
     if (e.carbon->mean_intensity_g_per_kwh)
