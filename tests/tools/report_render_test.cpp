@@ -186,6 +186,12 @@ TEST(ReportRender, FleetReportDrawsItsCharts)
   EXPECT_GT(pixels_of(shot.image, 0x0d47a1), 1000u) << "the p99 wait bars (#0d47a1) are missing";
   EXPECT_GT(pixels_of(shot.image, 0x7b3fa0), 1000u) << "the start-up loss bar (#7b3fa0) is missing";
   expect_quiet_console(shot.log);
+  // The energy section, below the lost GPU-hours: the power stacked by component.
+  const Render tall = render(tmp, dir + "/report.html", 3600);
+  ASSERT_EQ(tall.image.width, kWidth) << "no decodable PNG; chromium said:\n" << tall.log;
+  EXPECT_GT(pixels_of(tall.image, 0xe65100), 20000u) << "the gpu_compute layer (#e65100) is missing";
+  EXPECT_GT(pixels_of(tall.image, 0x5c6bc0), 20000u) << "the node layer (#5c6bc0) is missing";
+  expect_quiet_console(tall.log);
 }
 
 TEST(ReportRender, SweepReportDrawsItsCurves)

@@ -1,5 +1,6 @@
 #include "energy_report.hpp"
 
+#include "energy_parts.hpp"
 #include "fleet_charts.hpp"
 #include "html_page.hpp"
 #include "run_report.hpp"
@@ -26,109 +27,54 @@ constexpr const char* kBandColor = "#ffcc80";  // opaque, so the render test can
 constexpr const char* kItColor = "#283593";
 constexpr const char* kSwingColor = "#212121";
 
-std::string line_of(const CsvTable& t, std::size_t row) { return t.name() + ":" + std::to_string(row + 2); }
-
-[[noreturn]] void bad(const std::string& what, const std::string& path, const char* problem)
-{
-  throw InputError(what + ": error: '" + path + "' " + problem);
-}
-
-const ordered_json& member(const ordered_json& j, const std::string& key, const std::string& path,
-                           const std::string& what)
-{
-  if (!j.is_object() || !j.contains(key))
-    bad(what, path + "." + key, "is missing");
-  return j[key];
-}
-
-double number_in(const ordered_json& j, const std::string& key, const std::string& path, const std::string& what)
-{
-  const ordered_json& v = member(j, key, path, what);
-  if (!v.is_number())
-    bad(what, path + "." + key, "is not a number");
-  return v.get<double>();
-}
-
-std::string string_in(const ordered_json& j, const std::string& key, const std::string& path, const std::string& what)
-{
-  const ordered_json& v = member(j, key, path, what);
-  if (!v.is_string())
-    bad(what, path + "." + key, "is not a string");
-  return v.get<std::string>();
-}
-
-// Absent or null: nullopt (a run without tokens has no J per token; a scenario without a power limit no limit).
-std::optional<double> optional_in(const ordered_json& j, const std::string& key, const std::string& what)
-{
-  if (!j.contains(key) || j[key].is_null())
-    return std::nullopt;
-  return number_in(j, key, "energy", what);
-}
-
-std::vector<std::pair<std::string, double>> mwh_in(const ordered_json& e, const std::string& key,
-                                                   const std::string& what)
-{
-  const ordered_json& o = member(e, key, "energy", what);
-  if (!o.is_object())
-    bad(what, "energy." + key, "is not an object");
-  std::vector<std::pair<std::string, double>> out;
-  for (const auto& [k, v] : o.items()) {
-    const double mwh = number_in(o, k, "energy." + key, what);
-    if (mwh < 0)
-      bad(what, "energy." + key + "." + k, "is negative");
-    out.emplace_back(k, mwh);
-  }
-  return out;
-}
-
 void read_swings(const ordered_json& e, const std::string& what, EnergySummary& s)
 {
-  const ordered_json& sw = member(e, "swings", "energy", what);
-  const ordered_json& largest = member(sw, "largest", "energy.swings", what);
+  const ordered_json& sw = json_member(e, "swings", "energy", what);
+  const ordered_json& largest = json_member(sw, "largest", "energy.swings", what);
   if (!largest.is_array())
-    bad(what, "energy.swings.largest", "is not an array");
+    bad_value(what, "energy.swings.largest", "is not an array");
   for (std::size_t i = 0; i < largest.size(); ++i) {
     const std::string path = "energy.swings.largest[" + std::to_string(i) + "]";
     const ordered_json& x = largest[i];
-    s.largest.push_back({number_in(x, "t_s", path, what), number_in(x, "delta_mw", path, what),
-                         string_in(x, "from", path, what), string_in(x, "to", path, what),
-                         string_in(x, "cause", path, what)});
+    s.largest.push_back({json_number_in(x, "t_s", path, what), json_number_in(x, "delta_mw", path, what),
+                         json_string_in(x, "from", path, what), json_string_in(x, "to", path, what),
+                         json_string_in(x, "cause", path, what)});
   }
-  const ordered_json& by_cause = member(sw, "by_cause", "energy.swings", what);
+  const ordered_json& by_cause = json_member(sw, "by_cause", "energy.swings", what);
   if (!by_cause.is_object())
-    bad(what, "energy.swings.by_cause", "is not an object");
+    bad_value(what, "energy.swings.by_cause", "is not an object");
   for (const auto& [cause, c] : by_cause.items()) {
     const std::string path = "energy.swings.by_cause." + cause;
-    s.by_cause.push_back({cause, number_in(c, "count", path, what), number_in(c, "max_mw", path, what),
-                          number_in(c, "t_max_s", path, what)});
+    s.by_cause.push_back({cause, json_number_in(c, "count", path, what), json_number_in(c, "max_mw", path, what),
+                          json_number_in(c, "t_max_s", path, what)});
   }
 }
 
 EnergySummary read_summary(const ordered_json& e, const std::string& what)
 {
   EnergySummary s;
-  s.facility_mwh = number_in(e, "facility_mwh", "energy", what);
-  s.it_mwh = number_in(e, "it_mwh", "energy", what);
-  s.mean_mw = number_in(e, "mean_mw", "energy", what);
-  s.step_swing_mw = number_in(e, "step_swing_mw", "energy", what);
-  const ordered_json& peak = member(e, "peak_mw", "energy", what);
-  s.peak_mw = number_in(peak, "mw", "energy.peak_mw", what);
-  s.peak_t_s = number_in(peak, "t_s", "energy.peak_mw", what);
-  s.peak_phase = string_in(peak, "phase", "energy.peak_mw", what);
-  const ordered_json& ramp = member(e, "fastest_ramp", "energy", what);
-  s.ramp_mw_per_s = number_in(ramp, "mw_per_s", "energy.fastest_ramp", what);
-  s.ramp_t_s = number_in(ramp, "t_s", "energy.fastest_ramp", what);
-  s.ramp_time_s = number_in(ramp, "ramp_time_s", "energy.fastest_ramp", what);
-  s.ramp_cause = string_in(ramp, "cause", "energy.fastest_ramp", what);
-  s.joules_per_token = optional_in(e, "joules_per_token", what);
-  s.peak_instant_mw = optional_in(e, "peak_instant_mw", what);
-  s.compute_fraction = optional_in(e, "compute_fraction", what);
-  s.pue = optional_in(e, "pue", what);
-  s.compute_speed = optional_in(e, "compute_speed", what);
-  s.gpu_power_limit_w = optional_in(e, "gpu_power_limit_w", what);
-  s.power_floor_w = optional_in(e, "power_floor_w", what);
-  s.by_component_mwh = mwh_in(e, "by_component_mwh", what);
-  s.by_phase_mwh = mwh_in(e, "by_phase_mwh", what);
+  s.facility_mwh = json_number_in(e, "facility_mwh", "energy", what);
+  s.it_mwh = json_number_in(e, "it_mwh", "energy", what);
+  s.mean_mw = json_number_in(e, "mean_mw", "energy", what);
+  s.step_swing_mw = json_number_in(e, "step_swing_mw", "energy", what);
+  const ordered_json& peak = json_member(e, "peak_mw", "energy", what);
+  s.peak_mw = json_number_in(peak, "mw", "energy.peak_mw", what);
+  s.peak_t_s = json_number_in(peak, "t_s", "energy.peak_mw", what);
+  s.peak_phase = json_string_in(peak, "phase", "energy.peak_mw", what);
+  const ordered_json& ramp = json_member(e, "fastest_ramp", "energy", what);
+  s.ramp_mw_per_s = json_number_in(ramp, "mw_per_s", "energy.fastest_ramp", what);
+  s.ramp_t_s = json_number_in(ramp, "t_s", "energy.fastest_ramp", what);
+  s.ramp_time_s = json_number_in(ramp, "ramp_time_s", "energy.fastest_ramp", what);
+  s.ramp_cause = json_string_in(ramp, "cause", "energy.fastest_ramp", what);
+  s.joules_per_token = json_optional_in(e, "joules_per_token", "energy", what);
+  s.peak_instant_mw = json_optional_in(e, "peak_instant_mw", "energy", what);
+  s.compute_fraction = json_optional_in(e, "compute_fraction", "energy", what);
+  s.pue = json_optional_in(e, "pue", "energy", what);
+  s.compute_speed = json_optional_in(e, "compute_speed", "energy", what);
+  s.gpu_power_limit_w = json_optional_in(e, "gpu_power_limit_w", "energy", what);
+  s.power_floor_w = json_optional_in(e, "power_floor_w", "energy", what);
+  s.by_component_mwh = json_mwh_in(e, "by_component_mwh", "energy", what);
+  s.by_phase_mwh = json_mwh_in(e, "by_phase_mwh", "energy", what);
   read_swings(e, what, s);
   return s;
 }
@@ -143,12 +89,12 @@ PowerSeries read_series(const CsvTable& tl)
     const double a = tl.number(i, tb), b = tl.number(i, te), it_mw = tl.number(i, it), fa_mw = tl.number(i, fa),
                  mwh = tl.number(i, en);
     if (i > 0 && std::fabs(a - s.t_end) > kGap)
-      throw InputError(line_of(tl, i) + ": error: the power rows must follow each other: this one begins at " +
+      throw InputError(tl.line(i) + ": error: the power rows must follow each other: this one begins at " +
                        fixed(a, 6) + " s, the previous one ended at " + fixed(s.t_end, 6) + " s");
     if (it_mw < 0 || fa_mw < 0)
-      throw InputError(line_of(tl, i) + ": error: column '" + (it_mw < 0 ? "it_mw" : "facility_mw") + "' is negative");
+      throw InputError(tl.line(i) + ": error: column '" + (it_mw < 0 ? "it_mw" : "facility_mw") + "' is negative");
     if (mwh < s.last_energy_mwh)
-      throw InputError(line_of(tl, i) +
+      throw InputError(tl.line(i) +
                        ": error: column 'energy_mwh' decreases (it is the energy from 0 to the row's end)");
     s.t.push_back(a);
     s.it_mw.push_back(it_mw);
@@ -161,35 +107,14 @@ PowerSeries read_series(const CsvTable& tl)
   return s;
 }
 
-std::string mw(double v) { return format_number(v, 4) + " MW"; }
 std::string signed_mw(double v)
 {
   std::string out(v < 0 ? "-" : "+");  // not "literal" + std::string: GCC 12 warns about those
   return out + mw(std::fabs(v));
 }
-std::string mwh(double v) { return (std::fabs(v) >= 1000 ? grouped(v) : format_number(v, 4)) + " MWh"; }
 std::string swing_text(const PowerSwing& s)
 {
   return signed_mw(s.delta_mw) + " at " + format_duration(s.t_s) + " (" + s.cause + ": " + s.from + " → " + s.to + ")";
-}
-
-double sum_of(const std::vector<std::pair<std::string, double>>& parts)
-{
-  double total = 0;
-  for (const auto& [name, v] : parts)
-    total += v;
-  return total;
-}
-
-std::string component_color(const std::string& name, std::size_t i)
-{
-  static const std::map<std::string, std::string> colors = {{"gpu_compute", "#e65100"}, {"gpu_communicate", "#fb8c00"},
-                                                            {"gpu_idle", "#ffb74d"},    {"gpu_checkpoint", "#1f6fb4"},
-                                                            {"gpu_off", "#bdbdbd"},     {"power_floor", "#8d6e63"},
-                                                            {"node", "#5c6bc0"},        {"network", "#26a69a"},
-                                                            {"storage", "#7e57c2"},     {"overhead", "#90a4ae"}};
-  const auto it = colors.find(name);
-  return it != colors.end() ? it->second : palette(i + 3);
 }
 
 std::string headline(const EnergySummary& s)
@@ -316,45 +241,6 @@ std::string power_chart(const EnergyData& d, int& columns)
   return legend(items) + p.svg("facility and IT power over time");
 }
 
-// Horizontal bars of `parts` in MWh, each labelled with its MWh and share of `total`.
-std::string share_bars(const std::vector<std::pair<std::string, double>>& parts, double total,
-                       const std::vector<std::string>& colors, const std::string& label)
-{
-  const double row = 20;
-  Plot p(570, 24 + row * static_cast<double>(parts.size()) + 36, 120, 130, 10, 36);
-  double hi = 1e-9;
-  for (const auto& [name, v] : parts)
-    hi = std::max(hi, v);
-  const Domain xd = nice_domain(0, hi, 4);
-  p.set_scales(Scale::linear(0, xd.hi, p.left(), p.right()), Scale::categorical(parts.size(), p.top(), p.bottom()));
-  p.axes(labelled_ticks(nice_ticks(0, xd.hi, 4)), {}, "MWh", "");
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    const auto& [name, v] = parts[i];
-    const double yc = p.y(static_cast<double>(i));
-    const std::string share = total > 0 ? percent(v / total) : "-";
-    p.text_px(p.left() - 6, yc + 4, name, "end");
-    p.rect_px(p.left(), yc - 6, p.x(v) - p.left(), 12, colors[i], name + ": " + mwh(v) + ", " + share);
-    p.text_px(p.x(v) + 4, yc + 4, mwh(v) + " · " + share);
-  }
-  return p.svg(label);
-}
-
-std::string components_column(const EnergySummary& s)
-{
-  const auto& parts = s.by_component_mwh;
-  const double total = sum_of(parts);
-  std::vector<std::string> colors;
-  std::vector<std::vector<Cell>> rows;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    colors.push_back(component_color(parts[i].first, i));
-    rows.push_back({Cell(parts[i].first, colors.back()), mwh(parts[i].second),
-                    total > 0 ? percent(parts[i].second / total) : "-"});
-  }
-  rows.push_back({"total", mwh(total), "100.0%"});
-  return "<h3>Energy by component</h3>" + share_bars(parts, total, colors, "energy by component") +
-         table({"component", "energy", "share"}, rows, "energy-components");
-}
-
 std::string phases_column(const EnergyData& d)
 {
   const auto& parts = d.summary.by_phase_mwh;
@@ -416,16 +302,8 @@ std::string closure_note(const EnergyData& d)
 std::optional<EnergyData> load_energy(const CsvTable& timeline, const nlohmann::ordered_json& summary,
                                       const std::string& summary_name)
 {
-  const bool columns = timeline.has_column("it_mw") || timeline.has_column("facility_mw") ||
-                       timeline.has_column("energy_mwh");
-  const bool object = summary.is_object() && summary.contains("energy");
-  if (!columns && !object)
+  if (!has_energy_outputs(timeline, summary, summary_name))
     return std::nullopt;
-  if (!object)
-    throw InputError(summary_name + ": error: 'energy' is missing (" + timeline.name() +
-                     " has the power columns it_mw, facility_mw, energy_mwh)");
-  if (!summary["energy"].is_object())
-    bad(summary_name, "energy", "is not an object");
   EnergyData d;
   d.summary = read_summary(summary["energy"], summary_name);
   d.series = read_series(timeline);  // a missing power column: "timeline.csv:1: error: no column ..."
@@ -469,7 +347,8 @@ std::string energy_section(const EnergyData& d)
                                   : "the " + s.ramp_cause + " swing at " + format_duration(s.ramp_t_s)) +
           ", taken over the " + format_number(s.ramp_time_s, 3) + " s ramp time. " + closure_note(d);
   out += "<p class=\"note\">" + html_escape(note) + "</p>\n" + chart;
-  out += "<div class=\"row\"><div>" + components_column(s) + "</div><div>" + phases_column(d) + "</div></div>\n";
+  out += "<div class=\"row\"><div>" + components_column(s.by_component_mwh) + "</div><div>" + phases_column(d) +
+         "</div></div>\n";
   return out + swings_tables(s);
 }
 

@@ -20,8 +20,6 @@ std::string required_file(const std::string& dir, const char* name)
   return path;
 }
 
-std::string line_of(const CsvTable& t, std::size_t row) { return t.name() + ":" + std::to_string(row + 2); }
-
 void read_timeline(FleetData& d, const std::string& path)
 {
   const CsvTable t = CsvTable::read(path);
@@ -32,7 +30,7 @@ void read_timeline(FleetData& d, const std::string& path)
     const FleetTimelineRow r{t.number(i, tb), t.number(i, te), t.number(i, al), t.number(i, tr),
                              t.number(i, id), t.number(i, sp), t.number(i, dn), t.number(i, dw)};
     if (r.t_end < r.t_begin || (i > 0 && r.t_begin < d.t_end - 1e-6))
-      throw InputError(line_of(t, i) + ": error: intervals must follow each other in time");
+      throw InputError(t.line(i) + ": error: intervals must follow each other in time");
     if (i == 0)
       d.t_begin = r.t_begin;
     d.t_end = r.t_end;
@@ -92,7 +90,7 @@ void read_jobs(FleetData& d, const std::string& path, std::size_t top)
     if (!t.blank(i, st)) {
       const double wait = t.number(i, wa);
       if (wait < 0)
-        throw InputError(line_of(t, i) + ": error: job '" + t.row(i)[id] + "' started but its wait_s is negative");
+        throw InputError(t.line(i) + ": error: job '" + t.row(i)[id] + "' started but its wait_s is negative");
       d.waits.push_back(wait);
     }
     double sum = 0;

@@ -2,6 +2,7 @@
 
 #include "fleet_charts.hpp"
 #include "fleet_data.hpp"
+#include "fleet_energy_report.hpp"
 #include "html_page.hpp"
 #include "report_inputs.hpp"
 #include "run_report.hpp"
@@ -186,6 +187,9 @@ std::string fleet_report_html(const std::string& dir)
   body += "<h2>Wait time by job size</h2>\n" + wait_by_size_section(d);
   body += "<h2>Wait-time distribution</h2>\n" + wait_cdf_section(d);
   body += "<h2>Lost GPU-hours by cause</h2>\n" + lost_section(d);
+  // Fleet outputs older than the energy model have no power columns and no "energy": no section.
+  if (const auto energy = load_fleet_energy(dir, d.summary, d.summary_name))
+    body += fleet_energy_section(*energy);
   body += "<h2>Jobs that lost the most GPU-hours</h2>\n" + top_jobs_section(d);
   body += "<h2>More figures</h2>\n" + more_section(d);
   return html_page("fleetsim report: " + json_string_at(d.summary, "scenario", "fleet"), body);

@@ -35,6 +35,8 @@ public:
   /// replica did not reach).
   [[nodiscard]] bool blank(std::size_t row, std::size_t col) const { return rows_.at(row).at(col).empty(); }
   [[nodiscard]] const std::string& name() const { return name_; }
+  /// "name:line" of data row `row` (the header is line 1), for messages.
+  [[nodiscard]] std::string line(std::size_t row) const { return name_ + ":" + std::to_string(row + 2); }
 
 private:
   std::string name_;
