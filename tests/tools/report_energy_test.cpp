@@ -153,43 +153,22 @@ TEST(ReportEnergy, MalformedEnergyValuesExitTwoWithTheFileAndLine)
 {
   TempDir tmp;
   const std::string dir = replay(tmp, "1d");
-  const Csv tl = read_csv(fs::path(dir) / "timeline.csv");
-  const std::string summary = read_file(fs::path(dir) / "summary.json");
-  ASSERT_GT(tl.rows.size(), 10u);
-  const auto expect_error = [&](const std::string& message) {
-    const auto r = report(dir);
-    EXPECT_EQ(r.code, 2);
-    EXPECT_NE(r.text.find(message), std::string::npos) << r.text;
-    EXPECT_FALSE(fs::exists(fs::path(dir) / "report.html"));
-  };
-  const auto with_cell = [&](std::size_t row, const std::string& column, const std::string& value) {
-    Csv bad = tl;
-    bad.rows[row][bad.col(column)] = value;
-    tmp.write("run/timeline.csv", write_csv(bad, bad.header.size()));
-  };
-  with_cell(4, "facility_mw", "high");  // row 4 is line 6
-  expect_error("timeline.csv:6: error: column 'facility_mw' is not a number: 'high'");
-  with_cell(4, "it_mw", "-1.0");
-  expect_error("timeline.csv:6: error: column 'it_mw' is negative");
-  with_cell(7, "energy_mwh", "0.000001");
-  expect_error("timeline.csv:9: error: column 'energy_mwh' decreases");
-  tmp.write("run/timeline.csv", write_csv(tl, tl.header.size()));
-  Json j = Json::parse(summary);
-  j["energy"]["peak_mw"]["mw"] = "high";
-  tmp.write("run/summary.json", j.dump(1));
-  expect_error("summary.json: error: 'energy.peak_mw.mw' is not a number");
-  j = Json::parse(summary);
-  j["energy"]["by_component_mwh"]["node"] = -3;
-  tmp.write("run/summary.json", j.dump(1));
-  expect_error("summary.json: error: 'energy.by_component_mwh.node' is negative");
-  j = Json::parse(summary);
-  j["energy"]["swings"]["largest"][0].erase("cause");
-  tmp.write("run/summary.json", j.dump(1));
-  expect_error("summary.json: error: 'energy.swings.largest[0].cause' is missing");
-  // Unknown keys (a carbon object, say) are ignored.
-  j = Json::parse(summary);
-  j["energy"]["carbon"] = {{"tonnes_co2", 12.5}};
-  tmp.write("run/summary.json", j.dump(1));
+  fleetsim::testing::BrokenDir broken(dir);
+  ASSERT_GT(broken.timeline().rows.size(), 10u);
+  broken.cell(4, "facility_mw", "high");  // row 4 is line 6
+  broken.expect_error("timeline.csv:6: error: column 'facility_mw' is not a number: 'high'");
+  broken.cell(4, "it_mw", "-1.0");
+  broken.expect_error("timeline.csv:6: error: column 'it_mw' is negative");
+  broken.cell(7, "energy_mwh", "0.000001");
+  broken.expect_error("timeline.csv:9: error: column 'energy_mwh' decreases");
+  broken.summary([](Json& j) { j["energy"]["peak_mw"]["mw"] = "high"; });
+  broken.expect_error("summary.json: error: 'energy.peak_mw.mw' is not a number");
+  broken.summary([](Json& j) { j["energy"]["by_component_mwh"]["node"] = -3; });
+  broken.expect_error("summary.json: error: 'energy.by_component_mwh.node' is negative");
+  broken.summary([](Json& j) { j["energy"]["swings"]["largest"][0].erase("cause"); });
+  broken.expect_error("summary.json: error: 'energy.swings.largest[0].cause' is missing");
+  // Unknown keys (an object of a later version, say) are ignored.
+  broken.summary([](Json& j) { j["energy"]["later"] = {{"tonnes_co2", 12.5}}; });
   const auto r = report(dir);
   EXPECT_EQ(r.code, 0) << r.text;
   EXPECT_NE(read_file(fs::path(dir) / "report.html").find("<h2 id=\"energy\">Energy and power</h2>"),

@@ -165,39 +165,19 @@ TEST(ReportFleetEnergy, FleetDirectoryWithoutEnergyRendersWithoutTheSection)
 TEST(ReportFleetEnergy, MalformedEnergyValuesExitTwoWithTheFileAndLine)
 {
   TempDir tmp;
-  const std::string dir = carbon_aware_fleet(tmp);
-  const Csv tl = read_csv(fs::path(dir) / "timeline.csv");
-  const std::string summary = read_file(fs::path(dir) / "summary.json");
-  const auto expect_error = [&](const std::string& message) {
-    const auto r = report(dir);
-    EXPECT_EQ(r.code, 2);
-    EXPECT_NE(r.text.find(message), std::string::npos) << r.text;
-    EXPECT_FALSE(fs::exists(fs::path(dir) / "report.html"));
-  };
-  const auto with_cell = [&](std::size_t at, const std::string& column, const std::string& value) {
-    Csv bad = tl;
-    bad.rows[at][bad.col(column)] = value;
-    tmp.write("fleet/timeline.csv", write_csv(bad, bad.header.size()));
-  };
-  with_cell(4, "node_mw", "lots");  // row 4 is line 6
-  expect_error("timeline.csv:6: error: column 'node_mw' is not a number: 'lots'");
-  with_cell(4, "gpu_idle_mw", "-0.5");
-  expect_error("timeline.csv:6: error: column 'gpu_idle_mw' is negative");
-  with_cell(7, "carbon_kg", "1.0");
-  expect_error("timeline.csv:9: error: column 'carbon_kg' decreases");
-  tmp.write("fleet/timeline.csv", write_csv(tl, tl.header.size()));
-  Json j = Json::parse(summary);
-  j["energy"]["peak_mw"]["mw"] = "high";
-  tmp.write("fleet/summary.json", j.dump(1));
-  expect_error("summary.json: error: 'energy.peak_mw.mw' is not a number");
-  j = Json::parse(summary);
-  j["energy"]["carbon"].erase("embodied_t");
-  tmp.write("fleet/summary.json", j.dump(1));
-  expect_error("summary.json: error: 'energy.carbon.embodied_t' is missing");
-  j = Json::parse(summary);
-  j["carbon_aware"]["deferral_s"]["mean"] = nullptr;
-  tmp.write("fleet/summary.json", j.dump(1));
-  expect_error("summary.json: error: 'carbon_aware.deferral_s.mean' is not a number");
+  fleetsim::testing::BrokenDir broken(carbon_aware_fleet(tmp));
+  broken.cell(4, "node_mw", "lots");  // row 4 is line 6
+  broken.expect_error("timeline.csv:6: error: column 'node_mw' is not a number: 'lots'");
+  broken.cell(4, "gpu_idle_mw", "-0.5");
+  broken.expect_error("timeline.csv:6: error: column 'gpu_idle_mw' is negative");
+  broken.cell(7, "carbon_kg", "1.0");
+  broken.expect_error("timeline.csv:9: error: column 'carbon_kg' decreases");
+  broken.summary([](Json& j) { j["energy"]["peak_mw"]["mw"] = "high"; });
+  broken.expect_error("summary.json: error: 'energy.peak_mw.mw' is not a number");
+  broken.summary([](Json& j) { j["energy"]["carbon"].erase("embodied_t"); });
+  broken.expect_error("summary.json: error: 'energy.carbon.embodied_t' is missing");
+  broken.summary([](Json& j) { j["carbon_aware"]["deferral_s"]["mean"] = nullptr; });
+  broken.expect_error("summary.json: error: 'carbon_aware.deferral_s.mean' is not a number");
 }
 
 }  // namespace

@@ -4,8 +4,13 @@
 
 #include "fleetsim_process.hpp"
 
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cstddef>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -73,5 +78,50 @@ inline std::vector<std::string> shares_of(const std::string& table)
     out.pop_back();
   return out;
 }
+
+#ifdef FLEETSIM_BINARY
+/// An output directory broken on purpose, one value at a time, and the report's refusal of it: exit
+/// 2, the message, and no report.html. Each change starts from the files as the run wrote them.
+class BrokenDir {
+public:
+  explicit BrokenDir(std::string dir)
+      : dir_(std::move(dir)), timeline_(read_csv(dir_ + "/timeline.csv")), summary_(read_file(dir_ + "/summary.json"))
+  {}
+  [[nodiscard]] const Csv& timeline() const { return timeline_; }
+  /// timeline.csv with one cell changed.
+  void cell(std::size_t row, const std::string& column, const std::string& value)
+  {
+    Csv bad = timeline_;
+    bad.rows.at(row).at(bad.col(column)) = value;
+    write("timeline.csv", write_csv(bad, bad.header.size()));
+    write("summary.json", summary_);
+  }
+  /// summary.json as `edit` leaves it.
+  template <class Edit>
+  void summary(Edit edit)
+  {
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(summary_);
+    edit(j);
+    write("timeline.csv", write_csv(timeline_, timeline_.header.size()));
+    write("summary.json", j.dump(1));
+  }
+  void expect_error(const std::string& message) const
+  {
+    const auto r = fleetsim_command("report " + dir_);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.text.find(message), std::string::npos) << r.text;
+    EXPECT_FALSE(std::filesystem::exists(dir_ + "/report.html"));
+  }
+
+private:
+  void write(const std::string& name, const std::string& text) const
+  {
+    std::ofstream(dir_ + "/" + name, std::ios::binary) << text;
+  }
+  std::string dir_;
+  Csv timeline_;
+  std::string summary_;
+};
+#endif
 
 }  // namespace fleetsim::testing
