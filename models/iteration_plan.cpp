@@ -1,5 +1,7 @@
 #include "iteration_plan.hpp"
 
+#include "layer_cost.hpp"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -132,7 +134,22 @@ IterationPlan make_iteration_plan(const StepInputs& in)
   const double per_pass = plan.flops_per_token * plan.tokens_per_step / gpus /
                           (static_cast<double>(plan.micro_batches) * l.virtual_stages);
   plan.forward_flops = per_pass / 3.0;
-  plan.backward_flops = per_pass * 2.0 / 3.0;
+  plan.hardware_flops_per_token = hardware_flops_per_token(w);
+  const double recomputed = (plan.hardware_flops_per_token - plan.flops_per_token) * plan.tokens_per_step / gpus /
+                            (static_cast<double>(plan.micro_batches) * l.virtual_stages);
+  plan.backward_flops = per_pass * 2.0 / 3.0 + recomputed;
+  const Accelerator& a = in.accelerator;
+  if (a.gemm_curve.enabled()) {
+    const LayerCost c = layer_cost(in);
+    const double layers_per_chunk = static_cast<double>(w.layers) / (static_cast<double>(l.pp) * l.virtual_stages);
+    const double logits = logits_forward_seconds(in) / (static_cast<double>(l.pp) * l.virtual_stages);
+    plan.forward_work = (layers_per_chunk * c.forward_s + logits) * a.peak_flops.si();
+    plan.backward_work = (layers_per_chunk * c.backward_s + 2.0 * logits) * a.peak_flops.si();
+  } else {
+    plan.forward_work = plan.forward_flops / (a.gemm_efficiency * a.speed);
+    plan.backward_work = plan.backward_flops / (a.gemm_efficiency * a.speed);
+  }
+  plan.tp_overlap = in.fabric.tp_overlap;
   // Megatron tensor parallelism: two all-reduces per layer in each pass (after attention, after MLP).
   plan.tp_allreduces_per_pass = l.tp > 1 ? 2.0 * w.layers / (static_cast<double>(l.pp) * l.virtual_stages) : 0.0;
   plan.cp_gathers_per_pass = l.cp > 1 ? static_cast<double>(w.layers) / (static_cast<double>(l.pp) * l.virtual_stages)
@@ -213,7 +230,7 @@ StepBreakdown decompose_played_iteration(const IterationPlan& plan, const Played
   b.tokens_per_step = plan.tokens_per_step;
   b.compute = Seconds(played.compute);
   const double passes = 2.0 * plan.micro_batches * plan.layout.virtual_stages;
-  b.tp_comm = Seconds(passes * played.blocking_per_pass[0]);
+  b.tp_comm = Seconds(passes * (played.blocking_per_pass[0] + played.tp_hidden_per_pass));
   b.cp_comm = Seconds(passes * played.blocking_per_pass[1]);
   b.ep_comm = Seconds(passes * played.blocking_per_pass[2]);
   const double dp_exposed = played.makespan - played.makespan_free_dp;
@@ -222,14 +239,16 @@ StepBreakdown decompose_played_iteration(const IterationPlan& plan, const Played
   b.dp_comm = Seconds(std::max(played.own_dp, dp_exposed));
   const Seconds blocking = b.tp_comm + b.cp_comm + b.ep_comm;
   b.comm = blocking + b.pp_comm + b.dp_comm;
-  b.comm_exposed = blocking + Seconds(pp_exposed + dp_exposed);
+  b.comm_exposed = blocking + Seconds(pp_exposed + dp_exposed) - Seconds(passes * played.tp_hidden_per_pass);
   b.overlap = b.comm - b.comm_exposed;
   b.bubble = Seconds(played.makespan_free_net) - b.compute - blocking;
   b.barrier = Seconds(played.barrier);
   b.sync = b.bubble + b.barrier;
   b.step_time = Seconds(played.makespan + played.barrier);
   const double gpus = static_cast<double>(plan.layout.gpus());
+  b.hardware_flops_per_token = plan.hardware_flops_per_token;
   b.mfu = plan.flops_per_token * plan.tokens_per_step / (gpus * peak_flops.si() * b.step_time.si());
+  b.hfu = plan.hardware_flops_per_token * plan.tokens_per_step / (gpus * peak_flops.si() * b.step_time.si());
   b.compute_fraction = b.compute / b.step_time;
   b.binding_term = binding_term(b);
   return b;

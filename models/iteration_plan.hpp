@@ -46,8 +46,12 @@ struct IterationPlan {
   ParallelLayout layout;
   int micro_batches = 0;
   double forward_flops = 0;   // model FLOPs of one forward pass of one chunk, per GPU
-  double backward_flops = 0;  // twice the forward
+  double backward_flops = 0;  // twice the forward, plus what recomputation repeats
+  double forward_work = 0;    // FLOPs an Exec at peak speed runs for one forward pass: its time x peak
+  double backward_work = 0;   // the same for one backward pass
+  double tp_overlap = 0;      // share of each pass's TP communication hidden behind its GEMMs
   double flops_per_token = 0;
+  double hardware_flops_per_token = 0;
   double tokens_per_step = 0;
   double tp_allreduces_per_pass = 0;  // 2 per layer in a pass: layers / (p v) per chunk, may be fractional
   double cp_gathers_per_pass = 0;     // 1 per layer in a pass (K/V all-gather, or its gradients' reduce-scatter)
@@ -73,6 +77,7 @@ struct IterationPlan {
 struct PlayedIteration {
   double compute = 0;                       // seconds in Execs
   double blocking_per_pass[3] = {0, 0, 0};  // TP, CP, EP seconds after each pass (exposed)
+  double tp_hidden_per_pass = 0;            // TP seconds per pass hidden behind compute
   double own_pp = 0;                        // the stage's own sends x the transfer time
   double own_dp = 0;                        // v x (all-gather + reduce-scatter) per chunk
   double makespan = 0;                      // the schedule as is

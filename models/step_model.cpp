@@ -1,6 +1,8 @@
 #include "step_model.hpp"
 
 #include "collectives.hpp"
+#include "layer_cost.hpp"
+#include "memory_model.hpp"
 
 #include <algorithm>
 #include <cassert>
@@ -67,6 +69,13 @@ void check_accelerator(const Accelerator& a, std::vector<std::string>& out)
     out.push_back("memory must not be negative (got " + num(a.memory.si()) + ")");
   if (!(a.gemm_efficiency > 0 && a.gemm_efficiency <= 1))
     out.push_back("gemm efficiency must be in (0, 1] (got " + num(a.gemm_efficiency) + ")");
+  if (!(a.gemm_curve.max_efficiency >= 0 && a.gemm_curve.max_efficiency <= 1))
+    out.push_back("gemm max efficiency must be in (0, 1] (got " + num(a.gemm_curve.max_efficiency) + ")");
+  if (!(a.gemm_curve.kernel_overhead >= 0))
+    out.push_back("kernel overhead must not be negative (got " + num(a.gemm_curve.kernel_overhead) + ")");
+  if (a.memory_reserved.si() < 0 || (a.memory.si() > 0 && a.memory_reserved.si() >= a.memory.si()))
+    out.push_back("reserved memory (" + num(a.memory_reserved.si()) + " bytes) must be at least 0 and below the " +
+                  num(a.memory.si()) + " bytes of HBM");
 }
 
 void check_layout(const ParallelLayout& l, long gpus, std::vector<std::string>& out)
@@ -97,6 +106,8 @@ void check_fabric(const FabricParams& f, const ParallelLayout& l, std::vector<st
     out.push_back("latencies must not be negative");
   if (!(f.dp_overlap >= 0 && f.dp_overlap <= 1))
     out.push_back("dp overlap must be in [0, 1] (got " + num(f.dp_overlap) + ")");
+  if (!(f.tp_overlap >= 0 && f.tp_overlap <= 1))
+    out.push_back("tp overlap must be in [0, 1] (got " + num(f.tp_overlap) + ")");
 }
 
 void check_partitioning(const StepInputs& in, std::vector<std::string>& out)
@@ -217,6 +228,12 @@ std::vector<std::string> check_step_inputs(const StepInputs& in, long gpus)
   check_layout(in.layout, gpus, out);
   check_fabric(in.fabric, in.layout, out);
   check_partitioning(in, out);
+  if (out.empty() && in.layout.tp > 0 && in.workload.attention_heads % in.layout.tp != 0)
+    out.push_back("attention heads (" + std::to_string(in.workload.attention_heads) + ") are not a multiple of tp (" +
+                  std::to_string(in.layout.tp) + ")");
+  if (out.empty() && in.accelerator.check_memory)
+    if (std::string problem = memory_problem(in); !problem.empty())
+      out.push_back(problem);
   return out;
 }
 
@@ -239,11 +256,60 @@ double ep_alltoall_bytes(const StepInputs& in)
   return tokens * w.hidden * w.bytes_per_value / l.tp * w.experts_per_token * (l.ep - 1.0) / l.ep;
 }
 
+const char* attention_flops_name(AttentionFlops a) { return a == AttentionFlops::Causal ? "causal" : "full"; }
+
+const char* recompute_name(Recompute r)
+{
+  return r == Recompute::Full ? "full" : r == Recompute::Selective ? "selective" : "none";
+}
+
+namespace {
+
+/// Attention's score and value products per token over the layers, forward and backward.
+double attention_flops_per_token(const Workload& w)
+{
+  const double full = 12.0 * w.layers * static_cast<double>(w.hidden) * w.sequence_length;
+  return w.attention_flops == AttentionFlops::Causal ? full / 2 : full;
+}
+
+}  // namespace
+
 double training_flops_per_token(const Workload& w)
 {
-  const double attention = 12.0 * w.layers * static_cast<double>(w.hidden) * w.sequence_length;
-  return 6.0 * w.active_parameters() + attention;
+  return 6.0 * w.active_parameters() + attention_flops_per_token(w);
 }
+
+double hardware_flops_per_token(const Workload& w)
+{
+  const double attention_forward = attention_flops_per_token(w) / 3.0;
+  double extra = w.flash_attention ? attention_forward / 2 : 0.0;
+  if (w.recompute == Recompute::Full) {
+    const double embedding = static_cast<double>(w.vocabulary) * w.hidden;  // the logits are not recomputed
+    extra += 2.0 * std::max(0.0, w.active_parameters() - embedding) + attention_forward;
+  } else if (w.recompute == Recompute::Selective && !w.flash_attention) {
+    extra += attention_forward;
+  }
+  return training_flops_per_token(w) + extra;
+}
+
+namespace {
+
+units::Seconds compute_time(const StepInputs& in, int micro_batches)
+{
+  const ParallelLayout& l = in.layout;
+  const Accelerator& a = in.accelerator;
+  if (!a.gemm_curve.enabled()) {
+    const double flops = hardware_flops_per_token(in.workload) * in.workload.global_batch_tokens;
+    return units::Flops(flops / static_cast<double>(l.gpus())) / (a.peak_flops * (a.gemm_efficiency * a.speed));
+  }
+  const LayerCost c = layer_cost(in);
+  const double layers_per_stage = static_cast<double>(in.workload.layers) / l.pp;
+  // The logit GEMM runs once per micro-batch on the last stage; spread here over the stages.
+  const double logits = 3.0 * logits_forward_seconds(in) / l.pp;
+  return units::Seconds(micro_batches * (layers_per_stage * (c.forward_s + c.backward_s) + logits));
+}
+
+}  // namespace
 
 double pipeline_bubble_fraction(int stages, int micro_batches, int virtual_stages)
 {
@@ -261,10 +327,10 @@ StepBreakdown AnalyticStepModel::step(const StepInputs& in) const
   StepBreakdown b;
   b.micro_batches = static_cast<int>(std::lround(micro_batches_exact(in)));
   b.flops_per_token = training_flops_per_token(in.workload);
+  b.hardware_flops_per_token = hardware_flops_per_token(in.workload);
   b.tokens_per_step = in.workload.global_batch_tokens;
   const double model_flops = b.flops_per_token * b.tokens_per_step;
-  const units::FlopsPerSecond achieved = in.accelerator.peak_flops * in.accelerator.gemm_efficiency;
-  b.compute = units::Flops(model_flops / static_cast<double>(gpus)) / achieved;
+  b.compute = compute_time(in, b.micro_batches);
 
   b.tp_comm = tp_comm_time(in, b.micro_batches);
   b.pp_comm = pp_comm_time(in, b.micro_batches);
@@ -272,7 +338,10 @@ StepBreakdown AnalyticStepModel::step(const StepInputs& in) const
   b.cp_comm = cp_comm_time(in, b.micro_batches);
   b.ep_comm = ep_comm_time(in, b.micro_batches);
   b.comm = b.tp_comm + b.cp_comm + b.ep_comm + b.pp_comm + b.dp_comm;
-  b.overlap = std::min(b.dp_comm * in.fabric.dp_overlap, b.compute * kBackwardShare);
+  // TP traffic hides behind the GEMMs next to it (Megatron's TP communication overlap), DP traffic
+  // behind the backward pass.
+  b.overlap = std::min(b.tp_comm * in.fabric.tp_overlap, b.compute) +
+              std::min(b.dp_comm * in.fabric.dp_overlap, b.compute * kBackwardShare);
   b.comm_exposed = b.comm - b.overlap;
 
   b.bubble = b.compute * pipeline_bubble_fraction(l.pp, b.micro_batches, l.virtual_stages);
@@ -282,6 +351,7 @@ StepBreakdown AnalyticStepModel::step(const StepInputs& in) const
   b.step_time = b.compute + b.comm + b.sync - b.overlap;
   const double peak_per_step = static_cast<double>(gpus) * in.accelerator.peak_flops.si() * b.step_time.si();
   b.mfu = model_flops / peak_per_step;
+  b.hfu = b.hardware_flops_per_token * b.tokens_per_step / peak_per_step;
   b.compute_fraction = b.compute / b.step_time;
   b.binding_term = binding_term(b);
   return b;

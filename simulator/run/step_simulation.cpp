@@ -58,7 +58,7 @@ std::vector<double> time_patterns(const models::CollectivePlan& traffic, const F
 
 // The pattern times of one traffic phase turned into pass and transfer times.
 PipelineTimes pipeline_times(const models::IterationPlan& plan, const models::CollectivePlan& traffic,
-                             const std::vector<double>& step_s, double gemm_efficiency, SimulatedStep* record)
+                             const std::vector<double>& step_s, SimulatedStep* record)
 {
   auto pattern_time = [&](const models::TrafficStep& pattern) {
     for (size_t i = 0; i < traffic.steps.size(); ++i)
@@ -71,9 +71,9 @@ PipelineTimes pipeline_times(const models::IterationPlan& plan, const models::Co
   const double ep = pattern_time(plan.ep_alltoall);
   const double dp = plan.dp_reduce_scatter_time(pattern_time(plan.dp_ring_step));
   PipelineTimes times;
-  times.forward_flops = plan.forward_flops / gemm_efficiency;
-  times.backward_flops = plan.backward_flops / gemm_efficiency;
-  times.tp_per_pass = plan.tp_allreduces_per_pass * tp;
+  times.forward_flops = plan.forward_work;
+  times.backward_flops = plan.backward_work;
+  times.tp_per_pass = plan.tp_allreduces_per_pass * tp * (1.0 - plan.tp_overlap);
   times.cp_per_pass = plan.cp_gathers_per_pass * cp;
   times.ep_per_pass = plan.ep_alltoalls_per_pass * ep;
   times.transfer = pattern_time(plan.pp_send);
@@ -157,12 +157,14 @@ void play_with_slow_node(sg4::Engine& engine, const models::IterationPlan& plan,
 
 // The fleet-law decomposition of the iteration as played, and with free DP and free network traffic.
 models::StepBreakdown decompose(const models::IterationPlan& plan, const PipelineTimes& times, const Play& as_is,
-                                const Play& free_dp, const Play& free_net, const models::StepInputs& in)
+                                const Play& free_dp, const Play& free_net, const models::StepInputs& in,
+                                double tp_allreduce_s)
 {
   const auto crit = static_cast<size_t>(as_is.critical_stage);
   models::PlayedIteration played;
   played.compute = as_is.shared.compute[crit];
   played.blocking_per_pass[0] = times.tp_per_pass;
+  played.tp_hidden_per_pass = plan.tp_allreduces_per_pass * tp_allreduce_s * plan.tp_overlap;
   played.blocking_per_pass[1] = times.cp_per_pass;
   played.blocking_per_pass[2] = times.ep_per_pass;
   played.own_pp = as_is.shared.remote_sends[crit] * times.transfer;
@@ -205,14 +207,13 @@ SimulatedStep simulate_step(const scenario::Scenario& s, bool slow_node_play)
   r.racks = fabric.racks;
   r.fabric = describe_fabric(spec, fabric);
   r.stages = in.layout.pp;
-  const PipelineTimes times = pipeline_times(plan, traffic, step_s, in.accelerator.gemm_efficiency, &r);
+  const PipelineTimes times = pipeline_times(plan, traffic, step_s, &r);
   if (checkpoint) {
     r.checkpoint_write_s = step_s.back();
     // Phase 1b: the same patterns while every GPU streams a checkpoint to storage (an asynchronous
     // checkpoint draining): what training traffic loses to checkpoint traffic on shared links.
     constexpr double kEndless = 1e18;
-    r.contended = pipeline_times(plan, traffic, time_patterns(traffic, fabric, *engine, kEndless),
-                                 in.accelerator.gemm_efficiency, nullptr);
+    r.contended = pipeline_times(plan, traffic, time_patterns(traffic, fabric, *engine, kEndless), nullptr);
   }
 
   // Pipeline 0 (data-parallel replica 0, tensor index 0) stands for all of them.
@@ -239,7 +240,7 @@ SimulatedStep simulate_step(const scenario::Scenario& s, bool slow_node_play)
   if (const double slow = slow_node_play ? slow_node_speed(s) : 1.0; slow < 1)
     play_with_slow_node(*engine, plan, times, hosts, slow, in, r);
 
-  r.breakdown = decompose(plan, times, as_is, free_dp, free_net, in);
+  r.breakdown = decompose(plan, times, as_is, free_dp, free_net, in, r.tp_allreduce_s);
   r.dp_exposed_s = as_is.makespan - free_dp.makespan;
   r.pp_exposed_s = free_dp.makespan - free_net.makespan;
   r.critical_stage = as_is.critical_stage;

@@ -80,6 +80,15 @@ std::string step_cache_key(const scenario::Scenario& s)
     << ' ' << in.layout.virtual_stages << ' ' << in.layout.cp << " heads " << in.workload.attention_heads << ' '
     << in.workload.kv_heads << " moe " << in.workload.experts << ' ' << in.workload.experts_per_token << ' '
     << g17(in.workload.expert_parameters) << ' ' << in.layout.ep << " fabric";
+  const auto& w = in.workload;
+  const auto& a = in.accelerator;
+  k << " speed " << g17(a.speed) << " kernels " << g17(a.gemm_curve.max_efficiency) << ' '
+    << g17(a.gemm_curve.kernel_overhead) << ' ' << g17(a.hbm_bandwidth.si()) << ' ' << g17(a.memory.si()) << ' '
+    << g17(a.memory_reserved.si()) << ' ' << a.check_memory << " shape " << w.ffn_hidden << ' ' << w.gated_mlp << ' '
+    << w.vocabulary << ' ' << w.dropout << ' ' << w.flash_attention << ' '
+    << models::attention_flops_name(w.attention_flops) << ' ' << models::recompute_name(w.recompute) << ' '
+    << in.layout.sequence_parallel << ' ' << in.layout.distributed_optimizer << ' ' << in.layout.sharded_gradients
+    << ' ' << g17(in.fabric.tp_overlap);
   const FabricSpec f = fabric_spec(s, static_cast<int>(in.layout.gpus()));
   for (double v : {f.nic_bandwidth, f.nic_latency, f.pod_oversubscription, f.gpu_flops, f.nvlink_bandwidth,
                    f.nvlink_latency, f.rack_oversubscription})

@@ -59,6 +59,9 @@ inline ParamSpec choice(std::string key, std::string def, std::string desc, std:
                    std::nullopt,   false,      std::nullopt,    std::move(choices)};
 }
 
+/// The step model's kernel, recomputation, memory and TP / optimizer keys (step_parameters.cpp).
+[[nodiscard]] std::vector<ParamSpec> step_detail_parameters();
+
 /// The power section (models/energy/power_model.hpp, docs/models/energy.md).
 [[nodiscard]] std::vector<ParamSpec> power_parameters();
 

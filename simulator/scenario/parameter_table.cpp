@@ -51,7 +51,8 @@ std::vector<ParamSpec> build_table()
                "peak dense BF16 throughput per accelerator"),
       quantity("accelerator.memory", B, "80GB", "HBM capacity per accelerator"),
       quantity("accelerator.power", Dimension::Power, "700W", "board power (TDP) per accelerator"),
-      real("accelerator.gemm_efficiency", "0.6", "achieved fraction of peak in the model's kernels", 0.0, true, 1.0),
+      real("accelerator.gemm_efficiency", "0.6",
+           "achieved fraction of peak in the model's kernels, when no accelerator.gemm curve is given", 0.0, true, 1.0),
 
       real("model.parameters", "405e9", "trainable parameters", 0.0, true, std::nullopt),
       integer("model.layers", "126", "transformer layers", 1, 1e6),
@@ -419,6 +420,8 @@ std::vector<ParamSpec> build_table()
                "deferrable)",
                0.0, false),
   };
+  for (ParamSpec& p : step_detail_parameters())
+    table.push_back(std::move(p));
   for (ParamSpec& p : power_parameters())
     table.push_back(std::move(p));
   return table;

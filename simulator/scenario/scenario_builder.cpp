@@ -31,10 +31,26 @@ void read_step_inputs(Reader& r, Scenario& s)
   w.experts = static_cast<int>(r.integer("model.experts"));
   w.experts_per_token = static_cast<int>(r.integer("model.experts_per_token"));
   w.expert_parameters = r.number("model.expert_parameters");
+  w.ffn_hidden = static_cast<int>(r.integer("model.ffn_hidden"));
+  w.gated_mlp = r.boolean("model.gated_mlp");
+  w.vocabulary = static_cast<int>(r.integer("model.vocabulary"));
+  w.dropout = r.boolean("model.dropout");
+  w.flash_attention = r.boolean("model.flash_attention");
+  w.attention_flops = r.text("model.attention_flops") == "causal" ? models::AttentionFlops::Causal
+                                                                  : models::AttentionFlops::Full;
+  const std::string recompute = r.text("model.recompute");
+  w.recompute = recompute == "full"        ? models::Recompute::Full
+                : recompute == "selective" ? models::Recompute::Selective
+                                           : models::Recompute::None;
   auto& a = s.step.accelerator;
   a.peak_flops = units::FlopsPerSecond(r.number("accelerator.peak_flops"));
   a.memory = units::Bytes(r.number("accelerator.memory"));
   a.gemm_efficiency = r.number("accelerator.gemm_efficiency");
+  a.gemm_curve.max_efficiency = r.number("accelerator.gemm.max_efficiency");
+  a.gemm_curve.kernel_overhead = r.number("accelerator.gemm.kernel_overhead");
+  a.hbm_bandwidth = units::BytesPerSecond(r.number("accelerator.hbm_bandwidth"));
+  a.memory_reserved = units::Bytes(r.number("accelerator.memory_reserved"));
+  a.check_memory = r.boolean("accelerator.memory_check");
   auto& l = s.step.layout;
   l.tp = static_cast<int>(r.integer("parallelism.tp"));
   l.pp = static_cast<int>(r.integer("parallelism.pp"));
@@ -42,12 +58,16 @@ void read_step_inputs(Reader& r, Scenario& s)
   l.cp = static_cast<int>(r.integer("parallelism.cp"));
   l.ep = static_cast<int>(r.integer("parallelism.ep"));
   l.virtual_stages = static_cast<int>(r.integer("parallelism.virtual_stages"));
+  l.sequence_parallel = r.boolean("parallelism.sequence_parallel");
+  l.distributed_optimizer = r.boolean("parallelism.distributed_optimizer");
+  l.sharded_gradients = r.boolean("parallelism.sharded_gradients");
   auto& f = s.step.fabric;
   f.nvlink_bandwidth = units::BytesPerSecond(r.number("network.nvlink_bandwidth"));
   f.nvlink_latency = units::Seconds(r.number("network.nvlink_latency"));
   f.nic_bandwidth = units::BytesPerSecond(r.number("network.nic_bandwidth"));
   f.nic_latency = units::Seconds(r.number("network.nic_latency"));
   f.dp_overlap = r.number("network.dp_overlap");
+  f.tp_overlap = r.number("network.tp_overlap");
   s.fabric.pod_size = r.integer("network.pod_size");
   s.fabric.pod_oversubscription = r.number("network.pod_oversubscription");
   s.fabric.rack_oversubscription = r.number("network.rack_oversubscription");
@@ -205,6 +225,8 @@ bool check_layout(Reader& r, const Scenario& s)
       keys = {"model.experts", "model.experts_per_token", "model.expert_parameters", "parallelism.ep"};
     else if (msg.find("heads") != std::string::npos)
       keys = {"model.attention_heads", "model.kv_heads"};
+    else if (msg.find("does not fit in HBM") != std::string::npos)
+      keys = {"accelerator.memory_check", "accelerator.memory"};
     else if (msg.find("multiple of cp") != std::string::npos)
       keys = {"parallelism.cp", "model.sequence_length"};
     keys.insert(keys.end(), layout_keys.begin(), layout_keys.end());
@@ -362,7 +384,7 @@ void read_power(Reader& r, Scenario& s)
   if (p.power_floor_w > cap)
     r.error("power.floor", "'power.floor' (" + std::to_string(p.power_floor_w) +
                                " W) exceeds what the accelerator may draw (" + std::to_string(cap) + " W)");
-  s.step.accelerator.gemm_efficiency *= models::energy::compute_speed(p);
+  s.step.accelerator.speed = models::energy::compute_speed(p);
 }
 
 Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::string& file, Diagnostics& diags)

@@ -25,6 +25,7 @@ StepInputs small_model()
   in.workload.global_batch_tokens = 1e6;
   in.workload.micro_batch_size = 1;
   in.workload.bytes_per_value = 2;
+  in.workload.attention_heads = in.workload.kv_heads = 8;  // a multiple of every tp used here
   in.accelerator.peak_flops = FlopsPerSecond(1e15);
   in.accelerator.memory = Bytes(80e9);
   in.accelerator.gemm_efficiency = 0.5;
@@ -229,7 +230,11 @@ StepInputs llama3_405b()
 {
   StepInputs in;
   in.workload = Workload{405e9, 126, 16384, 8192, 16777216.0, 1, 2.0};
-  in.accelerator = Accelerator{FlopsPerSecond(989e12), Bytes(80e9), 0.6};
+  in.workload.attention_heads = 128;
+  in.workload.kv_heads = 8;
+  in.accelerator.peak_flops = FlopsPerSecond(989e12);
+  in.accelerator.memory = Bytes(80e9);
+  in.accelerator.gemm_efficiency = 0.6;
   in.layout = ParallelLayout{8, 16, 128, 4};
   in.fabric = FabricParams{BytesPerSecond(450e9), Seconds(1e-6), BytesPerSecond(50e9), Seconds(5e-6), 0.8};
   return in;

@@ -119,5 +119,55 @@ TEST(StepModelChecks, AnExpertSettingGivenOnTheCommandLineIsNamedInItsError)
   EXPECT_NE(text.find("expert parameters"), std::string::npos) << text;
 }
 
+// A 70B dense model at tp 8, pp 4, dp 2 on 64 A100-like GPUs, with the memory check on.
+constexpr const char* kMemory = R"(cluster: {gpus: 64}
+accelerator: {memory: 80GB, memory_check: true}
+model: {parameters: 70e9, layers: 80, hidden: 8192, attention_heads: 64, kv_heads: 8, sequence_length: 4096,
+        global_batch_tokens: 1048576}
+parallelism: {tp: 8, pp: 4, dp: 2}
+run: {step_model: analytic}
+)";
+
+TEST(StepModelChecks, ALayoutThatDoesNotFitInHbmIsRejectedAtTheMemoryCheckNamingTheBiggestTerm)
+{
+  // Materialised scores of 64 query heads over 4,096 keys for every in-flight micro-batch: activations.
+  const LoadResult r = load(kMemory);
+  ASSERT_EQ(r.diagnostics.items().size(), 1u) << r.diagnostics.to_string();
+  EXPECT_FALSE(r.scenario.has_value());
+  const Diagnostic& d = r.diagnostics.items().front();
+  EXPECT_NE(d.message.find("does not fit in HBM"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("the biggest term is the activations"), std::string::npos) << d.message;
+  EXPECT_EQ(d.where.line, 2) << d.to_string();  // at `memory_check: true`
+  // Flash attention and selective recomputation drop the scores; the layout then fits.
+  const LoadResult fits = load(kMemory, {"model.flash_attention=true", "model.recompute=selective"});
+  EXPECT_TRUE(fits.scenario.has_value()) << fits.diagnostics.to_string();
+  // With the check off (the default) the same layout loads.
+  EXPECT_TRUE(load(kMemory, {"accelerator.memory_check=false"}).scenario.has_value());
+  // One GPU per replica: 70e9 x 18 bytes, the optimizer state is the biggest term.
+  const LoadResult one = load(kMemory, {"parallelism.tp=1", "parallelism.pp=1", "parallelism.dp=64",
+                                        "model.attention_heads=64", "model.recompute=full"});
+  ASSERT_EQ(one.diagnostics.items().size(), 1u) << one.diagnostics.to_string();
+  EXPECT_NE(one.diagnostics.items().front().message.find("the biggest term is the optimizer state"), std::string::npos)
+      << one.diagnostics.to_string();
+}
+
+TEST(StepModelChecks, HeadsThatTensorParallelismCannotSplitAreRejectedAtTheHeads)
+{
+  const LoadResult r = load(kMemory,
+                            {"accelerator.memory_check=false", "model.attention_heads=60", "model.kv_heads=12"});
+  ASSERT_EQ(r.diagnostics.items().size(), 1u) << r.diagnostics.to_string();
+  const Diagnostic& d = r.diagnostics.items().front();
+  EXPECT_NE(d.message.find("attention heads (60) are not a multiple of tp (8)"), std::string::npos) << d.message;
+}
+
+TEST(StepModelChecks, AnUnknownRecomputationModeIsRejectedWithItsChoices)
+{
+  const LoadResult r = load(kMemory, {"model.recompute=partial"});
+  ASSERT_FALSE(r.diagnostics.items().empty());
+  const std::string text = r.diagnostics.to_string();
+  EXPECT_NE(text.find("model.recompute"), std::string::npos) << text;
+  EXPECT_NE(text.find("selective"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace fleetsim::scenario

@@ -1,0 +1,170 @@
+#include "layer_cost.hpp"
+
+#include <algorithm>
+
+namespace fleetsim::models {
+namespace {
+
+double tokens_per_gpu(const StepInputs& in)
+{
+  return static_cast<double>(in.workload.micro_batch_size) * in.workload.sequence_length / in.layout.cp;
+}
+
+double kv_hidden(const Workload& w) { return static_cast<double>(w.hidden) * w.kv_heads / w.attention_heads; }
+
+/// MLP matrices in one expert, from the experts' parameter count: (u + 1) h ffn_e per expert.
+double expert_ffn(const Workload& w)
+{
+  const double matrices = w.gated_mlp ? 3.0 : 2.0;
+  return w.expert_parameters / (static_cast<double>(w.layers) * w.experts * matrices * w.hidden);
+}
+
+double sum_seconds(const Accelerator& a, const std::vector<Gemm>& gemms, double bytes)
+{
+  double s = 0;
+  for (const Gemm& g : gemms)
+    s += gemm_seconds(a, g, bytes);
+  return s;
+}
+
+double sum_flops(const std::vector<Gemm>& gemms)
+{
+  double f = 0;
+  for (const Gemm& g : gemms)
+    f += g.flops();
+  return f;
+}
+
+double hbm_seconds(const Accelerator& a, double bytes)
+{
+  return a.hbm_bandwidth.si() > 0 ? bytes / a.hbm_bandwidth.si() : 0.0;
+}
+
+/// Memory-bound kernels of one layer's forward: two norms, two residual adds (dropout fused into
+/// them), the MLP's activation, and a materialised softmax.
+double elementwise_kernels(const StepInputs& in) { return in.workload.flash_attention ? 5.0 : 6.0; }
+
+/// Bytes a materialised softmax (and its dropout) moves per layer forward; 0 with flash attention.
+double softmax_bytes(const StepInputs& in)
+{
+  const Workload& w = in.workload;
+  if (w.flash_attention)
+    return 0;
+  const double scores = tokens_per_gpu(in) * w.sequence_length * w.attention_heads / in.layout.tp;
+  const double per_score = 2.0 * w.bytes_per_value + (w.dropout ? 2.0 * w.bytes_per_value + 1.0 : 0.0);
+  return scores * per_score;
+}
+
+}  // namespace
+
+std::vector<Gemm> layer_gemms(const StepInputs& in)
+{
+  const Workload& w = in.workload;
+  const double t = in.layout.tp;
+  const double m = tokens_per_gpu(in);
+  const double h = w.hidden;
+  const double u = w.gated_mlp ? 2.0 : 1.0;
+  std::vector<Gemm> g;
+  g.push_back({"qkv", m, h, (h + 2.0 * kv_hidden(w)) / t, 1});
+  g.push_back({"attention output", m, h / t, h, 1});
+  if (w.moe()) {
+    const double ffn = expert_ffn(w);
+    const double ep = in.layout.ep;
+    const double local = w.experts / ep;
+    const double m_expert = m * ep * w.experts_per_token / w.experts;
+    g.push_back({"expert up", m_expert, h, u * ffn / t, local});
+    g.push_back({"expert down", m_expert, ffn / t, h, local});
+  } else {
+    const double ffn = w.ffn();
+    g.push_back({"mlp up", m, h, u * ffn / t, 1});
+    g.push_back({"mlp down", m, ffn / t, h, 1});
+  }
+  return g;
+}
+
+std::vector<Gemm> attention_gemms(const StepInputs& in)
+{
+  const Workload& w = in.workload;
+  const double d = static_cast<double>(w.hidden) / w.attention_heads;
+  const double queries = static_cast<double>(w.sequence_length) / in.layout.cp;
+  // A causal decoder's fused (flash) kernel skips the masked half of the score blocks; a materialised
+  // softmax computes every score. Either way, model FLOPs follow Workload::attention_flops.
+  const double keys = w.flash_attention ? w.sequence_length / 2.0 : w.sequence_length;
+  const double batch = static_cast<double>(w.micro_batch_size) * w.attention_heads / in.layout.tp;
+  return {{"attention scores", queries, d, keys, batch}, {"attention values", queries, keys, d, batch}};
+}
+
+double gemm_seconds(const Accelerator& a, const Gemm& g, double bytes_per_value)
+{
+  if (!a.gemm_curve.enabled())
+    return g.flops() / (a.peak_flops.si() * a.gemm_efficiency * a.speed);
+  const double math = g.flops() / (a.peak_flops.si() * a.gemm_curve.max_efficiency * a.speed);
+  // Roofline: a kernel cannot run faster than it reads its operands and writes its result.
+  const double bytes = bytes_per_value * (g.m * g.k + g.k * g.n + g.m * g.n) * g.count;
+  return std::max(math, hbm_seconds(a, bytes)) + a.gemm_curve.kernel_overhead;
+}
+
+double gemm_efficiency(const Accelerator& a, const Gemm& g, double bytes_per_value)
+{
+  return g.flops() / (gemm_seconds(a, g, bytes_per_value) * a.peak_flops.si());
+}
+
+double elementwise_bytes(const StepInputs& in)
+{
+  const Workload& w = in.workload;
+  const double m = tokens_per_gpu(in);
+  const double h = w.hidden;
+  const double v = w.bytes_per_value;
+  // Two norms (read and write h values each), two residual adds (read 2h, write h), two dropouts
+  // (read and write h, and a one-byte mask): on every TP rank unless sequence parallelism splits them.
+  double replicated = (2.0 * 2.0 * h + 2.0 * 3.0 * h) * v + (w.dropout ? 2.0 * (2.0 * h * v + h) : 0.0);
+  if (in.layout.sequence_parallel)
+    replicated /= in.layout.tp;
+  const double ffn = w.moe() ? expert_ffn(w) * w.experts_per_token : w.ffn();
+  const double activation = (w.gated_mlp ? 3.0 : 2.0) * ffn * v / in.layout.tp;  // GeLU or SwiGLU
+  return m * (replicated + activation) + softmax_bytes(in);
+}
+
+LayerCost layer_cost(const StepInputs& in)
+{
+  const Accelerator& a = in.accelerator;
+  const Workload& w = in.workload;
+  const double v = w.bytes_per_value;
+  const std::vector<Gemm> gemms = layer_gemms(in);
+  const std::vector<Gemm> attention = attention_gemms(in);
+  const double gemm_s = sum_seconds(a, gemms, v);
+  const double attn_s = sum_seconds(a, attention, v);
+  const double gemm_f = sum_flops(gemms);
+  const double attn_f = sum_flops(attention);
+  LayerCost c;
+  c.elementwise_s = hbm_seconds(a, elementwise_bytes(in)) + elementwise_kernels(in) * a.gemm_curve.kernel_overhead;
+  c.forward_s = gemm_s + attn_s + c.elementwise_s;
+  c.forward_flops = gemm_f + attn_f;
+  // Flash attention's backward recomputes the scores (half the core's forward) from Q and K.
+  double recompute_s = w.flash_attention ? attn_s / 2 : 0.0;
+  double recompute_f = w.flash_attention ? attn_f / 2 : 0.0;
+  if (w.recompute == Recompute::Full) {
+    recompute_s += c.forward_s;
+    recompute_f += c.forward_flops;
+  } else if (w.recompute == Recompute::Selective && !w.flash_attention) {
+    recompute_s += attn_s + hbm_seconds(a, softmax_bytes(in));
+    recompute_f += attn_f;
+  }
+  c.recompute_s = recompute_s;
+  c.backward_s = 2.0 * c.forward_s + recompute_s;
+  c.backward_flops = 2.0 * c.forward_flops + recompute_f;
+  c.gemm_efficiency = (gemm_f + attn_f) / ((gemm_s + attn_s) * a.peak_flops.si());
+  return c;
+}
+
+double logits_forward_seconds(const StepInputs& in)
+{
+  const Workload& w = in.workload;
+  if (w.vocabulary <= 0)
+    return 0;
+  const Gemm g{"logits", tokens_per_gpu(in), static_cast<double>(w.hidden),
+               static_cast<double>(w.vocabulary) / in.layout.tp, 1};
+  return gemm_seconds(in.accelerator, g, w.bytes_per_value);
+}
+
+}  // namespace fleetsim::models

@@ -1,0 +1,63 @@
+#pragma once
+// The compute of one transformer layer on one GPU, kernel by kernel: the GEMMs a layer runs (their
+// shapes after tensor, context and expert parallelism), the attention core, and the memory-bound
+// element-wise kernels; each timed by the accelerator's GEMM curve or its HBM bandwidth. Pure (no
+// SimGrid): the analytic step sums it, the simulated step turns it into Exec sizes.
+//
+// Shapes per micro-batch of b sequences, m = b s / cp tokens per GPU, t = tp:
+//   QKV [m x h] x [h x (h + 2 h_kv)/t], output projection [m x h/t] x [h/t x h],
+//   MLP up [m x h] x [h x u ffn/t] (u = 2 gated, 1 otherwise), down [m x ffn/t] x [ffn/t x h],
+//   logits [m x h] x [h x V/t] (once per pass over the model, spread over its layers);
+//   attention core: per local head, [s/cp x d] x [d x s] and back, d = h / heads.
+// A backward pass runs each GEMM twice (input and weight gradients) on the same dimensions.
+
+#include "step_model.hpp"
+
+#include <vector>
+
+namespace fleetsim::models {
+
+struct Gemm {
+  const char* name = "";
+  double m = 0, k = 0, n = 0;  // [m x k] x [k x n]
+  double count = 1;            // batch of one kernel: heads, local experts, ...
+  [[nodiscard]] double flops() const { return 2.0 * m * k * n * count; }
+};
+
+/// The GEMMs of one layer's forward pass on one GPU, per micro-batch.
+[[nodiscard]] std::vector<Gemm> layer_gemms(const StepInputs& in);
+
+/// The attention core's score and value products as batched GEMMs, as the kernels run them: a
+/// flash kernel skips the causal mask's upper half, a materialised softmax does not (the model-FLOP
+/// convention, Workload::attention_flops, is separate).
+[[nodiscard]] std::vector<Gemm> attention_gemms(const StepInputs& in);
+
+/// Achieved fraction of peak of one GEMM, from gemm_seconds. Without a curve, the accelerator's
+/// constant gemm_efficiency.
+[[nodiscard]] double gemm_efficiency(const Accelerator& a, const Gemm& g, double bytes_per_value);
+
+/// Seconds one GEMM kernel (all `count` of its batch) takes: with a curve,
+/// max(flops / (max_efficiency peak speed), bytes / HBM) + kernel_overhead.
+[[nodiscard]] double gemm_seconds(const Accelerator& a, const Gemm& g, double bytes_per_value);
+
+/// One layer's forward and backward on one GPU, per micro-batch.
+struct LayerCost {
+  double forward_s = 0;        // GEMMs, attention core and element-wise kernels
+  double backward_s = 0;       // twice the forward's math, plus recomputation
+  double recompute_s = 0;      // the part of backward_s that repeats forward work
+  double elementwise_s = 0;    // memory-bound kernels of one forward (part of forward_s)
+  double forward_flops = 0;    // hardware FLOPs of the forward
+  double backward_flops = 0;   // of the backward, recomputation included
+  double gemm_efficiency = 0;  // FLOP-weighted achieved fraction of peak of the layer's GEMMs
+};
+[[nodiscard]] LayerCost layer_cost(const StepInputs& in);
+
+/// The logit GEMM's forward seconds per micro-batch on one GPU (0 when the vocabulary is unset).
+[[nodiscard]] double logits_forward_seconds(const StepInputs& in);
+
+/// Bytes the memory-bound kernels of one layer's forward move per micro-batch on one GPU: norms,
+/// residual adds, dropout and the MLP's activation, and a materialised softmax. Norms, residuals
+/// and dropout run on every TP rank unless sequence parallelism splits them.
+[[nodiscard]] double elementwise_bytes(const StepInputs& in);
+
+}  // namespace fleetsim::models
