@@ -187,8 +187,8 @@ namespace {
 // stage of pipeline 0. Every step waits for the slowest pipeline, so this is the step with one slow
 // node anywhere in the job.
 void play_with_slow_node(sg4::Engine& engine, const models::IterationPlan& plan, const PipelineTimes& times,
-                         const std::vector<sg4::Host*>& hosts, const DataParallelFlows& dp, double slow,
-                         const models::StepInputs& in, SimulatedStep& r)
+                         const std::vector<sg4::Host*>& hosts, double slow, const models::StepInputs& in,
+                         SimulatedStep& r)
 {
   r.slow_speed = slow;
   r.slow_stage = in.layout.pp / 2;
@@ -198,7 +198,7 @@ void play_with_slow_node(sg4::Engine& engine, const models::IterationPlan& plan,
   hosts[static_cast<size_t>(r.slow_stage)]->set_speed_profile(
       simgrid::kernel::profile::ProfileBuilder::from_string("slow-node", values, -1));
   Play slowed;
-  play(engine, plan, times, hosts, false, slowed, &dp);
+  play(engine, plan, times, hosts, false, slowed);
   const int ranks = static_cast<int>(in.layout.gpus());
   r.step_time_with_slow_node_s = slowed.makespan + models::barrier_time(ranks, in.fabric.nic_latency).si();
 }
@@ -233,17 +233,34 @@ models::CollectivePlan with_checkpoint_write(const models::CollectivePlan& traff
   return plan;
 }
 
-// The step while a checkpoint drains: what the checkpoint traffic adds, played with the phase-1
-// times with and without it (its background flows are not streamed alongside the DP flows), on
-// top of the streamed play.
-void play_during_checkpoint(sg4::Engine& engine, const models::IterationPlan& plan, const PipelineTimes& times,
-                            const std::vector<sg4::Host*>& hosts, const Play& as_is, double barrier, SimulatedStep& r)
+// After the timed plays (whose results do not depend on what follows them), when the stages' DP
+// collectives can slow each other: the iteration again with them streamed as every replica's
+// flows, issued when the played stages issue them. It replaces the timed play; the step while a
+// checkpoint drains and the step with the slow node (its speed profile stays) move by as much or
+// are played streamed again. The stage actors run on the GPUs of tensor index 1 (or replica 1),
+// whose speed is the nominal one even after the slow node's profile.
+void play_streamed(sg4::Engine& engine, const models::IterationPlan& plan, const PipelineTimes& times,
+                   const Fabric& fabric, double barrier, Play& as_is, SimulatedStep& r)
 {
-  Play timed;
-  play(engine, plan, times, hosts, false, timed);
-  Play during;
-  play(engine, plan, r.contended, hosts, false, during);
-  r.step_time_during_checkpoint_s = as_is.makespan + std::max(0.0, during.makespan - timed.makespan) + barrier;
+  const auto& l = plan.layout;
+  const DataParallelFlows flows = make_data_parallel_flows(plan, fabric.ranks);
+  std::vector<sg4::Host*> pipeline0;
+  std::vector<sg4::Host*> nominal;
+  for (int st = 0; st < l.pp; ++st) {
+    const int rank = models::layout_rank(l, 0, st, 0);
+    pipeline0.push_back(fabric.ranks[static_cast<size_t>(rank)]);
+    nominal.push_back(fabric.ranks[static_cast<size_t>(l.tp * l.cp > 1 ? rank + 1 : models::layout_rank(l, 0, st, 1))]);
+  }
+  Play streamed;
+  play(engine, plan, times, nominal, true, streamed, &flows);
+  if (r.step_time_during_checkpoint_s > 0)
+    r.step_time_during_checkpoint_s += streamed.makespan - as_is.makespan;
+  if (r.slow_stage >= 0) {
+    Play slowed;  // pipeline 0's slow GPU keeps its profile
+    play(engine, plan, times, pipeline0, false, slowed, &flows);
+    r.step_time_with_slow_node_s = slowed.makespan + barrier;
+  }
+  as_is = std::move(streamed);
 }
 
 }  // namespace
@@ -286,13 +303,9 @@ SimulatedStep simulate_step(const scenario::Scenario& s, bool slow_node_play)
   for (int st = 0; st < in.layout.pp; ++st)
     hosts.push_back(fabric.ranks[static_cast<size_t>(models::layout_rank(in.layout, 0, st, 0))]);
 
+  const double barrier = models::barrier_time(ranks, in.fabric.nic_latency).si();
   Play as_is;
-  // The DP collectives of every replica as real flows, issued when the played stages issue them.
-  const double dp_step = plan.dp_group > 1 ? r.dp_reduce_scatter_chunk_s / (plan.dp_group - 1) : 0.0;
-  const DataParallelFlows dp_flows = stages_contend_for_dp(plan, fabric, *engine, dp_step)
-                                         ? make_data_parallel_flows(plan, fabric.ranks)
-                                         : DataParallelFlows{};
-  play(*engine, plan, times, hosts, true, as_is, &dp_flows);
+  play(*engine, plan, times, hosts, true, as_is);
   PipelineTimes no_dp = times;
   no_dp.dp_all_gather = no_dp.dp_reduce_scatter = 0;
   Play free_dp;
@@ -301,12 +314,17 @@ SimulatedStep simulate_step(const scenario::Scenario& s, bool slow_node_play)
   no_net.transfer = 0;
   Play free_net;
   play(*engine, plan, no_net, hosts, false, free_net);
-  if (checkpoint)
-    play_during_checkpoint(*engine, plan, times, hosts, as_is, models::barrier_time(ranks, in.fabric.nic_latency).si(),
-                           r);
-
+  if (checkpoint) {
+    Play during;
+    play(*engine, plan, r.contended, hosts, false, during);
+    r.step_time_during_checkpoint_s = during.makespan + barrier;
+  }
   if (const double slow = slow_node_play ? slow_node_speed(s) : 1.0; slow < 1)
-    play_with_slow_node(*engine, plan, times, hosts, dp_flows, slow, in, r);
+    play_with_slow_node(*engine, plan, times, hosts, slow, in, r);
+
+  const double dp_step = plan.dp_group > 1 ? r.dp_reduce_scatter_chunk_s / (plan.dp_group - 1) : 0.0;
+  if (stages_contend_for_dp(plan, fabric, *engine, dp_step))
+    play_streamed(*engine, plan, times, fabric, barrier, as_is, r);
 
   r.breakdown = decompose(plan, times, as_is, free_dp, free_net, in);
   r.dp_exposed_s = as_is.makespan - free_dp.makespan;

@@ -9,13 +9,15 @@
 //     uplinks and shared NICs slow them as they would. Ring collectives repeat their step, so a
 //     TP all-reduce is 2(tp-1) steps and a DP reduce-scatter (or all-gather) dp-1 steps.
 //  2. Schedule: one pipeline plays Megatron's 1F1B / interleaved order with stage actors (passes
-//     as Execs on the GPUs, inputs arriving a transfer after they were produced). Each chunk's DP
-//     all-gather and reduce-scatter runs on the fabric as real flows of every replica's copy of the
-//     stage, issued when the played stage issues it (simulator/actors/data_parallel_rank.hpp), so
-//     stages whose reduce-scatters do not overlap do not slow each other. It is played three
-//     times -- as is, with free DP traffic, and with free DP and PP traffic -- and the differences
-//     give the exposed share of each. (The play while a checkpoint drains, and the PP transfers,
-//     use the phase-1 times: DP ring step with every stage's flows at once.)
+//     as Execs on the GPUs, inputs arriving a transfer after they were produced, each chunk's DP
+//     all-gather and reduce-scatter on a per-stage stream). It is played three times -- as is,
+//     with free DP traffic, and with free DP and PP traffic -- and the differences give the
+//     exposed share of each. When the stages' DP collectives can slow each other (some stage's DP
+//     ring step alone is faster than with every stage's at once), the as-is play is replaced by
+//     one whose DP collectives are real flows of every replica's copy of the stage, issued when the
+//     played stage issues them (simulator/actors/data_parallel_rank.hpp): the last stage ends its
+//     backward passes first, so its reduce-scatters have the uplinks to themselves for a while.
+//     The play while a checkpoint drains moves by as much; the PP transfers keep their phase-1 time.
 //
 // Fleet-law decomposition: T_step = compute + comm + sync - overlap, with comm = tp + pp + dp,
 // exposed comm = tp + cp + ep + pp_exposed + dp_exposed, sync = bubble + barrier, overlap = comm - exposed.
