@@ -323,7 +323,8 @@ SimulatedStep simulate_step(const scenario::Scenario& s, bool slow_node_play)
     play_with_slow_node(*engine, plan, times, hosts, slow, in, r);
 
   const double dp_step = plan.dp_group > 1 ? r.dp_reduce_scatter_chunk_s / (plan.dp_group - 1) : 0.0;
-  if (stages_contend_for_dp(plan, fabric, *engine, dp_step))
+  r.dp_streamed = stages_contend_for_dp(plan, fabric, *engine, dp_step);
+  if (r.dp_streamed)
     play_streamed(*engine, plan, times, fabric, barrier, as_is, r);
 
   r.breakdown = decompose(plan, times, as_is, free_dp, free_net, in);

@@ -51,6 +51,7 @@ struct SimulatedStep {
   PipelineTimes contended;                   // pass and transfer times with checkpoint traffic on the fabric
   double pp_exposed_s = 0;
   double dp_exposed_s = 0;
+  bool dp_streamed = false;  // the stages contend for DP bandwidth: the as-is play streamed its DP flows
   // One slow node (stragglers or heterogeneous configured): pipeline 0 played again with one
   // middle stage's GPU at `slow_speed` through a SimGrid speed profile.
   double slow_speed = 1;

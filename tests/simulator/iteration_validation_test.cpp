@@ -93,6 +93,7 @@ nlohmann::json reduced(const scenario::Scenario& s)
     j["dp_chunk_s"] = r.dp_reduce_scatter_chunk_s;
     j["pp_exposed_s"] = r.pp_exposed_s;
     j["dp_exposed_s"] = r.dp_exposed_s;
+    j["dp_streamed"] = r.dp_streamed;
     return j.dump();
   }));
 }
@@ -198,8 +199,9 @@ void check(const Layout& l, const std::vector<std::string>& fabric)
       l.tp, l.pp, l.dp, l.v, l.m, l.tp * l.pp * l.dp, fabric[0].c_str(), fabric[1].c_str(), fabric[2].c_str(), t_red,
       t_full, 100 * error, t_free_red, t_free, 100 * free_error, 100 * (t_full / t_free - 1), num(ful, "wall_time_s"),
       ful.at("comms").get<long>());
-  std::printf("[ reduced] pp transfer %.6f s, dp chunk %.6f s, pp exposed %.6f s, dp exposed %.6f s\n",
-              num(red, "pp_transfer_s"), num(red, "dp_chunk_s"), num(red, "pp_exposed_s"), num(red, "dp_exposed_s"));
+  std::printf("[ reduced] pp transfer %.6f s, dp chunk %.6f s, pp exposed %.6f s, dp exposed %.6f s, DP %s\n",
+              num(red, "pp_transfer_s"), num(red, "dp_chunk_s"), num(red, "pp_exposed_s"), num(red, "dp_exposed_s"),
+              red.at("dp_streamed").get<bool>() ? "streamed (stages contend)" : "timed (stages do not contend)");
   std::printf(
       "[ links  ] %s; %d of %d uplink directions shared by groups at once, %d mixed PP and DP; "
       "busiest NIC: %d groups, %.6f s mixed\n",
