@@ -55,7 +55,7 @@ public:
   void release(int stage, int chunk);
   /// From a stage actor: blocks until every GPU of `stage` finished its collective `k`; returns when.
   double wait_done(int stage, int k);
-  /// After the run: the stage's collectives as (start, end, label) spans.
+  /// After the run: the stage's collectives in order, each from when it could start to when it ended.
   struct Span {
     double start, end;
     bool all_gather;
