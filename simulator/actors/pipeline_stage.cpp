@@ -1,5 +1,7 @@
 #include "pipeline_stage.hpp"
 
+#include "simulator/actors/data_parallel_rank.hpp"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -54,6 +56,52 @@ double PipelineStage::wait_for_input(const PipelineOp& op) const
   return it->second + (dep.stage == stage_ ? 0.0 : shared_.times.transfer);
 }
 
+std::vector<double> PipelineStage::timed_all_gathers(double& dp_free) const
+{
+  std::vector<double> gathered(static_cast<size_t>(shared_.chunks), shared_.origin);
+  if (shared_.dp != nullptr)
+    return gathered;  // streamed: parameters_ready() waits for the flows
+  for (int c = 0; c < shared_.chunks; ++c) {
+    record(3, "all-gather chunk " + std::to_string(c), dp_free, dp_free + shared_.times.dp_all_gather);
+    dp_free += shared_.times.dp_all_gather;
+    gathered[static_cast<size_t>(c)] = dp_free;
+  }
+  return gathered;
+}
+
+double PipelineStage::parameters_ready(const std::vector<double>& gathered, int chunk) const
+{
+  // Streamed: the all-gathers run in chunk order, collective `chunk` is chunk's.
+  return shared_.dp != nullptr ? shared_.dp->wait_done(stage_, chunk) : gathered[static_cast<size_t>(chunk)];
+}
+
+void PipelineStage::reduce_scatter(int chunk, double ready, double& dp_free) const
+{
+  if (shared_.dp != nullptr) {
+    shared_.dp->release(stage_, chunk);
+    return;
+  }
+  const double rs_start = std::max(ready, dp_free);
+  dp_free = rs_start + shared_.times.dp_reduce_scatter;
+  record(3, "reduce-scatter chunk " + std::to_string(chunk), rs_start, dp_free);
+}
+
+double PipelineStage::finish_data_parallel(double dp_free) const
+{
+  const auto s = static_cast<size_t>(stage_);
+  if (shared_.dp == nullptr) {
+    shared_.dp_busy[s] = shared_.chunks * (shared_.times.dp_all_gather + shared_.times.dp_reduce_scatter);
+    return dp_free;
+  }
+  const double done = shared_.dp->wait_done(stage_, shared_.dp->flows().collectives - 1);
+  for (const auto& span : shared_.dp->spans(stage_)) {
+    shared_.dp_busy[s] += span.end - span.start;
+    record(3, (span.all_gather ? "all-gather chunk " : "reduce-scatter chunk ") + std::to_string(span.chunk),
+           span.start, span.end);
+  }
+  return done;
+}
+
 void PipelineStage::operator()() const
 {
   const auto& t = shared_.times;
@@ -67,18 +115,13 @@ void PipelineStage::operator()() const
 
   // Parameters are all-gathered chunk by chunk before the first forward needs them.
   double dp_free = shared_.origin;
-  std::vector<double> gathered(static_cast<size_t>(shared_.chunks), shared_.origin);
-  for (int c = 0; c < shared_.chunks; ++c) {
-    record(3, "all-gather chunk " + std::to_string(c), dp_free, dp_free + t.dp_all_gather);
-    dp_free += t.dp_all_gather;
-    gathered[static_cast<size_t>(c)] = dp_free;
-  }
+  const std::vector<double> gathered = timed_all_gathers(dp_free);
 
   for (size_t i = 0; i < order.size(); ++i) {
     const PipelineOp& op = order[i];
     double ready = std::max(shared_.origin, wait_for_input(op));
     if (op.kind == PassKind::Forward)
-      ready = std::max(ready, gathered[static_cast<size_t>(op.chunk)]);
+      ready = std::max(ready, parameters_ready(gathered, op.chunk));
     if (sg4::Engine::get_clock() < ready)
       sg4::this_actor::sleep_until(ready);
     const double start = sg4::Engine::get_clock();
@@ -108,13 +151,11 @@ void PipelineStage::operator()() const
       shared_.remote_sends[s]++;
       record(2, "send " + pass_name(op), end, end + t.transfer);
     }
-    if (op.kind == PassKind::Backward && i == last_backward[static_cast<size_t>(op.chunk)]) {
-      const double rs_start = std::max(end, dp_free);
-      dp_free = rs_start + t.dp_reduce_scatter;
-      record(3, "reduce-scatter chunk " + std::to_string(op.chunk), rs_start, dp_free);
-    }
+    if (op.kind == PassKind::Backward && i == last_backward[static_cast<size_t>(op.chunk)])
+      reduce_scatter(op.chunk, end, dp_free);
   }
-  shared_.end[s] = std::max(sg4::Engine::get_clock(), dp_free);
+  const double passes_done = sg4::Engine::get_clock();
+  shared_.end[s] = std::max(passes_done, finish_data_parallel(dp_free));
 }
 
 }  // namespace fleetsim::sim

@@ -42,6 +42,8 @@ struct PipelineTimes {
   double dp_reduce_scatter = 0;
 };
 
+class DataParallelStreams;
+
 struct PipelineShared {
   int stages = 1;
   int chunks = 1;
@@ -50,6 +52,9 @@ struct PipelineShared {
   std::vector<sg4::Host*> hosts;  // per stage
   bool record = false;
   double origin = 0;  // simulated time the iteration starts
+  // When set, the DP all-gathers and reduce-scatters are real flows on the fabric
+  // (data_parallel_rank.hpp) and times.dp_* are not used; else each takes its times.dp_* time.
+  DataParallelStreams* dp = nullptr;
 
   // Finished passes: (stage, kind, micro-batch, chunk) -> simulated finish time.
   std::map<std::tuple<int, int, int, int>, double> finished;
@@ -60,6 +65,7 @@ struct PipelineShared {
   std::vector<double> end;        // compute and data-parallel traffic both done
   std::vector<double> compute;    // seconds in Execs
   std::vector<int> remote_sends;  // passes whose output went to another stage
+  std::vector<double> dp_busy;    // seconds the stage's DP stream was busy
   std::vector<TraceSlice> slices;
 };
 
@@ -70,6 +76,11 @@ public:
 
 private:
   [[nodiscard]] double wait_for_input(const models::PipelineOp& op) const;
+  // The stage's DP stream. dp_free: when the timed stream is next free (unused when streamed).
+  [[nodiscard]] std::vector<double> timed_all_gathers(double& dp_free) const;  // per chunk: parameters there
+  [[nodiscard]] double parameters_ready(const std::vector<double>& gathered, int chunk) const;
+  void reduce_scatter(int chunk, double ready, double& dp_free) const;
+  [[nodiscard]] double finish_data_parallel(double dp_free) const;  // when the stream is done
   void record(int track, std::string name, double start, double end) const;
   PipelineShared& shared_;
   int stage_;

@@ -5,11 +5,13 @@
 #include "models/collectives.hpp"
 #include "models/iteration_plan.hpp"
 #include "simulator/actors/collective_rank.hpp"
+#include "simulator/actors/data_parallel_rank.hpp"
 #include "simulator/run/engine_setup.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 namespace fleetsim::sim {
 
@@ -56,6 +58,43 @@ std::vector<double> time_patterns(const models::CollectivePlan& traffic, const F
   return shared.step_seconds;
 }
 
+// Whether the stages' DP collectives can slow each other, so that when each stage issues them
+// matters: some stage's DP ring step alone is faster than `all_at_once`, the step with every
+// stage's flows (phase 1). If none is, no stage's bottleneck is another's (max-min rates only rise
+// as flows leave), any overlap of the stages' collectives gives each its phase-1 time, and
+// streaming them would reproduce the timed play at the cost of every DP flow.
+bool stages_contend_for_dp(const models::IterationPlan& plan, const Fabric& fabric, sg4::Engine& engine,
+                           double all_at_once)
+{
+  const auto& l = plan.layout;
+  if (l.pp == 1 || plan.dp_ring_step.flows.empty())
+    return false;
+  constexpr double kSolverPrecision = 1e-4;  // relative; SimGrid's max-min precision is 1e-5
+  for (int stage = 0; stage < l.pp; ++stage) {
+    // The stage's flows on its own ranks, renumbered 0..tp*cp*dp-1.
+    models::CollectivePlan alone;
+    std::vector<int> local(fabric.ranks.size(), -1);
+    std::vector<sg4::Host*> hosts;
+    for (size_t r = 0; r < fabric.ranks.size(); ++r)
+      if ((static_cast<int>(r) / (l.tp * l.cp)) % l.pp == stage) {
+        local[r] = static_cast<int>(hosts.size());
+        hosts.push_back(fabric.ranks[r]);
+      }
+    alone.ranks = static_cast<int>(hosts.size());
+    models::TrafficStep step{plan.dp_ring_step.label, {}, 1};
+    for (const models::Flow& f : plan.dp_ring_step.flows)
+      if (local[static_cast<size_t>(f.src)] >= 0)
+        step.flows.push_back({local[static_cast<size_t>(f.src)], local[static_cast<size_t>(f.dst)], f.bytes});
+    alone.steps.push_back(std::move(step));
+    CollectiveShared shared;
+    launch_collective(shared, alone, false, hosts);
+    engine.run();
+    if (shared.step_seconds.front() < all_at_once * (1 - kSolverPrecision))
+      return true;
+  }
+  return false;
+}
+
 // The pattern times of one traffic phase turned into pass and transfer times.
 PipelineTimes pipeline_times(const models::IterationPlan& plan, const models::CollectivePlan& traffic,
                              const std::vector<double>& step_s, SimulatedStep* record)
@@ -95,9 +134,10 @@ struct Play {
   PipelineShared shared;
 };
 
-// Phase 2: one pipeline's schedule with the given times, starting now.
+// Phase 2: one pipeline's schedule with the given times, starting now. With `dp`, its stages'
+// DP collectives are streamed as real flows of every replica's stage (times.dp_* unused).
 void play(sg4::Engine& engine, const models::IterationPlan& plan, const PipelineTimes& times,
-          const std::vector<sg4::Host*>& hosts, bool record, Play& out)
+          const std::vector<sg4::Host*>& hosts, bool record, Play& out, const DataParallelFlows* dp = nullptr)
 {
   PipelineShared& sh = out.shared;
   sh.stages = plan.layout.pp;
@@ -111,12 +151,20 @@ void play(sg4::Engine& engine, const models::IterationPlan& plan, const Pipeline
   sh.end.assign(p, 0.0);
   sh.compute.assign(p, 0.0);
   sh.remote_sends.assign(p, 0);
+  sh.dp_busy.assign(p, 0.0);
+  std::optional<DataParallelStreams> streams;
+  if (dp != nullptr && dp->collectives > 0) {
+    streams.emplace(*dp, sh.chunks);
+    sh.dp = &*streams;
+    streams->launch();
+  }
   for (int s = 0; s < sh.stages; ++s)
     sg4::Actor::create("stage" + std::to_string(s), hosts[static_cast<size_t>(s)], PipelineStage(sh, s));
   engine.run();
   const auto last = std::max_element(sh.end.begin(), sh.end.end());
   out.critical_stage = static_cast<int>(last - sh.end.begin());
   out.makespan = *last - sh.origin;
+  sh.dp = nullptr;
 }
 
 }  // namespace
@@ -168,12 +216,53 @@ models::StepBreakdown decompose(const models::IterationPlan& plan, const Pipelin
   played.blocking_per_pass[1] = times.cp_per_pass;
   played.blocking_per_pass[2] = times.ep_per_pass;
   played.own_pp = as_is.shared.remote_sends[crit] * times.transfer;
-  played.own_dp = in.layout.virtual_stages * (times.dp_all_gather + times.dp_reduce_scatter);
+  played.own_dp = as_is.shared.dp_busy[crit];
   played.makespan = as_is.makespan;
   played.makespan_free_dp = free_dp.makespan;
   played.makespan_free_net = free_net.makespan;
   played.barrier = models::barrier_time(static_cast<int>(in.layout.gpus()), in.fabric.nic_latency).si();
   return models::decompose_played_iteration(plan, played, in.accelerator.peak_flops);
+}
+
+// Phase 1a's patterns and a checkpoint write: every GPU sends `state` bytes to storage at once.
+models::CollectivePlan with_checkpoint_write(const models::CollectivePlan& traffic, int ranks, double state)
+{
+  models::CollectivePlan plan = traffic;
+  models::TrafficStep write{"checkpoint write", {}, 1};
+  for (int g = 0; g < ranks; ++g)
+    write.flows.push_back({g, ranks, state});
+  plan.steps.push_back(std::move(write));
+  return plan;
+}
+
+// After the timed plays (whose results do not depend on what follows them), when the stages' DP
+// collectives can slow each other: the iteration again with them streamed as every replica's
+// flows, issued when the played stages issue them. It replaces the timed play; the step while a
+// checkpoint drains and the step with the slow node (its speed profile stays) move by as much or
+// are played streamed again. The stage actors run on the GPUs of tensor index 1 (or replica 1),
+// whose speed is the nominal one even after the slow node's profile.
+void play_streamed(sg4::Engine& engine, const models::IterationPlan& plan, const PipelineTimes& times,
+                   const Fabric& fabric, double barrier, Play& as_is, SimulatedStep& r)
+{
+  const auto& l = plan.layout;
+  const DataParallelFlows flows = make_data_parallel_flows(plan, fabric.ranks);
+  std::vector<sg4::Host*> pipeline0;
+  std::vector<sg4::Host*> nominal;
+  for (int st = 0; st < l.pp; ++st) {
+    const int rank = models::layout_rank(l, 0, st, 0);
+    pipeline0.push_back(fabric.ranks[static_cast<size_t>(rank)]);
+    nominal.push_back(fabric.ranks[static_cast<size_t>(l.tp * l.cp > 1 ? rank + 1 : models::layout_rank(l, 0, st, 1))]);
+  }
+  Play streamed;
+  play(engine, plan, times, nominal, true, streamed, &flows);
+  if (r.step_time_during_checkpoint_s > 0)
+    r.step_time_during_checkpoint_s += streamed.makespan - as_is.makespan;
+  if (r.slow_stage >= 0) {
+    Play slowed;  // pipeline 0's slow GPU keeps its profile
+    play(engine, plan, times, pipeline0, false, slowed, &flows);
+    r.step_time_with_slow_node_s = slowed.makespan + barrier;
+  }
+  as_is = std::move(streamed);
 }
 
 }  // namespace
@@ -191,16 +280,10 @@ SimulatedStep simulate_step(const scenario::Scenario& s, bool slow_node_play)
 
   // Phase 1a: the iteration's patterns, and a checkpoint write (every GPU to storage at once).
   const models::CollectivePlan traffic = models::iteration_traffic(plan);
-  models::CollectivePlan with_checkpoint = traffic;
   const double state = s.checkpoint.state_per_gpu.si();
   const bool checkpoint = fabric.storage != nullptr && state > 0;
-  if (checkpoint) {
-    models::TrafficStep write{"checkpoint write", {}, 1};
-    for (int g = 0; g < ranks; ++g)
-      write.flows.push_back({g, ranks, state});
-    with_checkpoint.steps.push_back(std::move(write));
-  }
-  const std::vector<double> step_s = time_patterns(with_checkpoint, fabric, *engine);
+  const std::vector<double> step_s = time_patterns(checkpoint ? with_checkpoint_write(traffic, ranks, state) : traffic,
+                                                   fabric, *engine);
 
   SimulatedStep r;
   r.pods = fabric.pods;
@@ -221,6 +304,7 @@ SimulatedStep simulate_step(const scenario::Scenario& s, bool slow_node_play)
   for (int st = 0; st < in.layout.pp; ++st)
     hosts.push_back(fabric.ranks[static_cast<size_t>(models::layout_rank(in.layout, 0, st, 0))]);
 
+  const double barrier = models::barrier_time(ranks, in.fabric.nic_latency).si();
   Play as_is;
   play(*engine, plan, times, hosts, true, as_is);
   PipelineTimes no_dp = times;
@@ -234,11 +318,15 @@ SimulatedStep simulate_step(const scenario::Scenario& s, bool slow_node_play)
   if (checkpoint) {
     Play during;
     play(*engine, plan, r.contended, hosts, false, during);
-    r.step_time_during_checkpoint_s = during.makespan + models::barrier_time(ranks, in.fabric.nic_latency).si();
+    r.step_time_during_checkpoint_s = during.makespan + barrier;
   }
-
   if (const double slow = slow_node_play ? slow_node_speed(s) : 1.0; slow < 1)
     play_with_slow_node(*engine, plan, times, hosts, slow, in, r);
+
+  const double dp_step = plan.dp_group > 1 ? r.dp_reduce_scatter_chunk_s / (plan.dp_group - 1) : 0.0;
+  r.dp_streamed = stages_contend_for_dp(plan, fabric, *engine, dp_step);
+  if (r.dp_streamed)
+    play_streamed(*engine, plan, times, fabric, barrier, as_is, r);
 
   r.breakdown = decompose(plan, times, as_is, free_dp, free_net, in, r.tp_allreduce_s);
   r.dp_exposed_s = as_is.makespan - free_dp.makespan;

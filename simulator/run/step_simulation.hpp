@@ -9,9 +9,15 @@
 //     uplinks and shared NICs slow them as they would. Ring collectives repeat their step, so a
 //     TP all-reduce is 2(tp-1) steps and a DP reduce-scatter (or all-gather) dp-1 steps.
 //  2. Schedule: one pipeline plays Megatron's 1F1B / interleaved order with stage actors (passes
-//     as Execs on the GPUs, inputs arriving a transfer after they were produced, DP all-gather and
-//     reduce-scatter streamed per chunk). It is played three times -- as is, with free DP traffic,
-//     and with free DP and PP traffic -- and the differences give the exposed share of each.
+//     as Execs on the GPUs, inputs arriving a transfer after they were produced, each chunk's DP
+//     all-gather and reduce-scatter on a per-stage stream). It is played three times -- as is,
+//     with free DP traffic, and with free DP and PP traffic -- and the differences give the
+//     exposed share of each. When the stages' DP collectives can slow each other (some stage's DP
+//     ring step alone is faster than with every stage's at once), the as-is play is replaced by
+//     one whose DP collectives are real flows of every replica's copy of the stage, issued when the
+//     played stage issues them (simulator/actors/data_parallel_rank.hpp): the last stage ends its
+//     backward passes first, so its reduce-scatters have the uplinks to themselves for a while.
+//     The play while a checkpoint drains moves by as much; the PP transfers keep their phase-1 time.
 //
 // Fleet-law decomposition: T_step = compute + comm + sync - overlap, with comm = tp + pp + dp,
 // exposed comm = tp + cp + ep + pp_exposed + dp_exposed, sync = bubble + barrier, overlap = comm - exposed.
@@ -39,12 +45,13 @@ struct SimulatedStep {
   double cp_all_gather_s = 0;                // one CP all-gather of a layer's keys and values
   double ep_alltoall_s = 0;                  // one expert all-to-all of a micro-batch's tokens
   double pp_transfer_s = 0;                  // one stage-to-stage send, all pipelines sending at once
-  double dp_reduce_scatter_chunk_s = 0;      // one chunk's gradient shard over the DP ring (= all-gather)
+  double dp_reduce_scatter_chunk_s = 0;      // one chunk's reduce-scatter (= all-gather), every stage at once
   double checkpoint_write_s = 0;             // every GPU writes its state to storage at once, over the fabric
   double step_time_during_checkpoint_s = 0;  // the iteration while a checkpoint drains to storage
   PipelineTimes contended;                   // pass and transfer times with checkpoint traffic on the fabric
   double pp_exposed_s = 0;
   double dp_exposed_s = 0;
+  bool dp_streamed = false;  // the stages contend for DP bandwidth: the as-is play streamed its DP flows
   // One slow node (stragglers or heterogeneous configured): pipeline 0 played again with one
   // middle stage's GPU at `slow_speed` through a SimGrid speed profile.
   double slow_speed = 1;

@@ -221,7 +221,11 @@ TEST(StepSimulation, PodOversubscriptionSlowsDataParallelRingsThreeAndAHalfFold)
   const auto bp = pods.at("breakdown");
   const auto bo = one.at("breakdown");
   EXPECT_GT(num(bp, "step_time_s"), num(bo, "step_time_s"));
-  EXPECT_GT(num(bp, "dp_comm_s"), 3 * num(bo, "dp_comm_s"));
+  // In the played iteration the all-gathers run with every stage's flows at once, 3.5 times slower,
+  // but the stages' reduce-scatters are staggered: one stage's 8 flows per pod fit its uplink, so
+  // a reduce-scatter is slowed only while other stages' overlap it.
+  EXPECT_GT(num(bp, "dp_comm_s"), 2 * num(bo, "dp_comm_s"));
+  EXPECT_LT(num(bp, "dp_comm_s"), 3.5 * num(bo, "dp_comm_s"));
   EXPECT_NEAR(num(bp, "compute_s"), num(bo, "compute_s"), 1e-9 * num(bo, "compute_s"));
 }
 
