@@ -4,8 +4,8 @@
 
 #include "parameter_table.hpp"
 #include "scenario_builder.hpp"
+#include "yaml_document.hpp"
 
-#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -16,13 +16,6 @@
 
 namespace fleetsim::scenario {
 namespace {
-
-SourceLocation at(const std::string& file, const YAML::Mark& m)
-{
-  if (m.line < 0)
-    return {file, 0, 0};
-  return {file, m.line + 1, m.column + 1};
-}
 
 std::string join(std::string_view prefix, std::string_view key)
 {
@@ -39,74 +32,8 @@ bool valid_name(const std::string& s)
   return true;
 }
 
-// True when the text holds no YAML content: only blank lines, comments, directives and document
-// markers ("---", "...").
-bool has_no_content(std::string_view text)
-{
-  size_t pos = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;  // a UTF-8 byte order mark
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos)
-      end = text.size();
-    std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    const size_t first = line.find_first_not_of(" \t\r\f\v");
-    if (first == std::string_view::npos)
-      continue;
-    line.remove_prefix(first);
-    if (line.front() == '#' || line.front() == '%')
-      continue;
-    if (line.substr(0, 3) == "---" || line.substr(0, 3) == "...") {
-      const std::string_view rest = line.substr(3);
-      const size_t next = rest.find_first_not_of(" \t\r");
-      if (next == std::string_view::npos || (rest[next] == '#' && next > 0))
-        continue;
-    }
-    return false;
-  }
-  return true;
-}
-
-// The marks where the text's YAML documents start. YAML::LoadAll is not used: yaml-cpp 0.7 loops
-// forever, allocating, on a token that no document consumes, such as a stray ',' at document level
-// (",", " ,", "{a: 1},"; upstream jbeder/yaml-cpp#1040, fixed after 0.7 by #1319). Such a token
-// starts every further "document" at the same mark, which is where the walk stops with an error.
-class DocumentStarts : public YAML::EventHandler {
-public:
-  std::vector<YAML::Mark> marks;
-  bool stuck = false;
-
-  void OnDocumentStart(const YAML::Mark& mark) override
-  {
-    stuck = !marks.empty() && marks.back().pos == mark.pos;
-    marks.push_back(mark);
-  }
-  void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
-  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-  void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-  void OnMapEnd() override {}
-};
-
-// Where each document starts; throws YAML::ParserException like LoadAll, and also at a token that
-// yaml-cpp would loop on.
-std::vector<YAML::Mark> document_starts(const std::string& text)
-{
-  std::stringstream in(text);
-  YAML::Parser parser(in);
-  DocumentStarts starts;
-  while (parser.HandleNextDocument(starts)) {
-    if (starts.stuck) {
-      const YAML::Mark& m = starts.marks.back();
-      const char c = m.pos >= 0 && static_cast<size_t>(m.pos) < text.size() ? text[m.pos] : '?';
-      throw YAML::ParserException(m, std::string("unexpected '") + c + "' outside a flow collection");
-    }
-  }
-  return starts.marks;
-}
+// The top-level key that names files whose keys are defaults for this one.
+constexpr const char* kIncludeKey = "include";
 
 class Flattener {
 public:
@@ -127,6 +54,12 @@ public:
       }
       const std::string name = k.Scalar();
       const std::string path = join(prefix, name);
+      if (name == kIncludeKey) {
+        if (!prefix.empty())
+          diags_.error(at(file_, k.Mark()), "'include' belongs at the top level of a scenario file, not inside '" +
+                                                prefix + "' (" + path + ")");
+        continue;  // the top level's include is read by IncludeLoader
+      }
       if (name.find('.') != std::string::npos) {
         diags_.error(at(file_, k.Mark()), "key '" + name + "' contains '.': nest it instead (" +
                                               name.substr(0, name.find('.')) + ": {" + name.substr(name.find('.') + 1) +
@@ -351,6 +284,98 @@ std::vector<ResolvedValue> resolve(const std::vector<ResolvedValue>& given, cons
   return out;
 }
 
+// Later values replace earlier ones of the same key; new keys are appended in order.
+void merge_over(std::vector<ResolvedValue>& base, const std::vector<ResolvedValue>& over)
+{
+  for (const auto& v : over) {
+    const auto same = std::find_if(base.begin(), base.end(), [&v](const ResolvedValue& b) { return b.key == v.key; });
+    if (same != base.end())
+      *same = v;
+    else
+      base.push_back(v);
+  }
+}
+
+// A scenario file and the files it includes: `include: PATH` or `include: [PATH, ...]` at the top
+// level, each path relative to the including file's directory. The included files' keys (in
+// order, later ones winning) are defaults that the including file's own keys replace; nested
+// includes are read the same way. Every value keeps the file and line it was written at.
+class IncludeLoader {
+public:
+  IncludeLoader(Diagnostics& diags, std::vector<std::string>& includes) : diags_(diags), includes_(includes) {}
+
+  void load(const YAML::Node& root, const std::string& file, std::vector<ResolvedValue>& out)
+  {
+    chain_.push_back({identity(file), file});
+    std::vector<ResolvedValue> own;
+    Flattener(file, own, diags_).walk_map(root, "");
+    std::vector<ResolvedValue> merged;
+    if (const YAML::Node list = root[kIncludeKey]; list.IsDefined())
+      for (const YAML::Node& entry : entries(list, file))
+        include_one(entry, file, merged);
+    for (auto& v : merged)
+      v.included = true;
+    merge_over(merged, own);
+    merge_over(out, merged);
+    chain_.pop_back();
+  }
+
+private:
+  static std::string identity(const std::string& file)
+  {
+    std::error_code ec;
+    const auto canonical = std::filesystem::weakly_canonical(file, ec);
+    return ec ? std::filesystem::path(file).lexically_normal().string() : canonical.string();
+  }
+
+  std::vector<YAML::Node> entries(const YAML::Node& list, const std::string& file)
+  {
+    std::vector<YAML::Node> out;
+    if (list.IsScalar())
+      out.push_back(list);
+    else if (list.IsSequence())
+      for (const YAML::Node& e : list)
+        out.push_back(e);
+    for (const YAML::Node& e : out)
+      if (!e.IsScalar() || e.Scalar().empty()) {
+        diags_.error(at(file, e.Mark()), "'include' expects a file path or a list of file paths");
+        return {};
+      }
+    if (!list.IsScalar() && !list.IsSequence())
+      diags_.error(at(file, list.Mark()), "'include' expects a file path or a list of file paths");
+    return out;
+  }
+
+  void include_one(const YAML::Node& entry, const std::string& file, std::vector<ResolvedValue>& merged)
+  {
+    const std::string path = (std::filesystem::path(file).parent_path() / entry.Scalar()).lexically_normal().string();
+    const SourceLocation where = at(file, entry.Mark());
+    const std::string id = identity(path);
+    for (const auto& [seen, shown] : chain_)
+      if (seen == id) {
+        std::string cycle;
+        for (const auto& link : chain_)
+          cycle += link.second + " -> ";
+        diags_.error(where, "include: cycle " + cycle + path);
+        return;
+      }
+    const auto text = read_text_file(path, "included scenario", diags_, where);
+    if (!text)
+      return;
+    const auto root = parse_map_document(*text, path, "scenario", diags_);
+    if (!root)
+      return;
+    includes_.push_back(path);
+    std::vector<ResolvedValue> values;
+    load(*root, path, values);
+    merge_over(merged, values);
+  }
+
+  Diagnostics& diags_;
+  std::vector<std::string>& includes_;
+  std::vector<std::pair<std::string, std::string>> chain_;  // (identity, as shown) of the files being read
+};
+
 }  // namespace
 
 LoadResult load_scenario_text(std::string_view yaml, const std::string& display_name,
@@ -358,28 +383,10 @@ LoadResult load_scenario_text(std::string_view yaml, const std::string& display_
 {
   LoadResult result;
   std::vector<ResolvedValue> given;
-  // Nothing but blanks and comments: almost always a wrong or truncated file, and running the
-  // table's defaults instead would hide it. An explicit `{}` still means "all defaults".
-  if (has_no_content(yaml)) {
-    result.diagnostics.error({display_name, 1, 1}, "scenario file is empty");
+  const auto root = parse_map_document(yaml, display_name, "scenario", result.diagnostics);
+  if (!root)
     return result;
-  }
-  try {
-    const std::string text(yaml);
-    const std::vector<YAML::Mark> docs = document_starts(text);
-    YAML::Node root = docs.empty() ? YAML::Node() : YAML::Load(text);
-    if (docs.size() > 1)
-      result.diagnostics.error(at(display_name, docs[1]),
-                               "a scenario file holds one YAML document, found " + std::to_string(docs.size()));
-    if (root.IsMap()) {
-      Flattener(display_name, given, result.diagnostics).walk_map(root, "");
-    } else {
-      result.diagnostics.error(at(display_name, root.Mark()), "a scenario must be a map of keys");
-    }
-  } catch (const YAML::Exception& e) {
-    result.diagnostics.error(at(display_name, e.mark), "malformed YAML: " + e.msg);
-    return result;
-  }
+  IncludeLoader(result.diagnostics, result.includes).load(*root, display_name, given);
   apply_overrides(overrides, given, result.diagnostics);
   result.resolved = resolve(given, display_name);
   // Keep going after structural errors: value errors are reported in the same pass.
@@ -391,26 +398,11 @@ LoadResult load_scenario_text(std::string_view yaml, const std::string& display_
 
 LoadResult load_scenario_file(const std::string& path, const std::vector<std::string>& overrides)
 {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    LoadResult result;
-    result.diagnostics.error({path, 0, 0}, "is a directory, not a scenario file");
-    return result;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    LoadResult result;
-    result.diagnostics.error({path, 0, 0}, "cannot open scenario file");
-    return result;
-  }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) {
-    LoadResult result;
-    result.diagnostics.error({path, 0, 0}, "cannot read scenario file");
-    return result;
-  }
-  LoadResult result = load_scenario_text(buffer.str(), path, overrides);
+  LoadResult failed;
+  const auto text = read_text_file(path, "scenario", failed.diagnostics);
+  if (!text)
+    return failed;
+  LoadResult result = load_scenario_text(*text, path, overrides);
   if (result.scenario)
     FLEETSIM_LOG(Scenario, info, "{}: {} GPUs, {} failure causes, {:.1f} days, recovery {}", path,
                  result.scenario->fleet.gpus, result.scenario->causes.size(), result.scenario->duration.si() / 86400,
@@ -440,6 +432,8 @@ std::string dump_resolved(const std::vector<ResolvedValue>& resolved)
     out += std::string(2 * (segs.size() - 1), ' ') + segs.back() + ": " + e.c_str();
     if (v.is_default)
       out += v.where.file.rfind("preset ", 0) == 0 ? "  # " + v.where.file + "\n" : "  # default\n";
+    else if (v.included)
+      out += "  # " + v.where.file + ":" + std::to_string(v.where.line) + "\n";
     else
       out += "\n";
   }

@@ -19,20 +19,24 @@ struct ResolvedValue {
   std::string text;
   SourceLocation where;
   bool is_default = false;
+  bool included = false;  // written in a file the scenario includes (where.file), not in the scenario itself
 };
 
 struct LoadResult {
   std::optional<Scenario> scenario;     // set only when diagnostics is empty
   std::vector<ResolvedValue> resolved;  // every parameter, defaults included, in table order
   Diagnostics diagnostics;
+  std::vector<std::string> includes;  // every file read through `include:`, nested ones too, in reading order
 };
 
-/// `overrides` are "dotted.key=value" strings (from --set), applied on top of the file.
+/// `overrides` are "dotted.key=value" strings (from --set), applied on top of the file. A top-level
+/// `include: PATH` (or a list of paths, relative to the including file's directory) reads those
+/// files first: their keys are defaults that the including file, then `overrides`, replace.
 [[nodiscard]] LoadResult load_scenario_file(const std::string& path, const std::vector<std::string>& overrides = {});
 [[nodiscard]] LoadResult load_scenario_text(std::string_view yaml, const std::string& display_name,
                                             const std::vector<std::string>& overrides = {});
 
-/// The resolved scenario as YAML, defaults marked with a comment.
+/// The resolved scenario as YAML; defaults, and values from included files (FILE:LINE), marked with a comment.
 [[nodiscard]] std::string dump_resolved(const std::vector<ResolvedValue>& resolved);
 
 }  // namespace fleetsim::scenario
