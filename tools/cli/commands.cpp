@@ -79,8 +79,10 @@ void print_step(const scenario::Scenario& s, const models::StepBreakdown& b, con
   row("- T_overlap", b.overlap.si(), sim != nullptr ? "hidden behind compute" : "hidden behind backward");
   row("  exposed comm", b.comm_exposed.si(), "T_comm - T_overlap");
   row("= T_step", T, "");
-  std::printf("  MFU %.1f%%   compute fraction %.2f   binding term: %s\n", 100 * b.mfu, b.compute_fraction,
-              b.binding_term.c_str());
+  const double hardware = models::hardware_flops_per_token(s.step.workload);
+  const double hfu = b.flops_per_token > 0 ? b.mfu * hardware / b.flops_per_token : 0.0;
+  std::printf("  MFU %.1f%%   HFU %.1f%%   compute fraction %.2f   binding term: %s\n", 100 * b.mfu, 100 * hfu,
+              b.compute_fraction, b.binding_term.c_str());
   if (sim != nullptr && sim->checkpoint_write_s > 0) {
     const double bytes = s.checkpoint_bytes().si();
     std::printf(
