@@ -1,0 +1,94 @@
+#include "layout_search.hpp"
+
+#include "iteration_plan.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+namespace fleetsim::models {
+namespace {
+
+std::vector<int> divisors(long n, long at_most)
+{
+  std::vector<int> out;
+  for (long d = 1; d <= std::min(n, at_most); ++d)
+    if (n % d == 0)
+      out.push_back(static_cast<int>(d));
+  return out;
+}
+
+/// The lightest recomputation under which `in` is consistent and fits; false if none does.
+bool fit(StepInputs& in, long gpus)
+{
+  for (Recompute r : {Recompute::None, Recompute::Selective, Recompute::Full}) {
+    in.workload.recompute = r;
+    if (check_step_inputs(in, gpus).empty())
+      return true;
+  }
+  return false;
+}
+
+auto rank_key(const LayoutCandidate& c)
+{
+  const ParallelLayout& l = c.inputs.layout;
+  return std::make_tuple(c.step.step_time.si(), l.tp * l.cp * l.pp, l.tp, l.pp, l.cp, l.virtual_stages,
+                         c.inputs.workload.micro_batch_size);
+}
+
+}  // namespace
+
+std::vector<LayoutCandidate> search_layouts(const StepInputs& base, long gpus, const SearchSpace& space,
+                                            SearchStats* stats)
+{
+  SearchStats local;
+  SearchStats& st = stats != nullptr ? *stats : local;
+  std::vector<LayoutCandidate> out;
+  const Workload& w = base.workload;
+  const int ep = std::max(1, base.layout.ep);
+  for (int tp : divisors(space.gpus_per_node, space.gpus_per_node)) {
+    if (w.attention_heads % tp != 0)
+      continue;
+    for (int cp : space.context_parallel) {
+      if (gpus % (static_cast<long>(tp) * cp) != 0 || w.sequence_length % cp != 0)
+        continue;
+      for (int pp : divisors(gpus / (static_cast<long>(tp) * cp), w.layers)) {
+        const long dp = gpus / (static_cast<long>(tp) * cp * pp);
+        if (dp % ep != 0)
+          continue;
+        for (int v : space.virtual_stages) {
+          if ((pp == 1 && v > 1) || static_cast<long>(pp) * v > w.layers)
+            continue;
+          for (int mbs : space.micro_batch_sizes) {
+            StepInputs in = base;
+            in.layout.tp = tp;
+            in.layout.cp = cp;
+            in.layout.pp = pp;
+            in.layout.dp = static_cast<int>(dp);
+            in.layout.ep = ep;
+            in.layout.virtual_stages = v;
+            in.workload.micro_batch_size = mbs;
+            in.accelerator.check_memory = false;
+            in.workload.recompute = Recompute::Full;
+            if (!check_step_inputs(in, gpus).empty())
+              continue;  // inconsistent whatever the memory (batch, divisibility)
+            const double m = w.global_batch_tokens / (static_cast<double>(w.sequence_length) * mbs * dp);
+            if (!schedule_supported(pp, static_cast<int>(m), v))
+              continue;  // no 1F1B / interleaved order for this many micro-batches
+            ++st.enumerated;
+            in.accelerator.check_memory = true;
+            if (!fit(in, gpus)) {
+              ++st.rejected_memory;
+              continue;
+            }
+            out.push_back({in, AnalyticStepModel().step(in), estimate_memory(in)});
+          }
+        }
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const LayoutCandidate& a, const LayoutCandidate& b) { return rank_key(a) < rank_key(b); });
+  return out;
+}
+
+}  // namespace fleetsim::models
