@@ -292,6 +292,11 @@ double hardware_flops_per_token(const Workload& w)
   return training_flops_per_token(w) + extra;
 }
 
+double hardware_flops_utilisation(const StepBreakdown& b, const Workload& w)
+{
+  return b.flops_per_token > 0 ? b.mfu * hardware_flops_per_token(w) / b.flops_per_token : 0.0;
+}
+
 namespace {
 
 units::Seconds compute_time(const StepInputs& in, int micro_batches)

@@ -149,6 +149,8 @@ struct StepBreakdown {
 /// forward, 2 P_layers + attention / 3, for `full`; the attention core's forward for `selective`
 /// and for flash attention, which recomputes it in its backward kernel).
 [[nodiscard]] double hardware_flops_per_token(const Workload& w);
+/// HFU from a breakdown's MFU and the workload's recomputation (a cached breakdown carries no HFU).
+[[nodiscard]] double hardware_flops_utilisation(const StepBreakdown& b, const Workload& w);
 
 /// Pipeline bubble as a fraction of ideal compute: (p-1)/(v*m).
 [[nodiscard]] double pipeline_bubble_fraction(int stages, int micro_batches, int virtual_stages);

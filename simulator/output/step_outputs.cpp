@@ -31,9 +31,8 @@ ordered_json step_file_json(const scenario::Scenario& s, const models::StepBreak
   j["bubble_s"] = b.bubble.si();
   j["barrier_s"] = b.barrier.si();
   j["mfu"] = b.mfu;
-  // Hardware FLOPs from the scenario, not from the breakdown: a cached breakdown does not carry them.
-  const double hardware = models::hardware_flops_per_token(s.step.workload);
-  j["hfu"] = b.flops_per_token > 0 ? b.mfu * hardware / b.flops_per_token : 0.0;
+  // From the scenario, not from the breakdown: a cached breakdown does not carry hardware FLOPs.
+  j["hfu"] = models::hardware_flops_utilisation(b, s.step.workload);
   j["binding_term"] = b.binding_term;
   j["comm_by_dimension_s"] = {{"tensor_parallel", b.tp_comm.si()},
                               {"context_parallel", b.cp_comm.si()},
@@ -42,7 +41,7 @@ ordered_json step_file_json(const scenario::Scenario& s, const models::StepBreak
                               {"data_parallel", b.dp_comm.si()}};
   j["tokens_per_step"] = b.tokens_per_step;
   j["flops_per_token"] = b.flops_per_token;
-  j["hardware_flops_per_token"] = hardware;
+  j["hardware_flops_per_token"] = models::hardware_flops_per_token(s.step.workload);
   if (simulated != nullptr) {
     const SimulatedStep& r = *simulated;
     j["exposed_comm_by_dimension_s"] = {{"tensor_parallel", b.tp_comm.si()},

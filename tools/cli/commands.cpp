@@ -20,10 +20,7 @@
 #include <optional>
 
 namespace fleetsim::cli {
-namespace {
 
-// Loads and validates the scenario into `out`. Returns an exit code when the command is already
-// done: 2 after printing every diagnostic, or 0 after printing --dump-resolved.
 std::optional<int> prepare(const Options& opts, scenario::Scenario& out)
 {
   const std::string path = opts.scenario.empty() ? default_scenario_path() : opts.scenario;
@@ -39,6 +36,8 @@ std::optional<int> prepare(const Options& opts, scenario::Scenario& out)
   out = std::move(*result.scenario);
   return std::nullopt;
 }
+
+namespace {
 
 void print_step(const scenario::Scenario& s, const models::StepBreakdown& b, const sim::SimulatedStep* sim)
 {
@@ -79,8 +78,7 @@ void print_step(const scenario::Scenario& s, const models::StepBreakdown& b, con
   row("- T_overlap", b.overlap.si(), sim != nullptr ? "hidden behind compute" : "hidden behind backward");
   row("  exposed comm", b.comm_exposed.si(), "T_comm - T_overlap");
   row("= T_step", T, "");
-  const double hardware = models::hardware_flops_per_token(s.step.workload);
-  const double hfu = b.flops_per_token > 0 ? b.mfu * hardware / b.flops_per_token : 0.0;
+  const double hfu = models::hardware_flops_utilisation(b, s.step.workload);
   std::printf("  MFU %.1f%%   HFU %.1f%%   compute fraction %.2f   binding term: %s\n", 100 * b.mfu, 100 * hfu,
               b.compute_fraction, b.binding_term.c_str());
   if (sim != nullptr && sim->checkpoint_write_s > 0) {

@@ -3,6 +3,9 @@
 // failure, 2 bad input (unknown option, bad scenario), 3 internal error (a broken invariant: a bug).
 
 #include "models/invariant.hpp"
+#include "simulator/scenario/scenario.hpp"
+
+#include <optional>
 
 #include <string>
 #include <vector>
@@ -47,7 +50,14 @@ struct Options {
   std::string mode = "reduced";  // full | reduced
   std::string groups = "1";      // concurrent groups (e.g. all data-parallel groups at once)
   std::string chunks = "0";      // pipeline chunks; 0 = the algorithm's default
+  // plan
+  long plan_gpus = 0;  // --gpus N (0: the scenario's cluster.gpus)
+  int top = 10;        // --top K rows printed
 };
+
+/// Loads and validates the scenario into `out`. Returns an exit code when the command is already
+/// done: 2 after printing every diagnostic, or 0 after printing --dump-resolved.
+std::optional<int> prepare(const Options& opts, scenario::Scenario& out);
 
 /// Parses argv; on error prints a message to stderr and returns false.
 bool parse_options(int argc, char** argv, Options& opts);
@@ -60,6 +70,7 @@ int cmd_run(const Options& opts);
 int cmd_validate(const Options& opts);
 int cmd_workload(const Options& opts);
 int cmd_step(const Options& opts);
+int cmd_plan(const Options& opts);
 int cmd_describe(const Options& opts);
 int cmd_collective(const Options& opts);
 int cmd_compare(const Options& opts);

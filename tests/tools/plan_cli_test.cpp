@@ -1,0 +1,86 @@
+// `fleetsim plan` as a user runs it: the ranked table and plan.csv, the scenario's own layout marked,
+// and a model that fits nowhere rejected with exit 2 and nothing written.
+#include "fleetsim_process.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+using ::fleetsim::testing::TempDir;
+
+const std::string kStep = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/validation/narayanan21_39b.yaml";
+
+fleetsim::testing::ProcessOutput fleetsim(const std::string& args) { return fleetsim::testing::fleetsim_command(args); }
+
+std::vector<std::vector<std::string>> read_csv(const fs::path& p)
+{
+  std::ifstream in(p);
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');)
+      cells.push_back(cell);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+TEST(PlanCli, RanksTheLayoutsOfNarayanans39bRowIntoPlanCsvFastestFirstAndMarksTheScenariosOwn)
+{
+  TempDir dir;
+  const auto r = fleetsim("plan " + kStep + " --top 5 --out " + dir.path().string());
+  ASSERT_EQ(r.code, 0) << r.text;
+  EXPECT_NE(r.text.find("ranked by the analytic step"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("<- the scenario's layout"), std::string::npos) << r.text;
+  const auto rows = read_csv(dir.path() / "plan.csv");
+  ASSERT_GT(rows.size(), 6U);
+  ASSERT_EQ(rows[0].size(), 17U);
+  EXPECT_EQ(rows[0][0], "rank");
+  EXPECT_EQ(rows[0][10], "step_time_s");
+  int own = 0;
+  double last = 0;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].size(), 17U) << i;
+    EXPECT_EQ(std::stoul(rows[i][0]), i);
+    const double t = std::stod(rows[i][10]);
+    EXPECT_GE(t, last) << "row " << i;
+    last = t;
+    // tp x cp x pp x dp is the GPU count of the scenario: 512.
+    EXPECT_EQ(std::stol(rows[i][1]) * std::stol(rows[i][2]) * std::stol(rows[i][3]) * std::stol(rows[i][4]), 512);
+    own += rows[i][16] == "1" ? 1 : 0;
+  }
+  EXPECT_EQ(own, 1);  // TP 8, PP 2, DP 32 with micro-batches of 4 fits with full recomputation
+}
+
+TEST(PlanCli, AnotherGpuCountLaysOutThatMany)
+{
+  TempDir dir;
+  const auto r = fleetsim("plan " + kStep + " --gpus 64 --quiet --out " + dir.path().string());
+  ASSERT_EQ(r.code, 0) << r.text;
+  EXPECT_TRUE(r.text.empty()) << r.text;
+  const auto rows = read_csv(dir.path() / "plan.csv");
+  ASSERT_GT(rows.size(), 1U);
+  for (size_t i = 1; i < rows.size(); ++i)
+    EXPECT_EQ(std::stol(rows[i][1]) * std::stol(rows[i][2]) * std::stol(rows[i][3]) * std::stol(rows[i][4]), 64);
+}
+
+TEST(PlanCli, AModelThatFitsNowhereIsExit2AndWritesNothing)
+{
+  TempDir dir;
+  const fs::path out = dir.path() / "plan";
+  const auto r = fleetsim("plan " + kStep + " --gpus 8 --out " + out.string());
+  EXPECT_EQ(r.code, 2) << r.text;
+  EXPECT_NE(r.text.find("fits in HBM"), std::string::npos) << r.text;
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_EQ(fleetsim("plan " + kStep + " --gpus 0").code, 2);
+}
+
+}  // namespace
