@@ -57,8 +57,9 @@ TEST(LayoutSearch, RanksOnlyLayoutsThatFitWithTheLightestRecomputationFastestFir
     EXPECT_TRUE(check_step_inputs(c.inputs, 16384).empty());
     // 405e9 parameters x 2 bytes of weights alone need at least 11 GPUs per replica's copy.
     EXPECT_GE(static_cast<long>(l.tp) * l.pp, 16);
-    if (i > 0)
+    if (i > 0) {
       EXPECT_LE(ranked[i - 1].step.step_time.si(), c.step.step_time.si());
+    }
     if (c.inputs.workload.recompute != Recompute::None) {
       StepInputs lighter = c.inputs;
       lighter.workload.recompute = Recompute::None;
