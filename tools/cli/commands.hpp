@@ -80,5 +80,8 @@ void print_usage();
 
 /// The default scenario (the Llama 3 replay), found from the working directory or the source tree.
 std::string default_scenario_path();
+/// A file of the source tree by its path there ("scenarios/validation/cases.yaml"): from the working
+/// directory when it exists there, else from the source tree.
+std::string default_source_path(const std::string& rel);
 
 }  // namespace fleetsim::cli

@@ -2,8 +2,10 @@
 // and each command declares its options through the shared helpers, so an option is spelled the
 // same way everywhere. `fleetsim help`, `fleetsim help COMMAND` and `COMMAND --help` are generated.
 #include "commands.hpp"
+#include "option_checks.hpp"
 
 #include "simulator/logging/logging.hpp"
+#include "simulator/scenario/diagnostics.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -44,58 +46,6 @@ void set_option(CLI::App& app, Options& o)
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
-
-// Digits only, within 64 bits: CLI11 would otherwise read "-3" into an unsigned seed by wrapping it.
-const CLI::Validator kNonNegativeInteger(
-    [](std::string& text) {
-      unsigned long long v = 0;
-      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-      const bool ok = !text.empty() && ec == std::errc() && end == text.data() + text.size() && text[0] != '-';
-      return ok ? std::string() : "expects a non-negative integer below 2^64, got '" + text + "'";
-    },
-    "");
-
-// A SimGrid log setting as xbt_log_control_set takes it, "CATEGORY.thresh:LEVEL" (or .fmt, .add):
-// SimGrid aborts the process on one it cannot parse, so it is checked here first. (Appenders are
-// left out: SimGrid's log goes to stderr.)
-bool valid_simgrid_setting(const std::string& text)
-{
-  const auto colon = text.find(':');
-  if (colon == std::string::npos)
-    return false;
-  const std::string lhs = text.substr(0, colon);
-  const std::string value = text.substr(colon + 1);
-  const auto dot = lhs.rfind('.');
-  if (dot == std::string::npos || dot == 0 || lhs.front() == '.' || lhs.find("..") != std::string::npos)
-    return false;
-  const bool name_ok = std::all_of(lhs.begin(), lhs.begin() + static_cast<long>(dot), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.';
-  });
-  const std::string what = lhs.substr(dot + 1);
-  auto one_of = [&value](std::initializer_list<const char*> allowed) {
-    return std::any_of(allowed.begin(), allowed.end(), [&value](const char* a) { return value == a; });
-  };
-  if (!name_ok)
-    return false;
-  if (what == "thres" || what == "thresh" || what == "threshold")
-    return one_of({"trace", "debug", "verbose", "info", "warning", "error", "critical"});
-  if (what == "fmt")
-    return !value.empty() && std::none_of(value.begin(), value.end(),
-                                          [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; });
-  if (what == "add" || what == "additivity")
-    return one_of({"on", "off", "yes", "no", "1", "0"});
-  return false;
-}
-
-const CLI::Validator kSimgridSetting(
-    [](std::string& text) {
-      if (valid_simgrid_setting(text))
-        return std::string();
-      return "expects CATEGORY.thresh:LEVEL (trace, debug, verbose, info, warning, error, critical), "
-             "CATEGORY.fmt:FORMAT or CATEGORY.add:on|off; got '" +
-             text + "'";
-    },
-    "");
 
 void seed_option(CLI::App& app, Options& o)
 {
@@ -293,34 +243,9 @@ const Command* find_command(std::string_view name)
   return nullptr;
 }
 
-// Levenshtein distance, for did-you-mean hints.
-size_t distance(std::string_view a, std::string_view b)
-{
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j)
-    row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 std::string closest(std::string_view word, const std::vector<std::string>& candidates)
 {
-  std::string best;
-  size_t best_d = 3;  // at most two edits away
-  for (const auto& c : candidates)
-    if (const size_t d = distance(word, c); d < best_d) {
-      best_d = d;
-      best = c;
-    }
-  return best;
+  return scenario::did_you_mean(std::string(word), candidates);
 }
 
 // The usage line of every help text: "usage: fleetsim COMMAND ARGS [options]".
@@ -505,9 +430,8 @@ int run_command(const Options& opts)
   return c->run(opts);
 }
 
-std::string default_scenario_path()
+std::string default_source_path(const std::string& rel)
 {
-  const std::string rel = "scenarios/llama3_405b_16k.yaml";
   if (std::filesystem::exists(rel))
     return rel;
 #ifdef FLEETSIM_SOURCE_DIR
@@ -517,5 +441,7 @@ std::string default_scenario_path()
 #endif
   return rel;
 }
+
+std::string default_scenario_path() { return default_source_path("scenarios/llama3_405b_16k.yaml"); }
 
 }  // namespace fleetsim::cli
