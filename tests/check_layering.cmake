@@ -1,5 +1,5 @@
 # Fails when a file includes what sits above it:
-#  - models/, simulator/scenario/, simulator/logging/, simulator/metrics/ include no SimGrid header;
+#  - models/, simulator/scenario/, simulator/logging/, simulator/metrics/, tools/validation/ include no SimGrid header;
 #  - simulator/trace/ (records, atomic files) includes nothing of run/, actors/ or output/;
 #  - simulator/run/ includes nothing of output/ (the sinks sit above the run).
 set(bad "")
@@ -18,7 +18,7 @@ function(forbid dirs regex what)
   endforeach()
   set(bad "${found_bad}" PARENT_SCOPE)
 endfunction()
-forbid("models;simulator/scenario;simulator/logging;simulator/metrics" "#include *[<\"](simgrid|xbt)" "includes SimGrid")
+forbid("models;simulator/scenario;simulator/logging;simulator/metrics;tools/validation" "#include *[<\"](simgrid|xbt)" "includes SimGrid")
 forbid("simulator/trace" "#include *\"simulator/(run|actors|output)/" "trace/ includes a layer above it")
 forbid("simulator/run" "#include *\"simulator/output/" "run/ includes output/ (the sinks)")
 if(bad)

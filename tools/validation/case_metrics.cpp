@@ -1,0 +1,130 @@
+#include "case_metrics.hpp"
+
+#include "models/checkpoint_interval.hpp"
+#include "models/collectives.hpp"
+#include "models/stragglers.hpp"
+#include "simulator/metrics/metric_registry.hpp"
+
+namespace fleetsim::validation {
+
+const std::vector<StepMetric>& step_metrics()
+{
+  static const std::vector<StepMetric> table = {
+      {"mfu", "%", "model FLOPs utilisation: model FLOPs per second per GPU over the peak",
+       [](const models::StepBreakdown& b, const scenario::Scenario&) { return 100 * b.mfu; }},
+      {"hfu", "%",
+       "hardware FLOPs utilisation: hardware FLOPs (recomputation included) per second per GPU over the peak",
+       [](const models::StepBreakdown& b, const scenario::Scenario&) { return 100 * b.hfu; }},
+      {"tflops_per_gpu", "TFLOP/s",
+       "hardware FLOPs per second per GPU (HFU x peak), what papers that count recomputation report",
+       [](const models::StepBreakdown& b, const scenario::Scenario& s) {
+         return b.hfu * s.step.accelerator.peak_flops.si() / 1e12;
+       }},
+      {"step_time_s", "s", "the training step's time",
+       [](const models::StepBreakdown& b, const scenario::Scenario&) { return b.step_time.si(); }},
+  };
+  return table;
+}
+
+const StepMetric* find_step_metric(std::string_view name)
+{
+  for (const auto& m : step_metrics())
+    if (name == m.name)
+      return &m;
+  return nullptr;
+}
+
+namespace {
+
+using units::Dimension;
+using Params = std::map<std::string, double>;
+
+double daly_minutes(const Params& p)
+{
+  return models::daly_interval(units::Seconds{p.at("delta")}, units::Seconds{p.at("mtbf")}).si() / 60;
+}
+
+double ring_allreduce_ms(const Params& p)
+{
+  const models::AlphaBeta link{units::Seconds{p.at("alpha")}, units::BytesPerSecond{p.at("beta")}};
+  return 1e3 * models::ring_allreduce_time(units::Bytes{p.at("size")}, static_cast<int>(p.at("ranks")), link).si();
+}
+
+double ring_allreduce_gb_per_rank(const Params& p)
+{
+  return models::ring_allreduce_bytes_per_rank(units::Bytes{p.at("size")}, static_cast<int>(p.at("ranks"))).si() / 1e9;
+}
+
+// One worker persistently at slow_speed; every clock at full speed; no transient stragglers.
+double straggler_factor(const Params& p)
+{
+  models::StragglerSpec spec;
+  const auto workers = static_cast<long>(p.at("workers"));
+  spec.persistent_fraction = 1.0 / static_cast<double>(workers);
+  spec.persistent_speed = p.at("slow_speed");
+  return models::step_factor(spec, workers, p.at("compute_fraction"), p.at("slow_speed"), 1.0);
+}
+
+double tail_percent(const Params& p)
+{
+  return 100 * models::probability_step_slowed(p.at("probability"), static_cast<long>(p.at("workers")));
+}
+
+}  // namespace
+
+const std::vector<FormulaCheck>& formula_checks()
+{
+  static const std::vector<FormulaCheck> table = {
+      {"daly_interval",
+       "min",
+       "models::daly_interval: Daly's (2006) higher-order optimum checkpoint interval",
+       {{"delta", Dimension::Time, "checkpoint write time"}, {"mtbf", Dimension::Time, "mean time between failures"}},
+       daly_minutes},
+      {"ring_allreduce_time",
+       "ms",
+       "models::ring_allreduce_time: ring all-reduce under the alpha-beta model",
+       {{"size", Dimension::Bytes, "bytes reduced"},
+        {"ranks", std::nullopt, "ranks in the ring"},
+        {"alpha", Dimension::Time, "per-message latency"},
+        {"beta", Dimension::Bandwidth, "per-rank bandwidth"}},
+       ring_allreduce_ms},
+      {"ring_allreduce_bytes_per_rank",
+       "GB",
+       "models::ring_allreduce_bytes_per_rank: bytes each rank sends",
+       {{"size", Dimension::Bytes, "bytes reduced"}, {"ranks", std::nullopt, "ranks in the ring"}},
+       ring_allreduce_gb_per_rank},
+      {"straggler_step_factor",
+       "x",
+       "models::step_factor: step time over a uniform fleet's with one persistent straggler under a barrier",
+       {{"workers", std::nullopt, "workers (nodes) in the synchronous step"},
+        {"slow_speed", std::nullopt, "the straggler's speed, a fraction of nominal"},
+        {"compute_fraction", std::nullopt, "share of the step that scales with the slowest worker"}},
+       straggler_factor},
+      {"tail_at_scale",
+       "%",
+       "models::probability_step_slowed: a fan-out waits for any slow worker",
+       {{"probability", std::nullopt, "probability that one worker is slow"},
+        {"workers", std::nullopt, "workers fanned out to"}},
+       tail_percent},
+  };
+  return table;
+}
+
+const FormulaCheck* find_formula_check(std::string_view name)
+{
+  for (const auto& c : formula_checks())
+    if (name == c.name)
+      return &c;
+  return nullptr;
+}
+
+std::optional<std::string> replay_metric_unit(const std::string& metric)
+{
+  if (metric.rfind(kSummaryPrefix, 0) == 0 && metric.size() > kSummaryPrefix.size())
+    return std::string();
+  if (const metrics::Metric* m = metrics::find_metric(metric))
+    return m->unit;
+  return std::nullopt;
+}
+
+}  // namespace fleetsim::validation
