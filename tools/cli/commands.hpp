@@ -37,6 +37,10 @@ struct Options {
   unsigned long long seed = 0;
   bool dump_resolved = false;
   bool markdown = false;  // describe --markdown
+  // reproduce
+  std::vector<std::string> case_ids;  // CASE...: id prefixes or globs
+  std::string cases_file;             // --cases FILE
+  std::string markdown_file;          // --markdown FILE
   bool quiet = false;
   // every command: simulator/logging/logging.hpp
   std::string log_level;                 // --log-level (default off; info with --log-file)
@@ -76,6 +80,7 @@ int cmd_collective(const Options& opts);
 int cmd_compare(const Options& opts);
 int cmd_sweep(const Options& opts);
 int cmd_report(const Options& opts);
+int cmd_reproduce(const Options& opts);
 void print_usage();
 
 /// The default scenario (the Llama 3 replay), found from the working directory or the source tree.

@@ -227,6 +227,21 @@ const std::vector<Command>& commands()
          quiet_flag(a, o, "print nothing on success");
        },
        cmd_report},
+      {"reproduce", "[CASE...] [--cases FILE] [--out DIR] [--markdown FILE] [-j N]",
+       "run the published validation cases (scenarios/validation/cases.yaml: Llama 3, Daly, the book's identities; "
+       "docs/validation.md) and print each one's published and simulated value, error, tolerance and PASS/FAIL; exit "
+       "1 when a case fails. A CASE is a prefix of case ids, or a glob (*, ?, [...]) when it has one",
+       [](CLI::App& a, Options& o) {
+         a.add_option("CASE", o.case_ids, "the cases to run: an id prefix or a glob (default: all)")->type_name("");
+         a.add_option("--cases", o.cases_file, "the case list (default: scenarios/validation/cases.yaml)")
+             ->type_name("FILE");
+         out_option(a, o, "write DIR/validation.csv (one row per case)");
+         a.add_option("--markdown", o.markdown_file, "write the validation page (docs/validation.md) to FILE")
+             ->type_name("FILE");
+         jobs_option(a, o);
+         quiet_flag(a, o, "print no table (the exit code still says whether every case passed)");
+       },
+       cmd_reproduce},
       {"describe", "[--markdown]", "print every scenario parameter: unit, default, range, description",
        [](CLI::App& a, Options& o) { a.add_flag("--markdown", o.markdown, "as a Markdown table"); }, cmd_describe},
       {"help", "[COMMAND]", "this text, or the options of COMMAND",

@@ -1,0 +1,237 @@
+// fleetsim reproduce as a user runs it, on small case lists of formula cases (fast): exit 1 when a
+// case fails, exit 2 on bad input, the CSV. And the shipped list's step cases share their
+// generation's hardware file (no per-case tuning). The whole suite and its page:
+// validation_page_test.cpp (extensive).
+#include "fleetsim_process.hpp"
+
+#include "validation/validation_case.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+namespace {
+
+using fleetsim::testing::csv_cells;
+using fleetsim::testing::fleetsim_command;
+using fleetsim::testing::lines_of;
+using fleetsim::testing::read_file;
+using fleetsim::testing::TempDir;
+
+const std::string kDaly = R"(  - id: daly-24h
+    title: Daly, 24 h
+    source: Daly 2006
+    kind: formula
+    check: daly_interval
+    params: {delta: 5min, mtbf: 24h}
+    metric: daly_interval
+    published: PUBLISHED
+    tolerance: 0.5
+)";
+const std::string kTail = R"(  - id: tail-100
+    title: tail at scale
+    source: Dean and Barroso 2013
+    kind: formula
+    check: tail_at_scale
+    params: {probability: 0.01, workers: 100}
+    metric: tail_at_scale
+    published: 63.4
+    unit: "%"
+    tolerance: 0.1%
+)";
+
+std::string cases(const std::string& published)
+{
+  std::string daly = kDaly;
+  daly.replace(daly.find("PUBLISHED"), 9, published);
+  return "cases:\n" + daly + kTail;
+}
+
+TEST(ReproduceCli, PassingCasesExitZeroAndWriteTheCsv)
+{
+  TempDir tmp;
+  const std::string file = tmp.write("cases.yaml", cases("117"));
+  const auto r = fleetsim_command("reproduce --cases " + file + " --out " + (tmp / "out"));
+  ASSERT_EQ(r.code, 0) << r.text;
+  EXPECT_NE(r.text.find("total: 2 of 2 cases pass"), std::string::npos) << r.text;
+  const auto rows = lines_of(read_file(tmp / "out/validation.csv"));
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0],
+            "id,kind,metric,unit,published,bound,tolerance,simulated,ci95,samples,error,relative_error,result");
+  const auto daly = csv_cells(rows[1]);
+  ASSERT_EQ(daly.size(), 13u);
+  EXPECT_EQ(daly[0], "daly-24h");
+  EXPECT_EQ(daly[1], "formula");
+  EXPECT_EQ(daly[3], "min");
+  EXPECT_EQ(daly[4], "117");
+  EXPECT_NEAR(std::stod(daly[7]), 116.69, 0.01);
+  EXPECT_EQ(daly[12], "pass");
+  EXPECT_EQ(csv_cells(rows[2])[6], "0.1%");
+  EXPECT_EQ(std::filesystem::directory_iterator(tmp / "out")->path().filename(), "validation.csv");
+}
+
+TEST(ReproduceCli, AFailingCaseExitsOneAndSaysFail)
+{
+  TempDir tmp;
+  const std::string file = tmp.write("cases.yaml", cases("200"));
+  const auto r = fleetsim_command("reproduce --cases " + file + " --out " + (tmp / "out"));
+  EXPECT_EQ(r.code, 1) << r.text;
+  EXPECT_NE(r.text.find("FAIL"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("total: 1 of 2 cases pass, 1 fail"), std::string::npos) << r.text;
+  EXPECT_NE(read_file(tmp / "out/validation.csv").find("daly-24h,formula,daly_interval,min,200,"), std::string::npos);
+}
+
+TEST(ReproduceCli, CasesAreChosenByPrefixOrGlobAndAnUnknownOneExitsTwo)
+{
+  TempDir tmp;
+  const std::string file = tmp.write("cases.yaml", cases("200"));
+  const auto prefix = fleetsim_command("reproduce tail --cases " + file);
+  EXPECT_EQ(prefix.code, 0) << prefix.text;  // only the passing case
+  EXPECT_NE(prefix.text.find("total: 1 of 1 cases pass"), std::string::npos) << prefix.text;
+  const auto glob = fleetsim_command("reproduce '*-24h' --cases " + file);
+  EXPECT_EQ(glob.code, 1) << glob.text;
+  const auto unknown = fleetsim_command("reproduce tial-100 --cases " + file + " --out " + (tmp / "out"));
+  EXPECT_EQ(unknown.code, 2) << unknown.text;
+  EXPECT_NE(unknown.text.find("no case of " + file + " matches 'tial-100' (did you mean 'tail-100'?)"),
+            std::string::npos)
+      << unknown.text;
+  EXPECT_FALSE(std::filesystem::exists(tmp / "out"));
+}
+
+TEST(ReproduceCli, AMalformedCasesFileExitsTwoWithFileLineAndKey)
+{
+  TempDir tmp;
+  std::string text = cases("117");
+  text.replace(text.find("    metric: daly_interval"), 11, "    metrc:");
+  const std::string file = tmp.write("cases.yaml", text);
+  const auto r = fleetsim_command("reproduce --cases " + file + " --out " + (tmp / "out"));
+  EXPECT_EQ(r.code, 2) << r.text;
+  EXPECT_NE(r.text.find(file + ":8:5: error: unknown case key 'metrc' (did you mean 'metric'?)"), std::string::npos)
+      << r.text;
+  EXPECT_FALSE(std::filesystem::exists(tmp / "out"));
+  // A wrong unit, a bad tolerance and an unknown check, all reported at once.
+  std::string bad = cases("117");
+  bad.replace(bad.find("tolerance: 0.5"), 14, "tolerance: lots");
+  bad.replace(bad.find("unit: \"%\""), 9, "unit: ms");
+  const auto many = fleetsim_command("reproduce --cases " + tmp.write("bad.yaml", bad));
+  EXPECT_EQ(many.code, 2) << many.text;
+  EXPECT_NE(many.text.find("bad.yaml:10:16: error: 'tolerance' expects"), std::string::npos) << many.text;
+  EXPECT_NE(many.text.find("'tail_at_scale' is measured in '%', not 'ms'"), std::string::npos) << many.text;
+  const auto missing = fleetsim_command("reproduce --cases " + (tmp / "none.yaml"));
+  EXPECT_EQ(missing.code, 2) << missing.text;
+  EXPECT_NE(missing.text.find("cannot open case list file"), std::string::npos) << missing.text;
+}
+
+TEST(ReproduceCli, HelpListsTheCommand)
+{
+  const auto r = fleetsim_command("reproduce --help");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.text.find("--markdown FILE"), std::string::npos) << r.text;
+  EXPECT_NE(fleetsim_command("help").text.find("reproduce [CASE...]"), std::string::npos);
+}
+
+// ---- the shipped list, a cheap subset ------------------------------------------------------------
+
+const std::string kRoot = FLEETSIM_SOURCE_DIR;
+
+// The formula cases of scenarios/validation/cases.yaml against the printed values of their papers
+// (Daly 2006's captions: 117, 57 and 9.1 min).
+TEST(ReproduceCli, TheShippedFormulaCasesPass)
+{
+  TempDir tmp;
+  const auto r = fleetsim_command("reproduce daly06 mls dean13 --out " + (tmp / "out"));
+  ASSERT_EQ(r.code, 0) << r.text;
+  EXPECT_NE(r.text.find("total: 7 of 7 cases pass"), std::string::npos) << r.text;
+  const auto rows = lines_of(read_file(tmp / "out/validation.csv"));
+  ASSERT_EQ(rows.size(), 8u);
+  const auto m24h = csv_cells(rows[1]);
+  EXPECT_EQ(m24h[0], "daly06-delta5min-m24h");
+  EXPECT_EQ(m24h[4], "117");
+  EXPECT_NEAR(std::stod(m24h[7]), 116.7, 0.05);  // ours, within half a minute of the caption
+}
+
+// One replay case of the shipped scenario at two seeds (the suite runs 20): the replay's accounting
+// of the 47 planned stops that the scenario is calibrated to.
+TEST(ReproduceCli, AReplayCaseAveragesItsSeeds)
+{
+  TempDir tmp;
+  const std::string list = "cases:\n  - {id: planned, title: t, source: s, kind: replay, inputs: " + kRoot +
+                           "/scenarios/llama3_405b_16k.yaml, seeds: 2, metric: summary.interruptions.planned, "
+                           "published: 47, tolerance: 0.5}\n";
+  const auto r = fleetsim_command("reproduce --cases " + tmp.write("cases.yaml", list) + " --out " + (tmp / "out"));
+  ASSERT_EQ(r.code, 0) << r.text;
+  const auto row = csv_cells(lines_of(read_file(tmp / "out/validation.csv"))[1]);
+  EXPECT_EQ(row[1], "replay");
+  EXPECT_EQ(row[7], "47");
+  EXPECT_EQ(row[9], "2");
+}
+
+// The step metrics on the shipped Llama 3 step scenario with the (fast) analytic step model:
+// tflops_per_gpu is HFU x peak, and without recomputation HFU equals MFU.
+TEST(ReproduceCli, StepMetricsReadTheStepBreakdown)
+{
+  TempDir tmp;
+  std::string list = "cases:\n";
+  for (const char* m : {"mfu", "hfu", "tflops_per_gpu"})
+    list += std::string("  - {id: ") + m + ", title: t, source: s, kind: step, step_model: analytic, inputs: " + kRoot +
+            "/scenarios/validation/llama3_405b_16k_step.yaml, metric: " + m + ", published: 1, tolerance: 1000}\n";
+  const auto r = fleetsim_command("reproduce --cases " + tmp.write("cases.yaml", list) + " --out " + (tmp / "out"));
+  ASSERT_EQ(r.code, 0) << r.text;
+  const auto rows = lines_of(read_file(tmp / "out/validation.csv"));
+  ASSERT_EQ(rows.size(), 4u);
+  const double mfu = std::stod(csv_cells(rows[1])[7]);
+  const double hfu = std::stod(csv_cells(rows[2])[7]);
+  EXPECT_EQ(csv_cells(rows[1])[3], "%");
+  EXPECT_EQ(csv_cells(rows[3])[3], "TFLOP/s");
+  EXPECT_GT(mfu, 5);
+  EXPECT_LT(mfu, 90);
+  EXPECT_NEAR(hfu, mfu, 1e-6);
+  EXPECT_NEAR(std::stod(csv_cells(rows[3])[7]), hfu / 100 * 989, 1e-3);
+}
+
+// ---- no per-case tuning ---------------------------------------------------------------------------
+
+TEST(ValidationCases, StepCasesShareTheirGenerationsHardwareFile)
+{
+  fleetsim::scenario::Diagnostics diags;
+  const auto list = fleetsim::validation::read_case_list(kRoot + "/scenarios/validation/cases.yaml", diags);
+  ASSERT_TRUE(diags.empty()) << diags.to_string();
+  int steps = 0;
+  for (const auto& c : list.cases)
+    steps += c.kind == fleetsim::validation::CaseKind::Step ? 1 : 0;
+  EXPECT_GE(steps, 1);
+  const auto problems = fleetsim::validation::hardware_problems(list, kRoot + "/scenarios/hardware");
+  for (const auto& p : problems)
+    ADD_FAILURE() << p;
+}
+
+TEST(ValidationCases, ACaseThatTunesItsHardwareOrTakesAnotherFileIsCaught)
+{
+  TempDir tmp;
+  const std::string hw = kRoot + "/scenarios/hardware/";
+  tmp.write("tuned.yaml", "include: " + hw + "h100_sxm_80gb_grand_teton.yaml\naccelerator:\n  gemm_efficiency: 0.7\n");
+  tmp.write("other.yaml", "include: " + hw + "a100_sxm_80gb_selene.yaml\naccelerator:\n  name: H100-SXM-80GB\n");
+  tmp.write("bare.yaml", "name: bare\n");
+  std::string list = "cases:\n";
+  for (const char* id : {"tuned", "other", "bare"})
+    list += std::string("  - {id: ") + id + ", title: t, source: s, kind: step, inputs: " + id +
+            ".yaml, metric: mfu, published: 40, tolerance: 4}\n";
+  fleetsim::scenario::Diagnostics diags;
+  const auto cases = fleetsim::validation::read_case_list(tmp.write("cases.yaml", list), diags);
+  ASSERT_TRUE(diags.empty()) << diags.to_string();
+  const auto problems = fleetsim::validation::hardware_problems(cases, hw);
+  std::string all;
+  for (const auto& p : problems)
+    all += p + "\n";
+  EXPECT_NE(all.find("tuned: " + (tmp / "tuned.yaml") + ":3 sets the hardware key accelerator.gemm_efficiency"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("other: H100-SXM-80GB from a100_sxm_80gb_selene.yaml, but tuned takes it from "
+                     "h100_sxm_80gb_grand_teton.yaml"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("bare: bare.yaml includes no hardware file"), std::string::npos) << all;
+}
+
+}  // namespace
