@@ -87,8 +87,9 @@ private:
 std::string step_detail(const models::StepBreakdown& b, const scenario::Scenario& s)
 {
   char buf[160];
-  std::snprintf(buf, sizeof buf, "%s step model, %ld GPUs, step %.3f s, MFU %.1f%%, binding: %s", b.model.c_str(),
-                s.fleet.gpus, b.step_time.si(), 100 * b.mfu, b.binding_term.c_str());
+  const double hfu = validation::find_step_metric("hfu")->value(b, s);
+  std::snprintf(buf, sizeof buf, "%s step model, %ld GPUs, step %.3f s, MFU %.1f%%, HFU %.1f%%, binding: %s",
+                b.model.c_str(), s.fleet.gpus, b.step_time.si(), 100 * b.mfu, hfu, b.binding_term.c_str());
   return buf;
 }
 

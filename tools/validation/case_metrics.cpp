@@ -7,6 +7,17 @@
 
 namespace fleetsim::validation {
 
+namespace {
+
+// HFU from the scenario's hardware FLOPs rather than the breakdown's: a simulated step comes back
+// from its child process (or the step cache) without them.
+double hfu(const models::StepBreakdown& b, const scenario::Scenario& s)
+{
+  return b.flops_per_token > 0 ? b.mfu * models::hardware_flops_per_token(s.step.workload) / b.flops_per_token : 0.0;
+}
+
+}  // namespace
+
 const std::vector<StepMetric>& step_metrics()
 {
   static const std::vector<StepMetric> table = {
@@ -14,11 +25,11 @@ const std::vector<StepMetric>& step_metrics()
        [](const models::StepBreakdown& b, const scenario::Scenario&) { return 100 * b.mfu; }},
       {"hfu", "%",
        "hardware FLOPs utilisation: hardware FLOPs (recomputation included) per second per GPU over the peak",
-       [](const models::StepBreakdown& b, const scenario::Scenario&) { return 100 * b.hfu; }},
+       [](const models::StepBreakdown& b, const scenario::Scenario& s) { return 100 * hfu(b, s); }},
       {"tflops_per_gpu", "TFLOP/s",
        "hardware FLOPs per second per GPU (HFU x peak), what papers that count recomputation report",
        [](const models::StepBreakdown& b, const scenario::Scenario& s) {
-         return b.hfu * s.step.accelerator.peak_flops.si() / 1e12;
+         return hfu(b, s) * s.step.accelerator.peak_flops.si() / 1e12;
        }},
       {"step_time_s", "s", "the training step's time",
        [](const models::StepBreakdown& b, const scenario::Scenario&) { return b.step_time.si(); }},
