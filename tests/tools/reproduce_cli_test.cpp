@@ -149,6 +149,9 @@ TEST(ReproduceCli, TheShippedFormulaCasesPass)
   EXPECT_EQ(m24h[0], "daly06-delta5min-m24h");
   EXPECT_EQ(m24h[4], "117");
   EXPECT_NEAR(std::stod(m24h[7]), 116.7, 0.05);  // ours, within half a minute of the caption
+  const auto typo = fleetsim_command("reproduce dalyy");
+  EXPECT_EQ(typo.code, 2) << typo.text;
+  EXPECT_NE(typo.text.find("matches 'dalyy' (did you mean 'daly06'?)"), std::string::npos) << typo.text;
 }
 
 // One replay case of the shipped scenario at two seeds (the suite runs 20): the replay's accounting

@@ -322,6 +322,11 @@ std::vector<const ValidationCase*> select_cases(const CaseList& list, const std:
   std::vector<std::string> ids;
   for (const auto& c : list.cases)
     ids.push_back(c.id);
+  // Hints name a whole id or one of its prefixes ending before a '-' ("daly06" for "dalyy").
+  std::vector<std::string> prefixes = ids;
+  for (const auto& id : ids)
+    for (size_t dash = id.find('-'); dash != std::string::npos; dash = id.find('-', dash + 1))
+      prefixes.push_back(id.substr(0, dash));
   std::vector<bool> taken(list.cases.size(), patterns.empty());
   for (const auto& p : patterns) {
     const bool glob = p.find_first_of("*?[") != std::string::npos;
@@ -332,7 +337,7 @@ std::vector<const ValidationCase*> select_cases(const CaseList& list, const std:
         any = true;
       }
     if (!any) {
-      const std::string hint = scenario::did_you_mean(p, ids);
+      const std::string hint = scenario::did_you_mean(p, prefixes);
       diags.error({"command line", 0, 0}, "no case of " + list.file + " matches '" + p + "'" +
                                               (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
     }
