@@ -4,6 +4,8 @@
 // validation_page_test.cpp (extensive).
 #include "fleetsim_process.hpp"
 
+#include "simulator/scenario/scenario_loader.hpp"
+#include "validation/case_metrics.hpp"
 #include "validation/validation_case.hpp"
 
 #include <gtest/gtest.h>
@@ -191,6 +193,24 @@ TEST(ReproduceCli, StepMetricsReadTheStepBreakdown)
   EXPECT_LT(mfu, 90);
   EXPECT_NEAR(hfu, mfu, 1e-6);
   EXPECT_NEAR(std::stod(csv_cells(rows[3])[7]), hfu / 100 * 989, 1e-3);
+}
+
+// A simulated step comes back from its child process without hardware FLOPs (its breakdown's hfu is
+// 0): hfu and tflops_per_gpu take them from the scenario, so recomputation still counts.
+TEST(ValidationCases, HfuCountsRecomputationWhenTheBreakdownLacksIt)
+{
+  auto loaded = fleetsim::scenario::load_scenario_file(kRoot + "/scenarios/validation/llama3_405b_16k_step.yaml",
+                                                       {"model.recompute=full"});
+  ASSERT_TRUE(loaded.diagnostics.empty()) << loaded.diagnostics.to_string();
+  const auto& s = *loaded.scenario;
+  const auto full = fleetsim::models::AnalyticStepModel().step(s.step);
+  ASSERT_GT(full.hfu, full.mfu);
+  auto round_trip = full;
+  round_trip.hfu = 0;
+  round_trip.hardware_flops_per_token = 0;
+  EXPECT_NEAR(fleetsim::validation::find_step_metric("hfu")->value(round_trip, s), 100 * full.hfu, 1e-9);
+  EXPECT_NEAR(fleetsim::validation::find_step_metric("tflops_per_gpu")->value(round_trip, s),
+              full.hfu * s.step.accelerator.peak_flops.si() / 1e12, 1e-9);
 }
 
 // ---- no per-case tuning ---------------------------------------------------------------------------
