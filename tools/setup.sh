@@ -29,7 +29,8 @@ fleetsim_install_deps() {
 
 fleetsim_build() {
   [ -x "$FLEETSIM_BUILD/fleetsim" ] || echo "setup: building fleetsim into $FLEETSIM_BUILD (a few minutes the first time)" >&2
-  if [ ! -f "$FLEETSIM_BUILD/CMakeCache.txt" ]; then
+  # a configure that failed leaves a cache but no Makefile: configure again then
+  if [ ! -f "$FLEETSIM_BUILD/CMakeCache.txt" ] || [ ! -f "$FLEETSIM_BUILD/Makefile" ]; then
     cmake -S "$FLEETSIM_ROOT" -B "$FLEETSIM_BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
   fi
   cmake --build "$FLEETSIM_BUILD" -j "$(nproc)" -- --no-print-directory >/dev/null
