@@ -213,6 +213,32 @@ TEST(ValidationCases, HfuCountsRecomputationWhenTheBreakdownLacksIt)
               full.hfu * s.step.accelerator.peak_flops.si() / 1e12, 1e-9);
 }
 
+// Narayanan et al.'s count: with full recomputation, 96 B s l h^2 (1 + s/6h + V/16lh) per iteration,
+// here evaluated by hand for the 1.7B row (B = 512, s = 2048, l = 24, h = 2304, V = 51,200), over
+// the step time and the 32 GPUs; without recomputation the factor is 72 (three passes) and the
+// logits keep their three. The metric follows the layer shapes, not the rounded 1.7e9 parameters.
+TEST(ValidationCases, MegatronTflopsCountEquationThreeOfNarayanan21)
+{
+  auto loaded = fleetsim::scenario::load_scenario_file(kRoot + "/scenarios/validation/narayanan21_1.7b.yaml",
+                                                       {"run.step_model=analytic"});
+  ASSERT_TRUE(loaded.diagnostics.empty()) << loaded.diagnostics.to_string();
+  const auto& s = *loaded.scenario;
+  fleetsim::models::StepBreakdown b;
+  b.step_time = fleetsim::units::Seconds{3.5};
+  const double B = 512, sq = 2048, l = 24, h = 2304, V = 51200;
+  const double full = 96 * B * sq * l * h * h * (1 + sq / (6 * h) + V / (16 * l * h));
+  const auto* metric = fleetsim::validation::find_step_metric("megatron_tflops_per_gpu");
+  ASSERT_NE(metric, nullptr);
+  EXPECT_NEAR(metric->value(b, s), full / (3.5 * 32) / 1e12, 1e-9);
+  EXPECT_NEAR(metric->value(b, s), 138.1, 0.1);  // Table 1's 137 is a 3.53 s step by this count
+  auto none = fleetsim::scenario::load_scenario_file(
+      kRoot + "/scenarios/validation/narayanan21_1.7b.yaml",
+      {"run.step_model=analytic", "model.recompute=none", "accelerator.memory_check=false"});  // it does not fit
+  ASSERT_TRUE(none.diagnostics.empty()) << none.diagnostics.to_string();
+  const double three_passes = 72 * B * sq * l * h * h * (1 + sq / (6 * h) + V / (12 * l * h));
+  EXPECT_NEAR(metric->value(b, *none.scenario), three_passes / (3.5 * 32) / 1e12, 1e-9);
+}
+
 // ---- no per-case tuning ---------------------------------------------------------------------------
 
 TEST(ValidationCases, StepCasesShareTheirGenerationsHardwareFile)

@@ -16,6 +16,26 @@ double hfu(const models::StepBreakdown& b, const scenario::Scenario& s)
   return b.flops_per_token > 0 ? b.mfu * models::hardware_flops_per_token(s.step.workload) / b.flops_per_token : 0.0;
 }
 
+// Hardware FLOPs per step as Narayanan et al. 2021 count them (their eq. 3, from the layer shapes,
+// not the rounded parameter count): per layer and sequence a forward of 24 s h^2 + 4 s^2 h, run
+// three times (forward, two in the backward) plus once more with full recomputation; the attention
+// core (4 s^2 h) once more with selective recomputation; the logits (2 s h V) three times. With
+// full recomputation this is 96 B s l h^2 (1 + s/6h + V/16lh).
+double megatron_hardware_flops(const models::Workload& w)
+{
+  const double s = w.sequence_length;
+  const double h = w.hidden;
+  const double sequences = w.global_batch_tokens / s;
+  const double core = 4.0 * s * s * h;
+  const double layer = 24.0 * s * h * h + core;
+  double per_layer = 3.0 * layer;
+  if (w.recompute == models::Recompute::Full)
+    per_layer += layer;
+  else if (w.recompute == models::Recompute::Selective)
+    per_layer += core;
+  return sequences * (w.layers * per_layer + 3.0 * 2.0 * s * h * w.vocabulary);
+}
+
 }  // namespace
 
 const std::vector<StepMetric>& step_metrics()
@@ -30,6 +50,13 @@ const std::vector<StepMetric>& step_metrics()
        "hardware FLOPs per second per GPU (HFU x peak), what papers that count recomputation report",
        [](const models::StepBreakdown& b, const scenario::Scenario& s) {
          return hfu(b, s) * s.step.accelerator.peak_flops.si() / 1e12;
+       }},
+      {"megatron_tflops_per_gpu", "TFLOP/s",
+       "hardware FLOPs per second per GPU counted as Narayanan et al. 2021 eq. 3 counts them (from l, h, s, V "
+       "and the recomputation mode: 96 B s l h^2 (1 + s/6h + V/16lh) with full recomputation)",
+       [](const models::StepBreakdown& b, const scenario::Scenario& s) {
+         const double t = b.step_time.si() * static_cast<double>(s.fleet.gpus);
+         return t > 0 ? megatron_hardware_flops(s.step.workload) / t / 1e12 : 0.0;
        }},
       {"step_time_s", "s", "the training step's time",
        [](const models::StepBreakdown& b, const scenario::Scenario&) { return b.step_time.si(); }},

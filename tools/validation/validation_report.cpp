@@ -123,12 +123,14 @@ constexpr const char* kAddingACase = R"(## Adding a case
 2. By kind:
    - `step`: `inputs` is a scenario under `scenarios/validation/` that `include:`s the hardware
      file of its GPU generation from `scenarios/hardware/` and gives only the model and its layout.
-     It may not set a hardware key (`accelerator.*`, any key naming an efficiency, the NVLink and NIC
-     figures, `network.dp_overlap`: `hardware_keys()` in `tools/validation/validation_case.cpp`), and
+     It may not set a hardware key (`accelerator.*` but `accelerator.memory_check`, any key naming an efficiency, the NVLink and NIC
+     figures: `hardware_keys()` in `tools/validation/validation_case.cpp`), and
      every case of one GPU generation includes the same file (the
      `ValidationCases.StepCasesShareTheirGenerationsHardwareFile` test). `metric` is one of `mfu` (%),
      `hfu` (%, recomputation included), `tflops_per_gpu` (TFLOP/s, HFU x peak: what papers that count
-     recomputed FLOPs report), `step_time_s` (s); `step_model: analytic` uses the fleet law instead of
+     recomputed FLOPs report), `megatron_tflops_per_gpu` (TFLOP/s, the hardware FLOPs of Narayanan
+     et al. 2021 eq. 3 from l, h, s, V and the recomputation mode, over the step time and the GPUs:
+     what Table 1 prints), `step_time_s` (s); `step_model: analytic` uses the fleet law instead of
      the simulated step.
    - `replay`: `inputs` is a scenario replayed at seeds 1..`seeds`; `metric` is a run metric
      (`fleetsim sweep`'s names, e.g. `unexpected_interruptions`, `ettr`) or `summary.<path>` for any
@@ -250,8 +252,9 @@ std::string validation_page(const std::vector<CaseResult>& results, const std::s
        "on its own. Every run is deterministic, so this page is the same bytes at every run of the same\n"
        "code.\n\n"
        "The `Docs.ValidationPageIsUpToDate` test (`tests/tools/validation_page_test.cpp`, label `extensive`)\n"
-       "regenerates this page by running the whole suite (about 3 s with the step in the step cache, 20 s\n"
-       "cold, one process at a time) and fails when it differs from the committed page; it accepts exit 1, so a\n"
+       "regenerates this page by running the whole suite (about 2 s with every step in the step cache, 35 s\n"
+       "cold on a 2-core machine, one process at a time) and fails when it differs from the committed page; it accepts "
+       "exit 1, so a\n"
        "failing case is recorded here, not hidden. The quick `ReproduceCli.*` tests run only a cheap subset\n"
        "(the formula cases, one replay at two seeds, the step metrics with the analytic step model).\n"
        "Replay cases whose scenario is calibrated to the published count are consistency checks of the\n"
