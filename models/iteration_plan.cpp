@@ -120,6 +120,14 @@ double IterationPlan::cp_all_gather_time(double ring_step) const
   return layout.cp > 1 ? (layout.cp - 1.0) * ring_step : 0.0;
 }
 
+double pass_work(double forward, double backward, double logits_forward, int stages, int chunks, int stage,
+                 const PipelineOp& op)
+{
+  const bool last_chunk = stage == stages - 1 && op.chunk == chunks - 1;
+  const double logits = last_chunk ? logits_forward : 0.0;
+  return op.kind == PassKind::Forward ? forward + logits : backward + 2.0 * logits;
+}
+
 IterationPlan make_iteration_plan(const StepInputs& in)
 {
   const Workload& w = in.workload;
@@ -142,9 +150,9 @@ IterationPlan make_iteration_plan(const StepInputs& in)
   if (a.gemm_curve.enabled()) {
     const LayerCost c = layer_cost(in);
     const double layers_per_chunk = static_cast<double>(w.layers) / (static_cast<double>(l.pp) * l.virtual_stages);
-    const double logits = logits_forward_seconds(in) / (static_cast<double>(l.pp) * l.virtual_stages);
-    plan.forward_work = (layers_per_chunk * c.forward_s + logits) * a.peak_flops.si();
-    plan.backward_work = (layers_per_chunk * c.backward_s + 2.0 * logits) * a.peak_flops.si();
+    plan.forward_work = layers_per_chunk * c.forward_s * a.peak_flops.si();
+    plan.backward_work = layers_per_chunk * c.backward_s * a.peak_flops.si();
+    plan.logits_forward_work = logits_forward_seconds(in) * a.peak_flops.si();
   } else {
     plan.forward_work = plan.forward_flops / (a.gemm_efficiency * a.speed);
     plan.backward_work = plan.backward_flops / (a.gemm_efficiency * a.speed);

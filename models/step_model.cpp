@@ -299,19 +299,30 @@ double hardware_flops_utilisation(const StepBreakdown& b, const Workload& w)
 
 namespace {
 
-units::Seconds compute_time(const StepInputs& in, int micro_batches)
+/// The compute of the pipeline's critical stage, and the part of it that is its layers' (which the
+/// bubble scales with).
+struct StageCompute {
+  units::Seconds total{0};
+  units::Seconds layers{0};
+};
+
+StageCompute compute_time(const StepInputs& in, int micro_batches)
 {
   const ParallelLayout& l = in.layout;
   const Accelerator& a = in.accelerator;
   if (!a.gemm_curve.enabled()) {
     const double flops = hardware_flops_per_token(in.workload) * in.workload.global_batch_tokens;
-    return units::Flops(flops / static_cast<double>(l.gpus())) / (a.peak_flops * (a.gemm_efficiency * a.speed));
+    const units::Seconds t = units::Flops(flops / static_cast<double>(l.gpus())) /
+                             (a.peak_flops * (a.gemm_efficiency * a.speed));
+    return {t, t};
   }
   const LayerCost c = layer_cost(in);
   const double layers_per_stage = static_cast<double>(in.workload.layers) / l.pp;
-  // The logit GEMM runs once per micro-batch on the last stage; spread here over the stages.
-  const double logits = 3.0 * logits_forward_seconds(in) / l.pp;
-  return units::Seconds(micro_batches * (layers_per_stage * (c.forward_s + c.backward_s) + logits));
+  const double layers = micro_batches * layers_per_stage * (c.forward_s + c.backward_s);
+  // The logit GEMM runs on the last stage only, once per micro-batch forward and twice backward:
+  // that stage is the slowest, and sets the pipeline's steady state (models::pass_work).
+  const double logits = micro_batches * 3.0 * logits_forward_seconds(in);
+  return {units::Seconds(layers + logits), units::Seconds(layers)};
 }
 
 }  // namespace
@@ -335,7 +346,8 @@ StepBreakdown AnalyticStepModel::step(const StepInputs& in) const
   b.hardware_flops_per_token = hardware_flops_per_token(in.workload);
   b.tokens_per_step = in.workload.global_batch_tokens;
   const double model_flops = b.flops_per_token * b.tokens_per_step;
-  b.compute = compute_time(in, b.micro_batches);
+  const StageCompute stage = compute_time(in, b.micro_batches);
+  b.compute = stage.total;
 
   b.tp_comm = tp_comm_time(in, b.micro_batches);
   b.pp_comm = pp_comm_time(in, b.micro_batches);
@@ -349,7 +361,7 @@ StepBreakdown AnalyticStepModel::step(const StepInputs& in) const
               std::min(b.dp_comm * in.fabric.dp_overlap, b.compute * kBackwardShare);
   b.comm_exposed = b.comm - b.overlap;
 
-  b.bubble = b.compute * pipeline_bubble_fraction(l.pp, b.micro_batches, l.virtual_stages);
+  b.bubble = stage.layers * pipeline_bubble_fraction(l.pp, b.micro_batches, l.virtual_stages);
   b.barrier = barrier_time(static_cast<int>(gpus), in.fabric.nic_latency);
   b.sync = b.bubble + b.barrier;
 

@@ -91,7 +91,8 @@ void IterationRank::operator()() const
       inputs[i]->wait();
     for (; op.kind == PassKind::Forward && gathered <= op.chunk; ++gathered)
       sync.gathered->acquire();
-    sg4::this_actor::execute(op.kind == PassKind::Forward ? f.forward_flops : f.backward_flops);
+    sg4::this_actor::execute(
+        models::pass_work(f.forward_flops, f.backward_flops, f.logits_forward_flops, p, v, c.s, op));
     shared_.execs++;
     tensor_parallel_ring();
     if (sends_output(p, v, c.s, op)) {

@@ -125,7 +125,8 @@ void PipelineStage::operator()() const
     if (sg4::Engine::get_clock() < ready)
       sg4::this_actor::sleep_until(ready);
     const double start = sg4::Engine::get_clock();
-    sg4::this_actor::execute(op.kind == PassKind::Forward ? t.forward_flops : t.backward_flops);
+    sg4::this_actor::execute(models::pass_work(t.forward_flops, t.backward_flops, t.logits_forward_flops,
+                                               shared_.stages, shared_.chunks, stage_, op));
     const double computed = sg4::Engine::get_clock();
     if (t.tp_per_pass > 0)
       sg4::this_actor::sleep_for(t.tp_per_pass);

@@ -112,6 +112,7 @@ PipelineTimes pipeline_times(const models::IterationPlan& plan, const models::Co
   PipelineTimes times;
   times.forward_flops = plan.forward_work;
   times.backward_flops = plan.backward_work;
+  times.logits_forward_flops = plan.logits_forward_work;
   times.tp_per_pass = plan.tp_allreduces_per_pass * tp * (1.0 - plan.tp_overlap);
   times.cp_per_pass = plan.cp_gathers_per_pass * cp;
   times.ep_per_pass = plan.ep_alltoalls_per_pass * ep;
@@ -163,6 +164,11 @@ void play(sg4::Engine& engine, const models::IterationPlan& plan, const Pipeline
   engine.run();
   const auto last = std::max_element(sh.end.begin(), sh.end.end());
   out.critical_stage = static_cast<int>(last - sh.end.begin());
+  // Stages with equal work: the one that finishes last (stage 0 under 1F1B). When one stage computes
+  // more (the last, with the logit GEMM), it is the bottleneck that paces the others.
+  const auto busiest = std::max_element(sh.compute.begin(), sh.compute.end());
+  if (*busiest > sh.compute[static_cast<size_t>(out.critical_stage)] * (1 + 1e-9))
+    out.critical_stage = static_cast<int>(busiest - sh.compute.begin());
   out.makespan = *last - sh.origin;
   sh.dp = nullptr;
 }

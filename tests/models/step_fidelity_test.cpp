@@ -1,4 +1,5 @@
 // FLOP conventions, recomputation, HFU, the memory model and kernel times by shape (issue 15).
+#include "models/iteration_plan.hpp"
 #include "models/layer_cost.hpp"
 #include "models/memory_model.hpp"
 #include "models/step_model.hpp"
@@ -32,6 +33,30 @@ StepInputs gpt_1t()
   in.fabric.nvlink_bandwidth = units::BytesPerSecond(300e9);
   in.fabric.nic_bandwidth = units::BytesPerSecond(25e9);
   return in;
+}
+
+// The logit GEMM is the model's last chunk's: once in its forward, twice in its backward, nowhere
+// else. The analytic step charges it whole to the critical (last) stage, outside the bubble.
+TEST(StepFidelity, TheLogitGemmRunsOnTheLastChunkOfTheLastStageOnly)
+{
+  for (int stage = 0; stage < 4; ++stage)
+    for (int chunk = 0; chunk < 2; ++chunk) {
+      const bool last = stage == 3 && chunk == 1;
+      EXPECT_DOUBLE_EQ(pass_work(10, 20, 1, 4, 2, stage, {PassKind::Forward, 0, chunk}), last ? 11 : 10);
+      EXPECT_DOUBLE_EQ(pass_work(10, 20, 1, 4, 2, stage, {PassKind::Backward, 0, chunk}), last ? 22 : 20);
+    }
+  StepInputs in = gpt_1t();
+  in.accelerator.check_memory = false;
+  in.accelerator.hbm_bandwidth = units::BytesPerSecond(2039e9);
+  in.accelerator.gemm_curve = GemmCurve{0.87, 5.5e-6};
+  const StepBreakdown with = AnalyticStepModel().step(in);
+  in.workload.vocabulary = 0;
+  const StepBreakdown without = AnalyticStepModel().step(in);
+  in.workload.vocabulary = 51200;
+  const double logits = logits_forward_seconds(in);
+  EXPECT_GT(logits, 0);
+  EXPECT_NEAR(with.compute.si() - without.compute.si(), 3.0 * with.micro_batches * logits, 1e-9);
+  EXPECT_NEAR(with.bubble.si(), without.bubble.si(), 1e-12);
 }
 
 TEST(StepFidelity, CausalCountingHalvesTheAttentionTerm)

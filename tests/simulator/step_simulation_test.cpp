@@ -70,6 +70,7 @@ nlohmann::json simulate(const scenario::Scenario& s)
     j["slow_stage"] = r.slow_stage;
     j["slow_speed"] = r.slow_speed;
     j["step_time_with_slow_node_s"] = r.step_time_with_slow_node_s;
+    j["critical_stage"] = r.critical_stage;
     return j.dump();
   });
   if (text.empty())
@@ -128,6 +129,40 @@ TEST(StepSimulation, OneSlowStageStretchesTheIterationButItsBubbleAbsorbsPartOfI
     EXPECT_GE(slow, a * compute + num(b, "tp_comm_s"));
     EXPECT_LE(slow, T + (a - 1) * (compute + num(b, "bubble_s")) + 1e-9);
     EXPECT_LT(slow, T * ((1 - num(b, "compute_fraction")) + num(b, "compute_fraction") * a));
+  }
+}
+
+// ---- the logits on the last stage ------------------------------------------------------------------
+
+TEST(StepSimulation, TheLogitGemmMakesTheLastStageCriticalAndCostsEveryMicroBatchOnce)
+{
+  // With kernel times by shape, the logit GEMM (h x V per token) runs on the model's last chunk
+  // only: the last stage becomes the critical one, and the step grows by about m x 3 x its forward
+  // time (every micro-batch's forward and backward wait for it), not by that over p. The analytic
+  // model charges all of it to its critical stage; the played schedule hides a little of it in
+  // the pipeline's fill and drain (6 % at p = 8, m = 8, v = 1).
+  const std::vector<std::string> curve = {"accelerator.gemm.max_efficiency=0.8",
+                                          "accelerator.gemm.kernel_overhead=5.5us",
+                                          "accelerator.hbm_bandwidth=3.35TB/s"};
+  for (int v : {1, 2}) {
+    SCOPED_TRACE("v " + std::to_string(v));
+    auto sets = curve;
+    for (const std::string& k : {std::string("parallelism.pp=8"), std::string("parallelism.dp=16"), batch_for(16, 8),
+                                 "parallelism.virtual_stages=" + std::to_string(v)})
+      sets.push_back(k);
+    const auto without = load(kSmall, sets);
+    sets.push_back("model.vocabulary=128256");
+    const auto with = load(kSmall, sets);
+    const auto a = simulate(without);
+    const auto b = simulate(with);
+    EXPECT_EQ(b.at("critical_stage").get<int>(), 7);
+    const double grown = num(b.at("breakdown"), "step_time_s") - num(a.at("breakdown"), "step_time_s");
+    const double analytic = models::AnalyticStepModel().step(with.step).step_time.si() -
+                            models::AnalyticStepModel().step(without.step).step_time.si();
+    EXPECT_GT(analytic, 0);
+    EXPECT_LE(grown, analytic * (1 + 1e-6));
+    EXPECT_GE(grown, 0.9 * analytic);
+    EXPECT_GT(num(b.at("breakdown"), "compute_s"), num(a.at("breakdown"), "compute_s"));
   }
 }
 
