@@ -120,6 +120,20 @@ double IterationPlan::cp_all_gather_time(double ring_step) const
   return layout.cp > 1 ? (layout.cp - 1.0) * ring_step : 0.0;
 }
 
+std::vector<size_t> gradient_release(const std::vector<PipelineOp>& order, int chunks, bool after_flush)
+{
+  std::vector<size_t> release(static_cast<size_t>(chunks), 0);
+  size_t last = 0;
+  for (size_t i = 0; i < order.size(); ++i)
+    if (order[i].kind == PassKind::Backward) {
+      release[static_cast<size_t>(order[i].chunk)] = i;
+      last = i;
+    }
+  if (after_flush)
+    std::fill(release.begin(), release.end(), last);
+  return release;
+}
+
 double pass_work(double forward, double backward, double logits_forward, int stages, int chunks, int stage,
                  const PipelineOp& op)
 {

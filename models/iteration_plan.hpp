@@ -48,6 +48,11 @@ struct PipelineOp {
 [[nodiscard]] double pass_work(double forward, double backward, double logits_forward, int stages, int chunks,
                                int stage, const PipelineOp& op);
 
+/// For each chunk of a stage's pass `order`, the index of the pass after which its gradients are
+/// complete and their reduce-scatter may start: that chunk's last backward, or with
+/// `after_flush` the stage's last backward for every chunk.
+[[nodiscard]] std::vector<size_t> gradient_release(const std::vector<PipelineOp>& order, int chunks, bool after_flush);
+
 /// What one pass costs and which traffic one iteration needs, for a validated StepInputs.
 struct IterationPlan {
   ParallelLayout layout;

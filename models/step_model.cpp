@@ -358,7 +358,7 @@ StepBreakdown AnalyticStepModel::step(const StepInputs& in) const
   // TP traffic hides behind the GEMMs next to it (Megatron's TP communication overlap), DP traffic
   // behind the backward pass.
   b.overlap = std::min(b.tp_comm * in.fabric.tp_overlap, b.compute) +
-              std::min(b.dp_comm * in.fabric.dp_overlap, b.compute * kBackwardShare);
+              std::min(b.dp_comm * (l.gradients_after_flush ? 0.0 : in.fabric.dp_overlap), b.compute * kBackwardShare);
   b.comm_exposed = b.comm - b.overlap;
 
   b.bubble = stage.layers * pipeline_bubble_fraction(l.pp, b.micro_batches, l.virtual_stages);

@@ -85,6 +85,8 @@ struct ParallelLayout {
                                        // dropout split over tp (Korthikanti et al. 2022)
   bool distributed_optimizer = false;  // optimizer state sharded over the dp x cp replicas (ZeRO-1)
   bool sharded_gradients = false;      // gradients sharded too (ZeRO-2, PyTorch FSDP as in Llama 3)
+  bool gradients_after_flush = false;  // every chunk's gradient reduce-scatter waits for the stage's whole
+                                       // backward (Megatron's local DDP, 2021-22): no DP overlap
   [[nodiscard]] long gpus() const { return static_cast<long>(tp) * cp * pp * dp; }
 };
 

@@ -66,10 +66,7 @@ void IterationRank::operator()() const
   const int v = l.virtual_stages;
   RankSync& sync = shared_.sync[static_cast<size_t>(rank_)];
   const auto order = models::pipeline_order(p, shared_.micro_batches, v, c.s);
-  std::vector<size_t> last_backward(static_cast<size_t>(v), 0);
-  for (size_t i = 0; i < order.size(); ++i)
-    if (order[i].kind == PassKind::Backward)
-      last_backward[static_cast<size_t>(order[i].chunk)] = i;
+  const std::vector<size_t> release = models::gradient_release(order, v, l.gradients_after_flush);
 
   // Every input from another stage has its receive posted now: a transfer starts when it is sent.
   std::vector<int*> slots(order.size(), nullptr);
@@ -100,10 +97,12 @@ void IterationRank::operator()() const
       sends.push_back(
           {pass_box(consumer, c.s, op)->put_async(&payload, static_cast<uint64_t>(f.pp_message_bytes)), consumer});
     }
-    if (f.dp_ring_steps > 0 && op.kind == PassKind::Backward && i == last_backward[static_cast<size_t>(op.chunk)]) {
-      sync.ready_chunks.push_back(op.chunk);
-      sync.ready->release();
-    }
+    if (f.dp_ring_steps > 0 && op.kind == PassKind::Backward)
+      for (int chunk = v - 1; chunk >= 0; --chunk)  // the order the chunks' backwards end in
+        if (release[static_cast<size_t>(chunk)] == i) {
+          sync.ready_chunks.push_back(chunk);
+          sync.ready->release();
+        }
   }
   sync.compute_end = sg4::Engine::get_clock();
   for (auto& send : sends) {

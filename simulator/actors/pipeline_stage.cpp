@@ -107,11 +107,9 @@ void PipelineStage::operator()() const
   const auto& t = shared_.times;
   const auto s = static_cast<size_t>(stage_);
   const auto order = models::pipeline_order(shared_.stages, shared_.micro_batches, shared_.chunks, stage_);
-  // The chunk's last backward releases its gradients for the reduce-scatter.
-  std::vector<size_t> last_backward(static_cast<size_t>(shared_.chunks), 0);
-  for (size_t i = 0; i < order.size(); ++i)
-    if (order[i].kind == PassKind::Backward)
-      last_backward[static_cast<size_t>(order[i].chunk)] = i;
+  // The chunk's last backward (or, after the flush, the stage's last) releases its gradients for the
+  // reduce-scatter.
+  const std::vector<size_t> release = models::gradient_release(order, shared_.chunks, shared_.gradients_after_flush);
 
   // Parameters are all-gathered chunk by chunk before the first forward needs them.
   double dp_free = shared_.origin;
@@ -152,8 +150,10 @@ void PipelineStage::operator()() const
       shared_.remote_sends[s]++;
       record(2, "send " + pass_name(op), end, end + t.transfer);
     }
-    if (op.kind == PassKind::Backward && i == last_backward[static_cast<size_t>(op.chunk)])
-      reduce_scatter(op.chunk, end, dp_free);
+    if (op.kind == PassKind::Backward)
+      for (int chunk = shared_.chunks - 1; chunk >= 0; --chunk)  // the order the chunks' backwards end in
+        if (release[static_cast<size_t>(chunk)] == i)
+          reduce_scatter(chunk, end, dp_free);
   }
   const double passes_done = sg4::Engine::get_clock();
   shared_.end[s] = std::max(passes_done, finish_data_parallel(dp_free));

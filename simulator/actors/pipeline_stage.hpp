@@ -49,6 +49,7 @@ struct PipelineShared {
   int stages = 1;
   int chunks = 1;
   int micro_batches = 1;
+  bool gradients_after_flush = false;  // models::gradient_release
   PipelineTimes times;
   std::vector<sg4::Host*> hosts;  // per stage
   bool record = false;

@@ -142,6 +142,7 @@ void play(sg4::Engine& engine, const models::IterationPlan& plan, const Pipeline
 {
   PipelineShared& sh = out.shared;
   sh.stages = plan.layout.pp;
+  sh.gradients_after_flush = plan.layout.gradients_after_flush;
   sh.chunks = plan.layout.virtual_stages;
   sh.micro_batches = plan.micro_batches;
   sh.times = times;

@@ -88,7 +88,7 @@ std::string step_cache_key(const scenario::Scenario& s)
     << w.vocabulary << ' ' << w.dropout << ' ' << w.flash_attention << ' '
     << models::attention_flops_name(w.attention_flops) << ' ' << models::recompute_name(w.recompute) << ' '
     << in.layout.sequence_parallel << ' ' << in.layout.distributed_optimizer << ' ' << in.layout.sharded_gradients
-    << ' ' << g17(in.fabric.tp_overlap);
+    << ' ' << in.layout.gradients_after_flush << ' ' << g17(in.fabric.tp_overlap);
   const FabricSpec f = fabric_spec(s, static_cast<int>(in.layout.gpus()));
   for (double v : {f.nic_bandwidth, f.nic_latency, f.pod_oversubscription, f.gpu_flops, f.nvlink_bandwidth,
                    f.nvlink_latency, f.rack_oversubscription})

@@ -61,6 +61,7 @@ void read_step_inputs(Reader& r, Scenario& s)
   l.sequence_parallel = r.boolean("parallelism.sequence_parallel");
   l.distributed_optimizer = r.boolean("parallelism.distributed_optimizer");
   l.sharded_gradients = r.boolean("parallelism.sharded_gradients");
+  l.gradients_after_flush = r.boolean("parallelism.gradients_after_flush");
   auto& f = s.step.fabric;
   f.nvlink_bandwidth = units::BytesPerSecond(r.number("network.nvlink_bandwidth"));
   f.nvlink_latency = units::Seconds(r.number("network.nvlink_latency"));

@@ -46,6 +46,9 @@ std::vector<ParamSpec> step_detail_parameters()
       flag("parallelism.sharded_gradients", "false",
            "gradients sharded over the dp x cp replicas as well as the optimizer state (ZeRO-2; PyTorch FSDP as "
            "Llama 3 used it); memory only, the traffic is that of the distributed optimizer"),
+      flag("parallelism.gradients_after_flush", "false",
+           "every chunk's gradient reduce-scatter waits until the stage's whole backward is done (Megatron's local "
+           "DDP of 2021-22, which overlapped none of it); false: each chunk's starts after that chunk's last backward"),
       real("network.tp_overlap", "0", "fraction of tensor-parallel communication hidden behind the GEMMs next to it",
            0.0, false, 1.0),
   };
