@@ -167,6 +167,7 @@ IterationPlan make_iteration_plan(const StepInputs& in)
     plan.forward_work = layers_per_chunk * c.forward_s * a.peak_flops.si();
     plan.backward_work = layers_per_chunk * c.backward_s * a.peak_flops.si();
     plan.logits_forward_work = logits_forward_seconds(in) * a.peak_flops.si();
+    plan.optimizer_s = optimizer_seconds(in);
   } else {
     plan.forward_work = plan.forward_flops / (a.gemm_efficiency * a.speed);
     plan.backward_work = plan.backward_flops / (a.gemm_efficiency * a.speed);
@@ -183,6 +184,7 @@ IterationPlan make_iteration_plan(const StepInputs& in)
                           w.bytes_per_value;
   plan.dp_chunk_bytes = dp_shard_bytes(in) / l.virtual_stages;
   plan.dp_group = l.dp * l.cp;
+  plan.backward_collectives = backward_collectives_factor(w);
   const bool experts = w.moe() && l.ep > 1;
   plan.ep_alltoalls_per_pass = experts ? 2.0 * w.layers / (static_cast<double>(l.pp) * l.virtual_stages) : 0.0;
 
@@ -251,7 +253,8 @@ StepBreakdown decompose_played_iteration(const IterationPlan& plan, const Played
   b.flops_per_token = plan.flops_per_token;
   b.tokens_per_step = plan.tokens_per_step;
   b.compute = Seconds(played.compute);
-  const double passes = 2.0 * plan.micro_batches * plan.layout.virtual_stages;
+  // Forward passes' worth of collectives: m v forwards and m v backwards, each backward_collectives.
+  const double passes = (1.0 + plan.backward_collectives) * plan.micro_batches * plan.layout.virtual_stages;
   b.tp_comm = Seconds(passes * (played.blocking_per_pass[0] + played.tp_hidden_per_pass));
   b.cp_comm = Seconds(passes * played.blocking_per_pass[1]);
   b.ep_comm = Seconds(passes * played.blocking_per_pass[2]);

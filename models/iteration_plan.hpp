@@ -65,18 +65,22 @@ struct IterationPlan {
   // chunk), once in its forward and twice in its backward (pass_work). With kernel times by shape;
   // 0 otherwise, where the logits' FLOPs are spread over the chunks in forward_work.
   double logits_forward_work = 0;
-  double tp_overlap = 0;  // share of each pass's TP communication hidden behind its GEMMs
+  double optimizer_s = 0;  // every GPU's optimizer step after its gradients are reduced (optimizer_seconds)
+  double tp_overlap = 0;   // share of each pass's TP communication hidden behind its GEMMs
   double flops_per_token = 0;
   double hardware_flops_per_token = 0;
   double tokens_per_step = 0;
   double tp_allreduces_per_pass = 0;  // 2 per layer in a pass: layers / (p v) per chunk, may be fractional
   double cp_gathers_per_pass = 0;     // 1 per layer in a pass (K/V all-gather, or its gradients' reduce-scatter)
   double ep_alltoalls_per_pass = 0;   // 2 per MoE layer in a pass (dispatch and combine)
-  double activation_bytes = 0;        // b (s/cp) h bytes: one TP all-reduce buffer
-  double pp_message_bytes = 0;        // b (s/cp) h bytes / tp: one GPU's activation (or gradient) send
-  double cp_message_bytes = 0;        // 2 b (s/cp) h_kv bytes / tp: one GPU's keys and values
-  double dp_chunk_bytes = 0;          // one GPU's gradient shard of one chunk: P / (tp pp v) bytes
-  int dp_group = 1;                   // replicas of each shard: dp * cp
+  // A backward pass runs that many times a forward's TP, CP and EP collectives: 2 under full
+  // recomputation (backward_collectives_factor). The *_per_pass counts above are a forward's.
+  double backward_collectives = 1;
+  double activation_bytes = 0;  // b (s/cp) h bytes: one TP all-reduce buffer
+  double pp_message_bytes = 0;  // b (s/cp) h bytes / tp: one GPU's activation (or gradient) send
+  double cp_message_bytes = 0;  // 2 b (s/cp) h_kv bytes / tp: one GPU's keys and values
+  double dp_chunk_bytes = 0;    // one GPU's gradient shard of one chunk: P / (tp pp v) bytes
+  int dp_group = 1;             // replicas of each shard: dp * cp
   // Traffic patterns, each one step of concurrent flows over all ranks (empty when unused):
   TrafficStep tp_ring_step;  // every TP group's ring step on its activation (bytes / tp per flow)
   TrafficStep cp_ring_step;  // every CP group's ring step of the K/V all-gather
@@ -92,8 +96,9 @@ struct IterationPlan {
 /// What playing the schedule measured, per GPU of the critical (last to finish) stage.
 struct PlayedIteration {
   double compute = 0;                       // seconds in Execs
-  double blocking_per_pass[3] = {0, 0, 0};  // TP, CP, EP seconds after each pass (exposed)
-  double tp_hidden_per_pass = 0;            // TP seconds per pass hidden behind compute
+  double blocking_per_pass[3] = {0, 0, 0};  // TP, CP, EP seconds after each forward pass (exposed);
+                                            // a backward's are IterationPlan::backward_collectives times these
+  double tp_hidden_per_pass = 0;            // TP seconds per forward pass hidden behind compute
   double own_pp = 0;                        // the stage's own sends x the transfer time
   double own_dp = 0;                        // v x (all-gather + reduce-scatter) per chunk
   double makespan = 0;                      // the schedule as is

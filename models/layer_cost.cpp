@@ -125,6 +125,28 @@ double elementwise_bytes(const StepInputs& in)
   return m * (replicated + activation) + softmax_bytes(in);
 }
 
+double optimizer_bytes_per_parameter(const Workload& w)
+{
+  const double adam = 6.0 * 4.0 + 4.0;  // master weight and two moments read and written, gradient read
+  const double norm_and_zero = 4.0 + 4.0;
+  const double to_model = w.bytes_per_value < 4 ? 4.0 + w.bytes_per_value : 0.0;
+  return adam + norm_and_zero + to_model;
+}
+
+double optimizer_seconds(const StepInputs& in)
+{
+  const Accelerator& a = in.accelerator;
+  if (!a.gemm_curve.enabled() || !(a.hbm_bandwidth.si() > 0))
+    return 0;
+  const Workload& w = in.workload;
+  const ParallelLayout& l = in.layout;
+  double parameters = dp_shard_bytes(in) / w.bytes_per_value;
+  if (l.distributed_optimizer || l.sharded_gradients)
+    parameters /= static_cast<double>(l.dp) * l.cp;
+  constexpr double kKernels = 4;  // gradient norm, Adam, copy to the model weights, zeroing
+  return hbm_seconds(a, parameters * optimizer_bytes_per_parameter(w)) + kKernels * a.gemm_curve.kernel_overhead;
+}
+
 LayerCost layer_cost(const StepInputs& in)
 {
   const Accelerator& a = in.accelerator;

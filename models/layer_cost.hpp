@@ -55,6 +55,18 @@ struct LayerCost {
 /// The logit GEMM's forward seconds per micro-batch on one GPU (0 when the vocabulary is unset).
 [[nodiscard]] double logits_forward_seconds(const StepInputs& in);
 
+/// Bytes per parameter the optimizer step moves through HBM: Adam reads and writes the FP32 master
+/// weight and its two moments (24) and reads the FP32 gradient (4); the gradient-norm pass reads it
+/// again (4) and the next step's accumulation buffer is zeroed (4); with 16-bit training the
+/// updated master weight is copied into the 16-bit model weight (4 + bytes_per_value).
+[[nodiscard]] double optimizer_bytes_per_parameter(const Workload& w);
+
+/// Seconds of one GPU's optimizer step, memory-bound at HBM bandwidth: the parameters it updates
+/// (its share of a stage, dp_shard_bytes / bytes_per_value, over dp cp more with the distributed
+/// optimizer or sharded gradients) times optimizer_bytes_per_parameter, plus a kernel_overhead for
+/// each of its four kernels. 0 without kernel times by shape or without an HBM bandwidth.
+[[nodiscard]] double optimizer_seconds(const StepInputs& in);
+
 /// Bytes the memory-bound kernels of one layer's forward move per micro-batch on one GPU: norms,
 /// residual adds, dropout and the MLP's activation, and a materialised softmax. Norms, residuals
 /// and dropout run on every TP rank unless sequence parallelism splits them.

@@ -16,7 +16,7 @@ namespace {
 
 // Megatron tensor parallelism: two all-reduces in the forward pass of a layer (after attention
 // and after the MLP) and two in the backward pass.
-constexpr double kTpAllReducesPerLayer = 4.0;
+constexpr double kTpAllReducesPerLayerPass = 2.0;  // after attention and after the MLP
 // Backward pass share of the compute of a step (forward 2 units, backward 4 units of 6).
 constexpr double kBackwardShare = 2.0 / 3.0;
 
@@ -138,7 +138,12 @@ void check_partitioning(const StepInputs& in, std::vector<std::string>& out)
                   ")");
 }
 
-/// Tensor-parallel all-reduces on NVLink: (L/p) * m * 4 * T_allreduce(b*s*h*bytes, tp).
+/// The passes' worth of model-parallel collectives per micro-batch: one forward and one backward,
+/// which full recomputation doubles (backward_collectives_factor).
+double collective_passes(const Workload& w) { return 1.0 + backward_collectives_factor(w); }
+
+/// Tensor-parallel all-reduces on NVLink: (L/p) * m * 2 * (1 + f) * T_allreduce(b*s*h*bytes, tp),
+/// f = backward_collectives_factor (2 all-reduces per layer in the forward, 2 f in the backward).
 units::Seconds tp_comm_time(const StepInputs& in, int micro_batches)
 {
   const Workload& w = in.workload;
@@ -149,7 +154,8 @@ units::Seconds tp_comm_time(const StepInputs& in, int micro_batches)
                                 w.bytes_per_value);
   const AlphaBeta nvlink{in.fabric.nvlink_latency, in.fabric.nvlink_bandwidth};
   const double layers_per_stage = static_cast<double>(w.layers) / l.pp;
-  return ring_allreduce_time(activation, l.tp, nvlink) * (layers_per_stage * micro_batches * kTpAllReducesPerLayer);
+  return ring_allreduce_time(activation, l.tp, nvlink) *
+         (layers_per_stage * micro_batches * kTpAllReducesPerLayerPass * collective_passes(w));
 }
 
 /// Pipeline sends on the NIC: 2 * v * m point-to-point transfers of b*s*h*bytes / tp.
@@ -179,7 +185,8 @@ units::Seconds dp_comm_time(const StepInputs& in)
 }
 
 /// Expert parallelism: every MoE layer sends its tokens to their experts and back (two all-to-alls
-/// per pass, forward and backward), all at once to the other ep - 1 ranks of the group.
+/// per pass, forward and backward, and again in a fully recomputed forward), all at once to the
+/// other ep - 1 ranks of the group.
 units::Seconds ep_comm_time(const StepInputs& in, int micro_batches)
 {
   const ParallelLayout& l = in.layout;
@@ -187,12 +194,13 @@ units::Seconds ep_comm_time(const StepInputs& in, int micro_batches)
     return units::Seconds(0.0);
   const units::Seconds one = in.fabric.nic_latency + units::Bytes(ep_alltoall_bytes(in)) / in.fabric.nic_bandwidth;
   const double layers_per_stage = static_cast<double>(in.workload.layers) / l.pp;
-  return one * (4.0 * layers_per_stage * micro_batches);
+  return one * (2.0 * collective_passes(in.workload) * layers_per_stage * micro_batches);
 }
 
 /// Context parallelism (all-gather based, as Llama 3's): in every layer each forward pass
 /// all-gathers the keys and values of the sequence's cp chunks, and each backward pass
-/// reduce-scatters their gradients, a ring over cp ranks of 2 b (s/cp) h_kv bytes per rank.
+/// reduce-scatters their gradients (after all-gathering them again under full recomputation), a
+/// ring over cp ranks of 2 b (s/cp) h_kv bytes per rank.
 units::Seconds cp_comm_time(const StepInputs& in, int micro_batches)
 {
   const Workload& w = in.workload;
@@ -204,7 +212,7 @@ units::Seconds cp_comm_time(const StepInputs& in, int micro_batches)
   const units::Bytes gathered(kv_bytes * l.cp);  // the all-gather's whole buffer
   const AlphaBeta nic{in.fabric.nic_latency, in.fabric.nic_bandwidth};
   const double layers_per_stage = static_cast<double>(w.layers) / l.pp;
-  return ring_all_gather_time(gathered, l.cp, nic) * (2.0 * layers_per_stage * micro_batches);
+  return ring_all_gather_time(gathered, l.cp, nic) * (collective_passes(w) * layers_per_stage * micro_batches);
 }
 
 }  // namespace
@@ -257,6 +265,8 @@ double ep_alltoall_bytes(const StepInputs& in)
 }
 
 const char* attention_flops_name(AttentionFlops a) { return a == AttentionFlops::Causal ? "causal" : "full"; }
+
+double backward_collectives_factor(const Workload& w) { return w.recompute == Recompute::Full ? 2.0 : 1.0; }
 
 const char* recompute_name(Recompute r)
 {
@@ -322,7 +332,8 @@ StageCompute compute_time(const StepInputs& in, int micro_batches)
   // The logit GEMM runs on the last stage only, once per micro-batch forward and twice backward:
   // that stage is the slowest, and sets the pipeline's steady state (models::pass_work).
   const double logits = micro_batches * 3.0 * logits_forward_seconds(in);
-  return {units::Seconds(layers + logits), units::Seconds(layers)};
+  // The optimizer step follows the stage's gradient reduction, outside the pipeline's schedule.
+  return {units::Seconds(layers + logits + optimizer_seconds(in)), units::Seconds(layers)};
 }
 
 }  // namespace

@@ -151,6 +151,12 @@ struct StepBreakdown {
 /// forward, 2 P_layers + attention / 3, for `full`; the attention core's forward for `selective`
 /// and for flash attention, which recomputes it in its backward kernel).
 [[nodiscard]] double hardware_flops_per_token(const Workload& w);
+
+/// The collectives of one backward pass inside the model-parallel regions (TP all-reduces, CP K/V
+/// all-gathers, EP all-to-alls), as a multiple of one forward pass's: 2 with full recomputation,
+/// whose re-run forward runs them again before the backward's own, 1 otherwise (selective
+/// recomputation re-runs only the attention core, which has none of them).
+[[nodiscard]] double backward_collectives_factor(const Workload& w);
 /// HFU from a breakdown's MFU and the workload's recomputation (a cached breakdown carries no HFU).
 [[nodiscard]] double hardware_flops_utilisation(const StepBreakdown& b, const Workload& w);
 

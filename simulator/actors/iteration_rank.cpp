@@ -43,18 +43,21 @@ sg4::CommPtr ring_step(sg4::Mailbox* next, sg4::Mailbox* own, double bytes)
 
 }  // namespace
 
-void IterationRank::tensor_parallel_ring() const
+void IterationRank::tensor_parallel_ring(PassKind kind) const
 {
   const auto& l = shared_.layout;
   const auto& f = shared_.flows;
   if (f.tp_ring_steps == 0)
     return;
+  const bool backward = kind == PassKind::Backward;
+  const double bytes = backward ? f.tp_backward_step_bytes : f.tp_step_bytes;
+  const double extra_latency = backward ? f.tp_backward_extra_latency : f.tp_extra_latency;
   const int next = rank_ / l.tp * l.tp + (rank_ % l.tp + 1) % l.tp;
   for (int k = 0; k < f.tp_ring_steps; ++k)
-    ring_step(shared_.tp_box[static_cast<size_t>(next)], shared_.tp_box[static_cast<size_t>(rank_)], f.tp_step_bytes);
+    ring_step(shared_.tp_box[static_cast<size_t>(next)], shared_.tp_box[static_cast<size_t>(rank_)], bytes);
   shared_.comms += f.tp_ring_steps;
-  if (f.tp_extra_latency > 0)
-    sg4::this_actor::sleep_for(f.tp_extra_latency);
+  if (extra_latency > 0)
+    sg4::this_actor::sleep_for(extra_latency);
 }
 
 void IterationRank::operator()() const
@@ -91,7 +94,7 @@ void IterationRank::operator()() const
     sg4::this_actor::execute(
         models::pass_work(f.forward_flops, f.backward_flops, f.logits_forward_flops, p, v, c.s, op));
     shared_.execs++;
-    tensor_parallel_ring();
+    tensor_parallel_ring(op.kind);
     if (sends_output(p, v, c.s, op)) {
       const int consumer = models::layout_rank(l, c.t, models::pipeline_consumer(p, v, c.s, op), c.d);
       sends.push_back(

@@ -61,7 +61,7 @@ public:
   void operator()() const;
 
 private:
-  void tensor_parallel_ring() const;
+  void tensor_parallel_ring(models::PassKind kind) const;  // a backward's carries backward_collectives times the bytes
   IterationShared& shared_;
   int rank_;
 };

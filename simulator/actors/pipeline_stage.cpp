@@ -126,14 +126,15 @@ void PipelineStage::operator()() const
     sg4::this_actor::execute(models::pass_work(t.forward_flops, t.backward_flops, t.logits_forward_flops,
                                                shared_.stages, shared_.chunks, stage_, op));
     const double computed = sg4::Engine::get_clock();
+    const double collectives = op.kind == PassKind::Backward ? t.backward_collectives : 1.0;
     if (t.tp_per_pass > 0)
-      sg4::this_actor::sleep_for(t.tp_per_pass);
+      sg4::this_actor::sleep_for(t.tp_per_pass * collectives);
     const double reduced = sg4::Engine::get_clock();
     if (t.cp_per_pass > 0)
-      sg4::this_actor::sleep_for(t.cp_per_pass);
+      sg4::this_actor::sleep_for(t.cp_per_pass * collectives);
     const double gathered_kv = sg4::Engine::get_clock();
     if (t.ep_per_pass > 0)
-      sg4::this_actor::sleep_for(t.ep_per_pass);
+      sg4::this_actor::sleep_for(t.ep_per_pass * collectives);
     const double end = sg4::Engine::get_clock();
     shared_.compute[s] += computed - start;
     record(0, pass_name(op), start, end);
@@ -156,7 +157,12 @@ void PipelineStage::operator()() const
           reduce_scatter(chunk, end, dp_free);
   }
   const double passes_done = sg4::Engine::get_clock();
-  shared_.end[s] = std::max(passes_done, finish_data_parallel(dp_free));
+  const double reduced = std::max(passes_done, finish_data_parallel(dp_free));
+  // The optimizer step runs once the gradients are reduced (memory-bound: a time, not FLOPs).
+  shared_.compute[s] += t.optimizer;
+  if (t.optimizer > 0)
+    record(0, "optimizer step", reduced, reduced + t.optimizer);
+  shared_.end[s] = reduced + t.optimizer;
 }
 
 }  // namespace fleetsim::sim

@@ -109,7 +109,7 @@ FullIteration simulate_full_iteration(const scenario::Scenario& s)
 
   FullIteration r;
   for (const RankSync& sync : shared.sync)
-    r.makespan_s = std::max({r.makespan_s, sync.compute_end, sync.dp_end});
+    r.makespan_s = std::max({r.makespan_s, std::max(sync.compute_end, sync.dp_end) + plan.optimizer_s});
   r.barrier_s = models::barrier_time(ranks, in.fabric.nic_latency).si();
   r.step_time_s = r.makespan_s + r.barrier_s;
   r.comms = shared.comms;

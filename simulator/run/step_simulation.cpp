@@ -116,6 +116,8 @@ PipelineTimes pipeline_times(const models::IterationPlan& plan, const models::Co
   times.tp_per_pass = plan.tp_allreduces_per_pass * tp * (1.0 - plan.tp_overlap);
   times.cp_per_pass = plan.cp_gathers_per_pass * cp;
   times.ep_per_pass = plan.ep_alltoalls_per_pass * ep;
+  times.backward_collectives = plan.backward_collectives;
+  times.optimizer = plan.optimizer_s;
   times.transfer = pattern_time(plan.pp_send);
   times.dp_all_gather = dp;  // the same ring steps, the same bytes
   times.dp_reduce_scatter = dp;

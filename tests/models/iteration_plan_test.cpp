@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <string>
 #include <tuple>
 
 namespace fleetsim::models {
@@ -51,6 +52,31 @@ TEST(PipelineOrder, InterleavedForwardsWalkChunksInGroupsOfPMicroBatches)
     EXPECT_EQ(order[k], expected_start[k]) << k;
   EXPECT_FALSE(schedule_supported(4, 6, 2));  // interleaving needs m a multiple of p
   EXPECT_TRUE(schedule_supported(4, 6, 1));
+}
+
+TEST(GradientRelease, EachChunkAfterItsLastBackwardOrEveryChunkAfterTheFlush)
+{
+  for (int stage : {0, 3}) {
+    SCOPED_TRACE("stage " + std::to_string(stage));
+    const auto order = pipeline_order(4, 8, 2, stage);
+    const auto each = gradient_release(order, 2, false);
+    const auto flush = gradient_release(order, 2, true);
+    ASSERT_EQ(each.size(), 2U);
+    size_t last = 0;
+    for (size_t i = 0; i < order.size(); ++i)
+      if (order[i].kind == PassKind::Backward)
+        last = i;
+    for (int c = 0; c < 2; ++c) {
+      const auto& op = order[each[static_cast<size_t>(c)]];
+      EXPECT_EQ(op.kind, PassKind::Backward);
+      EXPECT_EQ(op.chunk, c);
+      for (size_t i = each[static_cast<size_t>(c)] + 1; i < order.size(); ++i)  // no later backward of c
+        EXPECT_FALSE(order[i].kind == PassKind::Backward && order[i].chunk == c);
+      EXPECT_EQ(flush[static_cast<size_t>(c)], last);
+    }
+    // The interleaved backward walks the chunks down: chunk 1's gradients are complete first.
+    EXPECT_LT(each[1], each[0]);
+  }
 }
 
 TEST(PipelineDependency, ForwardsChainThroughVirtualStagesAndBackwardsReturn)

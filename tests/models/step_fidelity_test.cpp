@@ -59,6 +59,37 @@ TEST(StepFidelity, TheLogitGemmRunsOnTheLastChunkOfTheLastStageOnly)
   EXPECT_NEAR(with.bubble.si(), without.bubble.si(), 1e-12);
 }
 
+// The optimizer step: Adam over the GPU's parameters at HBM bandwidth, after the gradients are
+// reduced; the distributed optimizer updates only the GPU's 1/(dp cp) shard.
+TEST(StepFidelity, TheOptimizerStepStreamsItsParametersStateThroughHbmOnce)
+{
+  Workload w;
+  w.bytes_per_value = 2;
+  EXPECT_DOUBLE_EQ(optimizer_bytes_per_parameter(w), 24 + 4 + 4 + 4 + 4 + 2);  // 42
+  w.bytes_per_value = 4;
+  EXPECT_DOUBLE_EQ(optimizer_bytes_per_parameter(w), 36);  // no 16-bit copy
+
+  StepInputs in = gpt_1t();
+  in.accelerator.check_memory = false;
+  EXPECT_EQ(optimizer_seconds(in), 0);  // no kernel times by shape
+  in.accelerator.gemm_curve = GemmCurve{0.87, 5.5e-6};
+  EXPECT_EQ(optimizer_seconds(in), 0);  // no HBM bandwidth
+  in.accelerator.hbm_bandwidth = units::BytesPerSecond(2039e9);
+  // 1,008e9 parameters over tp 8 x pp 64: 1.97e9 per GPU, x 42 bytes at 2,039 GB/s: 40.6 ms.
+  const double per_gpu = 1008e9 / (8 * 64);
+  const double expected = per_gpu * 42 / 2039e9 + 4 * 5.5e-6;
+  EXPECT_NEAR(optimizer_seconds(in), expected, 1e-12);
+  const StepBreakdown plain = AnalyticStepModel().step(in);
+  in.layout.distributed_optimizer = true;
+  EXPECT_NEAR(optimizer_seconds(in), per_gpu / 6 * 42 / 2039e9 + 4 * 5.5e-6, 1e-12);
+  const StepBreakdown sharded = AnalyticStepModel().step(in);
+  // It is compute of the critical stage, outside the pipeline bubble; the traffic does not change.
+  EXPECT_NEAR(plain.compute.si() - sharded.compute.si(), expected - optimizer_seconds(in), 1e-9);
+  EXPECT_NEAR(plain.bubble.si(), sharded.bubble.si(), 1e-12);
+  EXPECT_NEAR(plain.dp_comm.si(), sharded.dp_comm.si(), 1e-12);
+  EXPECT_NEAR(make_iteration_plan(in).optimizer_s, optimizer_seconds(in), 1e-15);
+}
+
 TEST(StepFidelity, CausalCountingHalvesTheAttentionTerm)
 {
   Workload w = gpt_1t().workload;

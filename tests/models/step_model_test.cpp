@@ -322,6 +322,62 @@ TEST(AnalyticStepModel, ExpertParallelismTradesGradientTrafficForTokenAllToAlls)
   EXPECT_NEAR((b.compute + b.comm + b.sync - b.overlap).si(), b.step_time.si(), 1e-9);
 }
 
+TEST(AnalyticStepModel, FullRecomputationRunsTheForwardsCollectivesAgainInTheBackward)
+{
+  // A recomputed forward repeats its TP all-reduces, CP gathers and EP all-to-alls before the
+  // backward's own: a pass pair carries 3 forwards' worth instead of 2. Selective recomputation
+  // re-runs only the attention core, which has none of them.
+  StepInputs in = llama3_405b();
+  in.workload.sequence_length = 131072;
+  in.workload.attention_heads = 128;
+  in.workload.kv_heads = 8;
+  in.layout.cp = 16;
+  in.layout.dp = 8;
+  ASSERT_TRUE(check_step_inputs(in, 16384).empty());
+  const StepBreakdown none = AnalyticStepModel().step(in);
+  in.workload.recompute = Recompute::Selective;
+  const StepBreakdown selective = AnalyticStepModel().step(in);
+  in.workload.recompute = Recompute::Full;
+  const StepBreakdown full = AnalyticStepModel().step(in);
+  EXPECT_DOUBLE_EQ(backward_collectives_factor(in.workload), 2.0);
+  ASSERT_GT(none.tp_comm.si(), 0);
+  ASSERT_GT(none.cp_comm.si(), 0);
+  EXPECT_NEAR(full.tp_comm.si(), 1.5 * none.tp_comm.si(), 1e-12);
+  EXPECT_NEAR(full.cp_comm.si(), 1.5 * none.cp_comm.si(), 1e-12);
+  EXPECT_DOUBLE_EQ(selective.tp_comm.si(), none.tp_comm.si());
+  EXPECT_DOUBLE_EQ(selective.cp_comm.si(), none.cp_comm.si());
+  // Pipeline sends and gradients are not recomputed.
+  EXPECT_DOUBLE_EQ(full.pp_comm.si(), none.pp_comm.si());
+  EXPECT_DOUBLE_EQ(full.dp_comm.si(), none.dp_comm.si());
+
+  StepInputs moe;
+  moe.workload = {46.7e9, 32, 4096, 4096, 4194304, 1, 2, 32, 8, 8, 2, 45.1e9};
+  moe.accelerator.peak_flops = units::FlopsPerSecond(989e12);
+  moe.accelerator.gemm_efficiency = 0.5;
+  moe.layout = ParallelLayout{2, 4, 128, 2, 1, 8};
+  moe.fabric.nvlink_bandwidth = units::BytesPerSecond(450e9);
+  moe.fabric.nic_bandwidth = units::BytesPerSecond(50e9);
+  moe.fabric.nic_latency = units::Seconds(5e-6);
+  const double ep_none = AnalyticStepModel().step(moe).ep_comm.si();
+  moe.workload.recompute = Recompute::Full;
+  EXPECT_NEAR(AnalyticStepModel().step(moe).ep_comm.si(), 1.5 * ep_none, 1e-12);
+}
+
+TEST(AnalyticStepModel, GradientsAfterTheFlushHideNoneOfTheirTraffic)
+{
+  // Megatron's local DDP reduces the gradients after the pipeline flush: dp_overlap does not apply.
+  StepInputs in = small_model();
+  in.workload.global_batch_tokens = 2e6;
+  in.layout.dp = 2;
+  in.fabric.nic_latency = Seconds(0);
+  in.fabric.dp_overlap = 0.8;
+  in.layout.gradients_after_flush = true;
+  const StepBreakdown b = AnalyticStepModel().step(in);
+  EXPECT_NEAR(b.dp_comm.si(), 0.2, 1e-12);
+  EXPECT_EQ(b.overlap.si(), 0);
+  EXPECT_NEAR(b.step_time.si(), 12.44, 1e-9);  // 12.24 s of compute + 0.2 s exposed
+}
+
 TEST(CheckStepInputs, ExpertParallelismNeedsExpertsThatDivide)
 {
   StepInputs in = small_model();

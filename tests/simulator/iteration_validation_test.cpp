@@ -253,5 +253,12 @@ TEST(IterationValidation, ReducedAgreesWithFullWithin2PercentWhenTheLastStageCar
          "accelerator.hbm_bandwidth=3.35TB/s"});
 }
 
+// Full recomputation (each backward re-runs its forward's TP all-reduces: 3 forwards' worth of ring
+// traffic per micro-batch) and Megatron's local DDP (every chunk's reduce-scatter after the flush).
+TEST(IterationValidation, ReducedAgreesWithFullWithin2PercentWithFullRecomputationAndGradientsAfterTheFlush)
+{
+  check(k256, kPods32At2, {"model.recompute=full", "parallelism.gradients_after_flush=true"});
+}
+
 }  // namespace
 }  // namespace fleetsim::testing

@@ -5,6 +5,7 @@
 // Every simulation runs in a forked child (one SimGrid Engine per process).
 #include "run_in_child.hpp"
 
+#include "models/layer_cost.hpp"
 #include "models/step_model.hpp"
 #include "simulator/run/simulation.hpp"
 #include "simulator/run/step_simulation.hpp"
@@ -21,6 +22,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fleetsim::testing {
@@ -166,6 +168,78 @@ TEST(StepSimulation, TheLogitGemmMakesTheLastStageCriticalAndCostsEveryMicroBatc
   }
 }
 
+TEST(StepSimulation, FullRecomputationRunsTheForwardsTensorParallelAllReducesAgain)
+{
+  // The recomputed forward repeats its two all-reduces per layer: a micro-batch's passes carry six
+  // instead of four, and the stage waits for them, so the step grows by the extra TP time (plus
+  // the recomputation's compute, which the decomposition counts separately).
+  const std::vector<std::string> base = {"parallelism.pp=8", "parallelism.dp=16", batch_for(16, 8)};
+  auto with = [&](const char* mode) {
+    auto sets = base;
+    sets.push_back(std::string("model.recompute=") + mode);
+    return simulate(load(kSmall, sets)).at("breakdown");
+  };
+  const auto none = with("none");
+  const auto selective = with("selective");
+  const auto full = with("full");
+  ASSERT_GT(num(none, "tp_comm_s"), 0);
+  EXPECT_NEAR(num(full, "tp_comm_s"), 1.5 * num(none, "tp_comm_s"), 1e-9);
+  EXPECT_NEAR(num(selective, "tp_comm_s"), num(none, "tp_comm_s"), 1e-12);
+  const double extra = num(full, "tp_comm_s") - num(none, "tp_comm_s");
+  const double grown = num(full, "step_time_s") - num(none, "step_time_s") -
+                       (num(full, "compute_s") - num(none, "compute_s")) * (1 + 7.0 / 8);  // + its bubble
+  EXPECT_NEAR(grown, extra * (1 + 7.0 / 8), 0.02 * extra);
+  // The analytic step charges the same count.
+  auto s = load(kSmall, base);
+  const double analytic_none = models::AnalyticStepModel().step(s.step).tp_comm.si();
+  s.step.workload.recompute = models::Recompute::Full;
+  EXPECT_NEAR(models::AnalyticStepModel().step(s.step).tp_comm.si(), 1.5 * analytic_none, 1e-9);
+}
+
+TEST(StepSimulation, GradientsAfterTheFlushExposeEveryChunksReduceScatter)
+{
+  // Megatron's local DDP starts the gradient reduce-scatter after the stage's whole backward: the
+  // chunks released early (v = 2) no longer hide under the remaining backwards, and the first
+  // stage, whose backwards end last, waits for all v of its reduce-scatters.
+  std::vector<std::string> sets = {"parallelism.pp=8", "parallelism.dp=16", "parallelism.virtual_stages=2",
+                                   batch_for(16, 8)};
+  const auto overlapped = simulate(load(kSmall, sets));
+  sets.push_back("parallelism.gradients_after_flush=true");
+  const auto flushed = simulate(load(kSmall, sets));
+  const double chunk = num(flushed, "dp_reduce_scatter_chunk_s");
+  ASSERT_GT(chunk, 0);
+  EXPECT_GT(num(flushed, "dp_exposed_s"), num(overlapped, "dp_exposed_s") + 0.5 * chunk);
+  EXPECT_GE(num(flushed, "dp_exposed_s"), 2 * chunk * (1 - 1e-6));
+  const double grown = num(flushed.at("breakdown"), "step_time_s") - num(overlapped.at("breakdown"), "step_time_s");
+  EXPECT_NEAR(grown, num(flushed, "dp_exposed_s") - num(overlapped, "dp_exposed_s"), 1e-9);
+  // Nothing else moves: the same passes and TP time.
+  EXPECT_DOUBLE_EQ(num(flushed.at("breakdown"), "compute_s"), num(overlapped.at("breakdown"), "compute_s"));
+  EXPECT_DOUBLE_EQ(num(flushed.at("breakdown"), "tp_comm_s"), num(overlapped.at("breakdown"), "tp_comm_s"));
+}
+
+TEST(StepSimulation, TheOptimizerStepRunsOnceTheGradientsAreReduced)
+{
+  // With kernel times by shape, each stage ends with its optimizer step: the played step grows by
+  // exactly its time, which counts as compute. The distributed optimizer updates a 1/dp shard.
+  const std::vector<std::string> base = {"parallelism.pp=8", "parallelism.dp=16", batch_for(16, 8),
+                                         "accelerator.gemm.max_efficiency=0.8",
+                                         "accelerator.gemm.kernel_overhead=5.5us"};
+  auto with_hbm = [&](const char* hbm, bool sharded) {
+    auto sets = base;
+    sets.push_back(std::string("accelerator.hbm_bandwidth=") + hbm);
+    sets.push_back(std::string("parallelism.distributed_optimizer=") + (sharded ? "true" : "false"));
+    const auto s = load(kSmall, sets);
+    return std::make_pair(models::optimizer_seconds(s.step), simulate(s).at("breakdown"));
+  };
+  const auto [whole_s, whole] = with_hbm("3.35TB/s", false);
+  const auto [shard_s, shard] = with_hbm("3.35TB/s", true);
+  ASSERT_GT(whole_s, 0.01);  // 405e9 / 128 parameters x 42 bytes at 3.35 TB/s
+  EXPECT_NEAR(shard_s, (whole_s - 4 * 5.5e-6) / 16 + 4 * 5.5e-6, 1e-12);
+  EXPECT_NEAR(num(whole, "step_time_s") - num(shard, "step_time_s"), whole_s - shard_s, 1e-9);
+  EXPECT_NEAR(num(whole, "compute_s") - num(shard, "compute_s"), whole_s - shard_s, 1e-9);
+  EXPECT_NEAR(num(whole, "bubble_s"), num(shard, "bubble_s"), 1e-9);
+}
+
 // ---- the decomposition ----------------------------------------------------------------------------
 
 TEST(StepSimulation, DecompositionAddsUpAndComputeMatchesTheAnalyticModel)
@@ -176,7 +250,11 @@ TEST(StepSimulation, DecompositionAddsUpAndComputeMatchesTheAnalyticModel)
         {"parallelism.pp=8", "parallelism.dp=16", batch_for(16, 8), "network.pod_size=128",
          "network.pod_oversubscription=4"},
         {"parallelism.cp=2", "parallelism.dp=4", batch_for(4, 16)},
-        {"model.experts=8", "model.expert_parameters=300e9", "parallelism.ep=4"}}) {
+        {"model.experts=8", "model.expert_parameters=300e9", "parallelism.ep=4"},
+        {"parallelism.cp=2", "parallelism.dp=4", batch_for(4, 16), "model.recompute=full"},
+        {"model.experts=8", "model.expert_parameters=300e9", "parallelism.ep=4", "model.recompute=full"},
+        {"parallelism.pp=8", "parallelism.dp=16", "parallelism.virtual_stages=2", batch_for(16, 8),
+         "parallelism.gradients_after_flush=true"}}) {
     SCOPED_TRACE(::testing::PrintToString(sets));
     const auto s = load(kSmall, sets);
     const auto j = simulate(s);
