@@ -13,7 +13,7 @@ IterationFlows make_iteration_flows(const IterationPlan& plan, const StepInputs&
     f.tp_ring_steps = 2 * (l.tp - 1);
     f.tp_step_bytes = k * plan.activation_bytes / l.tp;
     f.tp_extra_latency = std::max(0.0, (k - 1.0) * f.tp_ring_steps * in.fabric.nvlink_latency.si());
-    const double kb = k * plan.backward_collectives;
+    const double kb = k * plan.tp_backward_collectives;
     f.tp_backward_step_bytes = kb * plan.activation_bytes / l.tp;
     f.tp_backward_extra_latency = std::max(0.0, (kb - 1.0) * f.tp_ring_steps * in.fabric.nvlink_latency.si());
   }

@@ -22,7 +22,7 @@ struct IterationFlows {
   int tp_ring_steps = 0;        // per pass: 2 (tp - 1), 0 without TP
   double tp_step_bytes = 0;     // per flow of one aggregated ring step: k M / tp
   double tp_extra_latency = 0;  // per pass: (k - 1) 2 (tp - 1) alpha_nvlink, never negative
-  // The same for a backward pass, whose k is IterationPlan::backward_collectives times a forward's.
+  // The same for a backward pass, whose k is IterationPlan::tp_backward_collectives times a forward's.
   double tp_backward_step_bytes = 0;
   double tp_backward_extra_latency = 0;
   double pp_message_bytes = 0;  // per activation or gradient send

@@ -185,6 +185,7 @@ IterationPlan make_iteration_plan(const StepInputs& in)
   plan.dp_chunk_bytes = dp_shard_bytes(in) / l.virtual_stages;
   plan.dp_group = l.dp * l.cp;
   plan.backward_collectives = backward_collectives_factor(w);
+  plan.tp_backward_collectives = tp_backward_collectives_factor(w, l);
   const bool experts = w.moe() && l.ep > 1;
   plan.ep_alltoalls_per_pass = experts ? 2.0 * w.layers / (static_cast<double>(l.pp) * l.virtual_stages) : 0.0;
 
@@ -253,9 +254,12 @@ StepBreakdown decompose_played_iteration(const IterationPlan& plan, const Played
   b.flops_per_token = plan.flops_per_token;
   b.tokens_per_step = plan.tokens_per_step;
   b.compute = Seconds(played.compute);
-  // Forward passes' worth of collectives: m v forwards and m v backwards, each backward_collectives.
-  const double passes = (1.0 + plan.backward_collectives) * plan.micro_batches * plan.layout.virtual_stages;
-  b.tp_comm = Seconds(passes * (played.blocking_per_pass[0] + played.tp_hidden_per_pass));
+  // Forward passes' worth of collectives: m v forwards and m v backwards, each backward_collectives
+  // (tp_backward_collectives for TP's).
+  const double chunk_passes = static_cast<double>(plan.micro_batches) * plan.layout.virtual_stages;
+  const double passes = (1.0 + plan.backward_collectives) * chunk_passes;
+  const double tp_passes = (1.0 + plan.tp_backward_collectives) * chunk_passes;
+  b.tp_comm = Seconds(tp_passes * (played.blocking_per_pass[0] + played.tp_hidden_per_pass));
   b.cp_comm = Seconds(passes * played.blocking_per_pass[1]);
   b.ep_comm = Seconds(passes * played.blocking_per_pass[2]);
   const double dp_exposed = played.makespan - played.makespan_free_dp;
@@ -264,7 +268,7 @@ StepBreakdown decompose_played_iteration(const IterationPlan& plan, const Played
   b.dp_comm = Seconds(std::max(played.own_dp, dp_exposed));
   const Seconds blocking = b.tp_comm + b.cp_comm + b.ep_comm;
   b.comm = blocking + b.pp_comm + b.dp_comm;
-  b.comm_exposed = blocking + Seconds(pp_exposed + dp_exposed) - Seconds(passes * played.tp_hidden_per_pass);
+  b.comm_exposed = blocking + Seconds(pp_exposed + dp_exposed) - Seconds(tp_passes * played.tp_hidden_per_pass);
   b.overlap = b.comm - b.comm_exposed;
   b.bubble = Seconds(played.makespan_free_net) - b.compute - blocking;
   b.barrier = Seconds(played.barrier);

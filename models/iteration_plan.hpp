@@ -76,11 +76,13 @@ struct IterationPlan {
   // A backward pass runs that many times a forward's TP, CP and EP collectives: 2 under full
   // recomputation (backward_collectives_factor). The *_per_pass counts above are a forward's.
   double backward_collectives = 1;
-  double activation_bytes = 0;  // b (s/cp) h bytes: one TP all-reduce buffer
-  double pp_message_bytes = 0;  // b (s/cp) h bytes / tp: one GPU's activation (or gradient) send
-  double cp_message_bytes = 0;  // 2 b (s/cp) h_kv bytes / tp: one GPU's keys and values
-  double dp_chunk_bytes = 0;    // one GPU's gradient shard of one chunk: P / (tp pp v) bytes
-  int dp_group = 1;             // replicas of each shard: dp * cp
+  double tp_backward_collectives = 1;  // the TP share: tp_backward_collectives_factor (sequence parallelism's
+                                       // re-gathered inputs on top of backward_collectives)
+  double activation_bytes = 0;         // b (s/cp) h bytes: one TP all-reduce buffer
+  double pp_message_bytes = 0;         // b (s/cp) h bytes / tp: one GPU's activation (or gradient) send
+  double cp_message_bytes = 0;         // 2 b (s/cp) h_kv bytes / tp: one GPU's keys and values
+  double dp_chunk_bytes = 0;           // one GPU's gradient shard of one chunk: P / (tp pp v) bytes
+  int dp_group = 1;                    // replicas of each shard: dp * cp
   // Traffic patterns, each one step of concurrent flows over all ranks (empty when unused):
   TrafficStep tp_ring_step;  // every TP group's ring step on its activation (bytes / tp per flow)
   TrafficStep cp_ring_step;  // every CP group's ring step of the K/V all-gather
@@ -97,7 +99,8 @@ struct IterationPlan {
 struct PlayedIteration {
   double compute = 0;                       // seconds in Execs
   double blocking_per_pass[3] = {0, 0, 0};  // TP, CP, EP seconds after each forward pass (exposed);
-                                            // a backward's are IterationPlan::backward_collectives times these
+                                            // a backward's are IterationPlan::tp_backward_collectives (TP) and
+                                            // backward_collectives (CP, EP) times these
   double tp_hidden_per_pass = 0;            // TP seconds per forward pass hidden behind compute
   double own_pp = 0;                        // the stage's own sends x the transfer time
   double own_dp = 0;                        // v x (all-gather + reduce-scatter) per chunk

@@ -143,7 +143,8 @@ void check_partitioning(const StepInputs& in, std::vector<std::string>& out)
 double collective_passes(const Workload& w) { return 1.0 + backward_collectives_factor(w); }
 
 /// Tensor-parallel all-reduces on NVLink: (L/p) * m * 2 * (1 + f) * T_allreduce(b*s*h*bytes, tp),
-/// f = backward_collectives_factor (2 all-reduces per layer in the forward, 2 f in the backward).
+/// f = tp_backward_collectives_factor (2 all-reduces per layer in the forward, 2 f in the backward:
+/// f is 2 with full recomputation, and sequence parallelism's re-gathered inputs add 1/2).
 units::Seconds tp_comm_time(const StepInputs& in, int micro_batches)
 {
   const Workload& w = in.workload;
@@ -155,7 +156,7 @@ units::Seconds tp_comm_time(const StepInputs& in, int micro_batches)
   const AlphaBeta nvlink{in.fabric.nvlink_latency, in.fabric.nvlink_bandwidth};
   const double layers_per_stage = static_cast<double>(w.layers) / l.pp;
   return ring_allreduce_time(activation, l.tp, nvlink) *
-         (layers_per_stage * micro_batches * kTpAllReducesPerLayerPass * collective_passes(w));
+         (layers_per_stage * micro_batches * kTpAllReducesPerLayerPass * (1.0 + tp_backward_collectives_factor(w, l)));
 }
 
 /// Pipeline sends on the NIC: 2 * v * m point-to-point transfers of b*s*h*bytes / tp.
@@ -267,6 +268,12 @@ double ep_alltoall_bytes(const StepInputs& in)
 const char* attention_flops_name(AttentionFlops a) { return a == AttentionFlops::Causal ? "causal" : "full"; }
 
 double backward_collectives_factor(const Workload& w) { return w.recompute == Recompute::Full ? 2.0 : 1.0; }
+
+double tp_backward_collectives_factor(const Workload& w, const ParallelLayout& l)
+{
+  constexpr double kSequenceParallelRegather = 0.5;  // 2 all-gathers of 1/2 all-reduce each, of 2 per pass
+  return backward_collectives_factor(w) + (l.sequence_parallel && l.tp > 1 ? kSequenceParallelRegather : 0.0);
+}
 
 const char* recompute_name(Recompute r)
 {

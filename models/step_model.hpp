@@ -157,6 +157,12 @@ struct StepBreakdown {
 /// whose re-run forward runs them again before the backward's own, 1 otherwise (selective
 /// recomputation re-runs only the attention core, which has none of them).
 [[nodiscard]] double backward_collectives_factor(const Workload& w);
+/// The tensor-parallel collectives of one backward pass as a multiple of a forward's: the above,
+/// plus 1/2 with sequence parallelism, whose column-parallel linears (QKV and the MLP's first) keep
+/// only their sequence shard of the input and all-gather it again in the backward for the weight
+/// gradient (Megatron-LM's LinearWithGradAccumulationAndAsyncCommunication): two all-gathers per
+/// layer, half an all-reduce's bytes each, on top of the pass's two all-reduces' worth.
+[[nodiscard]] double tp_backward_collectives_factor(const Workload& w, const ParallelLayout& l);
 /// HFU from a breakdown's MFU and the workload's recomputation (a cached breakdown carries no HFU).
 [[nodiscard]] double hardware_flops_utilisation(const StepBreakdown& b, const Workload& w);
 

@@ -126,9 +126,10 @@ void PipelineStage::operator()() const
     sg4::this_actor::execute(models::pass_work(t.forward_flops, t.backward_flops, t.logits_forward_flops,
                                                shared_.stages, shared_.chunks, stage_, op));
     const double computed = sg4::Engine::get_clock();
-    const double collectives = op.kind == PassKind::Backward ? t.backward_collectives : 1.0;
+    const bool backward = op.kind == PassKind::Backward;
+    const double collectives = backward ? t.backward_collectives : 1.0;
     if (t.tp_per_pass > 0)
-      sg4::this_actor::sleep_for(t.tp_per_pass * collectives);
+      sg4::this_actor::sleep_for(t.tp_per_pass * (backward ? t.tp_backward_collectives : 1.0));
     const double reduced = sg4::Engine::get_clock();
     if (t.cp_per_pass > 0)
       sg4::this_actor::sleep_for(t.cp_per_pass * collectives);

@@ -34,14 +34,15 @@ struct TraceSlice {
 struct PipelineTimes {
   double forward_flops = 0;  // executed on the GPU (model FLOPs / GEMM efficiency)
   double backward_flops = 0;
-  double logits_forward_flops = 0;  // the logit GEMM on the model's last chunk (models::pass_work)
-  double tp_per_pass = 0;           // seconds of tensor-parallel all-reduce after each forward pass
-  double cp_per_pass = 0;           // seconds of context-parallel K/V all-gather (or reduce-scatter) per pass
-  double ep_per_pass = 0;           // seconds of expert-parallel token all-to-alls per pass
-  double backward_collectives = 1;  // a backward pass's TP, CP and EP time as a multiple of the above
-                                    // (the forward's): IterationPlan::backward_collectives
-  double transfer = 0;              // seconds from the end of a pass to its input reaching the next stage
-  double dp_all_gather = 0;         // seconds per chunk
+  double logits_forward_flops = 0;     // the logit GEMM on the model's last chunk (models::pass_work)
+  double tp_per_pass = 0;              // seconds of tensor-parallel all-reduce after each forward pass
+  double cp_per_pass = 0;              // seconds of context-parallel K/V all-gather (or reduce-scatter) per pass
+  double ep_per_pass = 0;              // seconds of expert-parallel token all-to-alls per pass
+  double backward_collectives = 1;     // a backward pass's CP and EP time as a multiple of the above
+                                       // (the forward's): IterationPlan::backward_collectives
+  double tp_backward_collectives = 1;  // and its TP time: IterationPlan::tp_backward_collectives
+  double transfer = 0;                 // seconds from the end of a pass to its input reaching the next stage
+  double dp_all_gather = 0;            // seconds per chunk
   double dp_reduce_scatter = 0;
   double optimizer = 0;  // seconds of the optimizer step once the stage's gradients are reduced
 };

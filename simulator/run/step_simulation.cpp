@@ -117,6 +117,7 @@ PipelineTimes pipeline_times(const models::IterationPlan& plan, const models::Co
   times.cp_per_pass = plan.cp_gathers_per_pass * cp;
   times.ep_per_pass = plan.ep_alltoalls_per_pass * ep;
   times.backward_collectives = plan.backward_collectives;
+  times.tp_backward_collectives = plan.tp_backward_collectives;
   times.optimizer = plan.optimizer_s;
   times.transfer = pattern_time(plan.pp_send);
   times.dp_all_gather = dp;  // the same ring steps, the same bytes

@@ -22,7 +22,7 @@ namespace fleetsim::sim {
 namespace {
 
 // Bump when the simulated step's model changes, so old cache entries are not reused.
-constexpr int kStepSimulationVersion = 9;
+constexpr int kStepSimulationVersion = 10;
 
 std::string g17(double v)
 {

@@ -363,6 +363,35 @@ TEST(AnalyticStepModel, FullRecomputationRunsTheForwardsCollectivesAgainInTheBac
   EXPECT_NEAR(AnalyticStepModel().step(moe).ep_comm.si(), 1.5 * ep_none, 1e-12);
 }
 
+TEST(AnalyticStepModel, SequenceParallelismGathersTheLinearsInputsAgainInTheBackward)
+{
+  // With sequence parallelism each all-reduce becomes a reduce-scatter and an all-gather (the same
+  // bytes), but the column-parallel linears keep only their shard of the input and all-gather it
+  // again in the backward: half an all-reduce more per all-reduce of the backward. CP's and EP's
+  // collectives are not affected.
+  StepInputs in = llama3_405b();
+  ASSERT_GT(in.layout.tp, 1);
+  ASSERT_TRUE(check_step_inputs(in, 16384).empty());
+  const StepBreakdown plain = AnalyticStepModel().step(in);
+  in.layout.sequence_parallel = true;
+  const StepBreakdown sp = AnalyticStepModel().step(in);
+  EXPECT_DOUBLE_EQ(tp_backward_collectives_factor(in.workload, in.layout), 1.5);
+  EXPECT_DOUBLE_EQ(backward_collectives_factor(in.workload), 1.0);
+  ASSERT_GT(plain.tp_comm.si(), 0);
+  EXPECT_NEAR(sp.tp_comm.si(), 2.5 / 2.0 * plain.tp_comm.si(), 1e-12);
+  EXPECT_DOUBLE_EQ(sp.pp_comm.si(), plain.pp_comm.si());
+  // Under full recomputation the re-run forward's collectives come on top: 1 + 2 + 1/2 forwards.
+  in.workload.recompute = Recompute::Full;
+  const double full_sp = AnalyticStepModel().step(in).tp_comm.si();
+  in.layout.sequence_parallel = false;
+  const double full = AnalyticStepModel().step(in).tp_comm.si();
+  EXPECT_NEAR(full_sp, 3.5 / 3.0 * full, 1e-12);
+  // Without tensor parallelism there is nothing to gather.
+  in.layout.sequence_parallel = true;
+  in.layout.tp = 1;
+  EXPECT_DOUBLE_EQ(tp_backward_collectives_factor(in.workload, in.layout), 2.0);
+}
+
 TEST(AnalyticStepModel, GradientsAfterTheFlushHideNoneOfTheirTraffic)
 {
   // Megatron's local DDP reduces the gradients after the pipeline flush: dp_overlap does not apply.

@@ -260,5 +260,12 @@ TEST(IterationValidation, ReducedAgreesWithFullWithin2PercentWithFullRecomputati
   check(k256, kPods32At2, {"model.recompute=full", "parallelism.gradients_after_flush=true"});
 }
 
+// Sequence parallelism with selective recomputation, as Korthikanti et al.'s 530B run: the backward
+// gathers the column-parallel linears' inputs again (5 all-reduces' worth per layer and micro-batch).
+TEST(IterationValidation, ReducedAgreesWithFullWithin2PercentWithSequenceParallelism)
+{
+  check(k256, kPods32At2, {"model.recompute=selective", "parallelism.sequence_parallel=true"});
+}
+
 }  // namespace
 }  // namespace fleetsim::testing

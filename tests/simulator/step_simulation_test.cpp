@@ -196,6 +196,29 @@ TEST(StepSimulation, FullRecomputationRunsTheForwardsTensorParallelAllReducesAga
   EXPECT_NEAR(models::AnalyticStepModel().step(s.step).tp_comm.si(), 1.5 * analytic_none, 1e-9);
 }
 
+TEST(StepSimulation, SequenceParallelismRegathersTheInputsOnTheBackwardsCriticalPath)
+{
+  // The backward's re-gathered inputs: a micro-batch's two passes carry five all-reduces' worth of
+  // TP bytes per layer instead of four (the backward three), the simulated stage waits for them, and
+  // the analytic step counts the same.
+  const std::vector<std::string> base = {"parallelism.pp=8", "parallelism.dp=16", batch_for(16, 8)};
+  auto with = [&](const char* sp) {
+    auto sets = base;
+    sets.push_back(std::string("parallelism.sequence_parallel=") + sp);
+    return simulate(load(kSmall, sets)).at("breakdown");
+  };
+  const auto plain = with("false");
+  const auto sp = with("true");
+  ASSERT_GT(num(plain, "tp_comm_s"), 0);
+  EXPECT_NEAR(num(sp, "tp_comm_s"), 5.0 / 4.0 * num(plain, "tp_comm_s"), 1e-9);
+  const double extra = num(sp, "tp_comm_s") - num(plain, "tp_comm_s");
+  const double grown = num(sp, "step_time_s") - num(plain, "step_time_s");
+  EXPECT_NEAR(grown, extra * (1 + 7.0 / 8), 0.02 * extra);  // on the critical path and in its bubble
+  auto s = load(kSmall, base);
+  s.step.layout.sequence_parallel = true;
+  EXPECT_NEAR(models::AnalyticStepModel().step(s.step).tp_comm.si(), num(sp, "tp_comm_s"), 0.02 * num(sp, "tp_comm_s"));
+}
+
 TEST(StepSimulation, GradientsAfterTheFlushExposeEveryChunksReduceScatter)
 {
   // Megatron's local DDP starts the gradient reduce-scatter after the stage's whole backward: the
