@@ -36,20 +36,23 @@ std::vector<std::vector<std::string>> read_csv(const fs::path& p)
 TEST(PlanCli, RanksTheLayoutsOfNarayanans39bRowIntoPlanCsvFastestFirstAndMarksTheScenariosOwn)
 {
   TempDir dir;
-  const auto r = fleetsim("plan " + kStep + " --top 5 --out " + dir.path().string());
+  const auto r = fleetsim("plan " + kStep + " --top 5 --simulate 0 --out " + dir.path().string());
   ASSERT_EQ(r.code, 0) << r.text;
   EXPECT_NE(r.text.find("ranked by the analytic step"), std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("re-ranked"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("<- the scenario's layout"), std::string::npos) << r.text;
   const auto rows = read_csv(dir.path() / "plan.csv");
   ASSERT_GT(rows.size(), 6U);
-  ASSERT_EQ(rows[0].size(), 17U);
+  ASSERT_EQ(rows[0].size(), 19U);
   EXPECT_EQ(rows[0][0], "rank");
   EXPECT_EQ(rows[0][10], "step_time_s");
+  EXPECT_EQ(rows[0][17], "analytic_rank");
   int own = 0;
   double last = 0;
   for (size_t i = 1; i < rows.size(); ++i) {
-    ASSERT_EQ(rows[i].size(), 17U) << i;
+    ASSERT_EQ(rows[i].size(), 18U) << i;  // the simulated step is empty: a trailing empty cell
     EXPECT_EQ(std::stoul(rows[i][0]), i);
+    EXPECT_EQ(std::stoul(rows[i][17]), i);
     const double t = std::stod(rows[i][10]);
     EXPECT_GE(t, last) << "row " << i;
     last = t;
@@ -60,10 +63,49 @@ TEST(PlanCli, RanksTheLayoutsOfNarayanans39bRowIntoPlanCsvFastestFirstAndMarksTh
   EXPECT_EQ(own, 1);  // TP 8, PP 2, DP 32 with micro-batches of 4 fits with full recomputation
 }
 
+TEST(PlanCli, TheAnalyticTopFewAreSimulatedAndReRankedByTheSimulatedStep)
+{
+  // The top 4 of the analytic ranking are simulated on the fabric and re-ranked among themselves;
+  // the rest keep their analytic order after them.
+  TempDir analytic_dir;
+  ASSERT_EQ(fleetsim("plan " + kStep + " --quiet --simulate 0 --out " + analytic_dir.path().string()).code, 0);
+  TempDir dir;
+  const auto r = fleetsim("plan " + kStep + " --top 4 --simulate 4 --out " + dir.path().string());
+  ASSERT_EQ(r.code, 0) << r.text;
+  EXPECT_NE(r.text.find("the top 4 re-ranked by the simulated step"), std::string::npos) << r.text;
+  const auto rows = read_csv(dir.path() / "plan.csv");
+  const auto analytic = read_csv(analytic_dir.path() / "plan.csv");
+  ASSERT_EQ(rows.size(), analytic.size());
+  ASSERT_GT(rows.size(), 6U);
+  std::vector<bool> seen(5, false);
+  double last = 0;
+  for (size_t i = 1; i <= 4; ++i) {
+    ASSERT_EQ(rows[i].size(), 19U) << i;
+    const double simulated = std::stod(rows[i][18]);
+    EXPECT_GT(simulated, 0);
+    EXPECT_GE(simulated, last) << "row " << i;
+    last = simulated;
+    const size_t from = std::stoul(rows[i][17]);
+    ASSERT_GE(from, 1U);
+    ASSERT_LE(from, 4U);
+    seen[from] = true;
+    // The row's analytic columns are those of the layout the analytic ranking put at `from`.
+    for (size_t col = 1; col <= 10; ++col)
+      EXPECT_EQ(rows[i][col], analytic[from][col]) << "row " << i << " column " << col;
+    // Simulated and analytic agree on these steps to within a tenth.
+    EXPECT_NEAR(simulated, std::stod(rows[i][10]), 0.1 * simulated);
+  }
+  EXPECT_TRUE(seen[1] && seen[2] && seen[3] && seen[4]);
+  for (size_t i = 5; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].size(), 18U) << i;
+    EXPECT_EQ(rows[i], analytic[i]) << i;
+  }
+}
+
 TEST(PlanCli, AnotherGpuCountLaysOutThatMany)
 {
   TempDir dir;
-  const auto r = fleetsim("plan " + kStep + " --gpus 64 --quiet --out " + dir.path().string());
+  const auto r = fleetsim("plan " + kStep + " --gpus 64 --quiet --simulate 1 --out " + dir.path().string());
   ASSERT_EQ(r.code, 0) << r.text;
   EXPECT_TRUE(r.text.empty()) << r.text;
   const auto rows = read_csv(dir.path() / "plan.csv");
