@@ -240,6 +240,16 @@ StepInputs llama3_405b()
   return in;
 }
 
+// Llama 3's long-context layout ([L3] Table 4): TP 8, CP 16, PP 16, DP 8 at 131,072 tokens.
+StepInputs llama3_405b_long_context()
+{
+  StepInputs in = llama3_405b();
+  in.workload.sequence_length = 131072;
+  in.layout.cp = 16;
+  in.layout.dp = 8;
+  return in;
+}
+
 TEST(AnalyticStepModel, LandsNearReportedMfuWhenLaidOutLikeLlama3At16kGpus)
 {
   const StepInputs in = llama3_405b();
@@ -267,12 +277,7 @@ TEST(AnalyticStepModel, LandsNearReportedMfuWhenLaidOutLikeLlama3At16kGpus)
 TEST(AnalyticStepModel, ContextParallelismAddsKeyValueGathersAndSplitsTheSequence)
 {
   // Llama 3's long-context layout ([L3] Table 4): TP 8, CP 16, PP 16, DP 8 at 131,072 tokens.
-  StepInputs in = llama3_405b();
-  in.workload.sequence_length = 131072;
-  in.workload.attention_heads = 128;
-  in.workload.kv_heads = 8;
-  in.layout.cp = 16;
-  in.layout.dp = 8;
+  StepInputs in = llama3_405b_long_context();
   ASSERT_TRUE(check_step_inputs(in, 16384).empty());
   const StepBreakdown b = AnalyticStepModel().step(in);
   EXPECT_EQ(b.micro_batches, 16);  // 2^24 / (131072 x 8)
@@ -327,12 +332,7 @@ TEST(AnalyticStepModel, FullRecomputationRunsTheForwardsCollectivesAgainInTheBac
   // A recomputed forward repeats its TP all-reduces, CP gathers and EP all-to-alls before the
   // backward's own: a pass pair carries 3 forwards' worth instead of 2. Selective recomputation
   // re-runs only the attention core, which has none of them.
-  StepInputs in = llama3_405b();
-  in.workload.sequence_length = 131072;
-  in.workload.attention_heads = 128;
-  in.workload.kv_heads = 8;
-  in.layout.cp = 16;
-  in.layout.dp = 8;
+  StepInputs in = llama3_405b_long_context();
   ASSERT_TRUE(check_step_inputs(in, 16384).empty());
   const StepBreakdown none = AnalyticStepModel().step(in);
   in.workload.recompute = Recompute::Selective;
