@@ -297,10 +297,10 @@ TEST(AnalyticStepModel, ContextParallelismAddsKeyValueGathersAndSplitsTheSequenc
   EXPECT_FALSE(check_step_inputs(in, 16384).empty());
 }
 
-TEST(AnalyticStepModel, ExpertParallelismTradesGradientTrafficForTokenAllToAlls)
+// A Mixtral-8x7B shape (scenarios/moe_mixtral_8x7b_1k.yaml): 46.7e9 parameters, 45.1e9 of them
+// in 8 experts, top-2; TP 2 x PP 4 x DP 128 with EP 8, on 1,024 GPUs.
+StepInputs mixtral_8x7b()
 {
-  // A Mixtral-8x7B shape (scenarios/moe_mixtral_8x7b_1k.yaml): 46.7e9 parameters, 45.1e9 of them
-  // in 8 experts, top-2; TP 2 x PP 4 x DP 128 with EP 8.
   StepInputs in;
   in.workload = {46.7e9, 32, 4096, 4096, 4194304, 1, 2, 32, 8, 8, 2, 45.1e9};
   in.accelerator.peak_flops = units::FlopsPerSecond(989e12);
@@ -309,6 +309,14 @@ TEST(AnalyticStepModel, ExpertParallelismTradesGradientTrafficForTokenAllToAlls)
   in.fabric.nvlink_bandwidth = units::BytesPerSecond(450e9);
   in.fabric.nic_bandwidth = units::BytesPerSecond(50e9);
   in.fabric.nic_latency = units::Seconds(5e-6);
+  return in;
+}
+
+TEST(AnalyticStepModel, ExpertParallelismTradesGradientTrafficForTokenAllToAlls)
+{
+  // A Mixtral-8x7B shape (scenarios/moe_mixtral_8x7b_1k.yaml): 46.7e9 parameters, 45.1e9 of them
+  // in 8 experts, top-2; TP 2 x PP 4 x DP 128 with EP 8.
+  StepInputs in = mixtral_8x7b();
   ASSERT_TRUE(check_step_inputs(in, 1024).empty());
   // Active parameters: 46.7e9 - 45.1e9 x (1 - 2/8) = 12.875e9.
   EXPECT_NEAR(in.workload.active_parameters(), 12.875e9, 1);
@@ -350,14 +358,7 @@ TEST(AnalyticStepModel, FullRecomputationRunsTheForwardsCollectivesAgainInTheBac
   EXPECT_DOUBLE_EQ(full.pp_comm.si(), none.pp_comm.si());
   EXPECT_DOUBLE_EQ(full.dp_comm.si(), none.dp_comm.si());
 
-  StepInputs moe;
-  moe.workload = {46.7e9, 32, 4096, 4096, 4194304, 1, 2, 32, 8, 8, 2, 45.1e9};
-  moe.accelerator.peak_flops = units::FlopsPerSecond(989e12);
-  moe.accelerator.gemm_efficiency = 0.5;
-  moe.layout = ParallelLayout{2, 4, 128, 2, 1, 8};
-  moe.fabric.nvlink_bandwidth = units::BytesPerSecond(450e9);
-  moe.fabric.nic_bandwidth = units::BytesPerSecond(50e9);
-  moe.fabric.nic_latency = units::Seconds(5e-6);
+  StepInputs moe = mixtral_8x7b();
   const double ep_none = AnalyticStepModel().step(moe).ep_comm.si();
   moe.workload.recompute = Recompute::Full;
   EXPECT_NEAR(AnalyticStepModel().step(moe).ep_comm.si(), 1.5 * ep_none, 1e-12);
