@@ -114,6 +114,26 @@ TEST(PlanCli, AnotherGpuCountLaysOutThatMany)
     EXPECT_EQ(std::stol(rows[i][1]) * std::stol(rows[i][2]) * std::stol(rows[i][3]) * std::stol(rows[i][4]), 64);
 }
 
+TEST(PlanCli, RestrictedToContextParallelism1TheLlama3ScenarioLayoutRanksFirst)
+{
+  TempDir dir;
+  const std::string llama3 = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/validation/llama3_405b_16k_step.yaml";
+  const auto r = fleetsim("plan " + llama3 + " --cp 1 --top 3 --simulate 0 --out " + dir.path().string());
+  ASSERT_EQ(r.code, 0) << r.text;
+  EXPECT_NE(r.text.find("(CP 1)"), std::string::npos) << r.text;
+  const auto rows = read_csv(dir.path() / "plan.csv");
+  ASSERT_GT(rows.size(), 2U);
+  EXPECT_EQ(rows[1][16], "1") << "the first row is the scenario's own layout (TP 8, PP 16, DP 128)";
+  for (size_t i = 1; i < rows.size(); ++i)
+    EXPECT_EQ(rows[i][2], "1") << i;
+  // A CP degree that divides nothing leaves no consistent layout: exit 2, nothing written.
+  const fs::path out = dir.path() / "none";
+  const auto none = fleetsim("plan " + llama3 + " --cp 3 --out " + out.string());
+  EXPECT_EQ(none.code, 2) << none.text;
+  EXPECT_NE(none.text.find("is consistent"), std::string::npos) << none.text;
+  EXPECT_FALSE(fs::exists(out));
+}
+
 TEST(PlanCli, AModelThatFitsNowhereIsExit2AndWritesNothing)
 {
   TempDir dir;

@@ -55,9 +55,10 @@ struct Options {
   std::string groups = "1";      // concurrent groups (e.g. all data-parallel groups at once)
   std::string chunks = "0";      // pipeline chunks; 0 = the algorithm's default
   // plan
-  long plan_gpus = 0;     // --gpus N (0: the scenario's cluster.gpus)
-  int top = 10;           // --top K rows printed
-  int plan_simulate = 3;  // --simulate K: the analytic top K re-ranked by the simulated step (0: none)
+  long plan_gpus = 0;        // --gpus N (0: the scenario's cluster.gpus)
+  int top = 10;              // --top K rows printed
+  int plan_simulate = 3;     // --simulate K: the analytic top K re-ranked by the simulated step (0: none)
+  std::vector<int> plan_cp;  // --cp LIST: the context-parallel degrees searched (empty: SearchSpace's)
 };
 
 /// Loads and validates the scenario into `out`. Returns an exit code when the command is already

@@ -135,7 +135,7 @@ const std::vector<Command>& commands()
          quiet_flag(a, o, "print nothing on success");
        },
        cmd_step},
-      {"plan", "[SCENARIO] [--gpus N] [--top K] [--simulate S] [--out DIR]",
+      {"plan", "[SCENARIO] [--gpus N] [--cp LIST] [--top K] [--simulate S] [--out DIR]",
        "layout search: every TP x CP x PP x DP x virtual stages x micro-batch size the scenario's model admits on N "
        "GPUs, each with the lightest recomputation that fits in HBM, ranked by the analytic step, the first S "
        "re-ranked by the simulated step (docs/models/kernels-and-memory.md); prints the top K and writes "
@@ -145,6 +145,10 @@ const std::vector<Command>& commands()
          a.add_option("--gpus", o.plan_gpus, "GPUs to lay out (default: cluster.gpus)")
              ->type_name("N")
              ->check(CLI::Range(1L, 100000000L));
+         a.add_option("--cp", o.plan_cp, "context-parallel degrees to search, comma-separated (default 1,2,4,8,16)")
+             ->type_name("LIST")
+             ->delimiter(',')
+             ->check(CLI::Range(1, 1024));
          a.add_option("--top", o.top, "rows to print")->type_name("K")->check(CLI::Range(1, 100000));
          a.add_option("--simulate", o.plan_simulate,
                       "simulate the analytic top S on the fabric and re-rank them by it (default 3; 0: analytic only)")

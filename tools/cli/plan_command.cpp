@@ -105,11 +105,18 @@ std::string write_plan_csv(const std::string& dir, const std::vector<PlanRow>& r
   return "";
 }
 
-void print_plan(const scenario::Scenario& s, long gpus, const std::vector<PlanRow>& ranked,
-                const models::SearchStats& stats, int top, int simulated, double simulated_wall_s)
+void print_plan(const scenario::Scenario& s, long gpus, const models::SearchSpace& space,
+                const std::vector<PlanRow>& ranked, const models::SearchStats& stats, int top, int simulated,
+                double simulated_wall_s)
 {
-  std::printf("%s: %ld layouts on %ld GPUs, %ld do not fit in HBM, %zu ranked by the analytic step", s.name.c_str(),
-              stats.enumerated, gpus, stats.rejected_memory, ranked.size());
+  std::string cps;
+  for (int cp : space.context_parallel) {
+    if (!cps.empty())
+      cps += ',';
+    cps += std::to_string(cp);
+  }
+  std::printf("%s: %ld layouts on %ld GPUs (CP %s), %ld do not fit in HBM, %zu ranked by the analytic step",
+              s.name.c_str(), stats.enumerated, gpus, cps.c_str(), stats.rejected_memory, ranked.size());
   if (simulated > 0)
     std::printf(", the top %d re-ranked by the simulated step (%.1f s)", simulated, simulated_wall_s);
   std::printf("\n%5s %3s %3s %4s %6s %3s %4s %9s %10s %10s %6s %6s %8s  %s\n", "rank", "tp", "cp", "pp", "dp", "v",
@@ -146,8 +153,16 @@ int cmd_plan(const Options& opts)
   }
   models::SearchSpace space;
   space.gpus_per_node = s.fleet.gpus_per_node;
+  if (!opts.plan_cp.empty())
+    space.context_parallel = opts.plan_cp;
   models::SearchStats stats;
   const auto ranked = models::search_layouts(s.step, gpus, space, &stats);
+  if (ranked.empty() && stats.enumerated == 0) {
+    std::cerr << "fleetsim: error: no layout of " << s.name << " on " << gpus
+              << " GPUs is consistent (TP within a node dividing the heads, CP dividing the sequence, whole "
+                 "micro-batches per replica)\n";
+    return kExitBadInput;
+  }
   if (ranked.empty()) {
     std::cerr << "fleetsim: error: no layout of " << s.name << " on " << gpus << " GPUs fits in HBM ("
               << stats.enumerated << " consistent layouts, every one too big even with full recomputation)\n";
@@ -165,7 +180,7 @@ int cmd_plan(const Options& opts)
     return kExitFailure;
   }
   if (!opts.quiet) {
-    print_plan(s, gpus, rows, stats, opts.top, simulated, simulated_wall_s);
+    print_plan(s, gpus, space, rows, stats, opts.top, simulated, simulated_wall_s);
     std::printf("  all %zu in %s/plan.csv\n", ranked.size(), out.c_str());
   }
   return kExitOk;
