@@ -9,7 +9,8 @@ FLEETSIM_BUILD="${FLEETSIM_BUILD:-$FLEETSIM_ROOT/build}"
 FLEETSIM_PACKAGES=(g++ cmake make pkg-config libsimgrid-dev libboost-dev libyaml-cpp-dev
                    nlohmann-json3-dev libgtest-dev libspdlog-dev libcli11-dev
                    libboost-mpi-dev libopenmpi-dev openmpi-bin  # distributed sweeps (mpirun)
-                   libpng-dev chromium)  # the report's render test: headless screenshots, PNG decoding
+                   libpng-dev chromium  # the report's render test: headless screenshots, PNG decoding
+                   pybind11-dev python3-dev python3-pandas)  # `import fleetsim` (docs/python.md)
 # Only tools/fuzz.sh needs these (clang 14 and its libFuzzer runtime); CI does not fuzz.
 FLEETSIM_FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
 
@@ -34,6 +35,21 @@ fleetsim_build() {
     cmake -S "$FLEETSIM_ROOT" -B "$FLEETSIM_BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
   fi
   cmake --build "$FLEETSIM_BUILD" -j "$(nproc)" -- --no-print-directory >/dev/null
+  fleetsim_install_python
+}
+
+# Makes `import fleetsim` work in Debian's python3: a fleetsim.pth in its site directory names
+# $FLEETSIM_BUILD/python, the package the build writes (docs/python.md). The checkout set up last is
+# the one imported.
+fleetsim_install_python() {
+  local python=/usr/bin/python3 site sudo=""
+  compgen -G "$FLEETSIM_BUILD/python/fleetsim/_native*.so" > /dev/null || return 0
+  [ -x "$python" ] || return 0
+  site="$("$python" -c 'import site; print(site.getsitepackages()[0])')"
+  [ "$(cat "$site/fleetsim.pth" 2>/dev/null)" = "$FLEETSIM_BUILD/python" ] && return 0
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo mkdir -p "$site"
+  echo "$FLEETSIM_BUILD/python" | $sudo tee "$site/fleetsim.pth" > /dev/null
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

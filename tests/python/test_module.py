@@ -1,0 +1,140 @@
+"""The Python module as a notebook uses it (tools/python/): the same numbers as the CLI, scenario
+errors with file, line and message, and a process that can run again and again without growing.
+
+Run by ctest (tests/CMakeLists.txt) with Debian's python3, from the source tree, with FLEETSIM set
+to the CLI binary and PYTHONPATH to build/python."""
+
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+import fleetsim
+
+FLEETSIM = os.environ["FLEETSIM"]
+LLAMA3 = "scenarios/llama3_405b_16k.yaml"
+SMALL = "scenarios/young_daly_single_cause.yaml"
+
+
+def cli_summary(*args):
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([FLEETSIM, "run", *args, "--quiet", "--out", tmp], check=True)
+        with open(os.path.join(tmp, "summary.json")) as f:
+            summary = json.load(f)
+        with open(os.path.join(tmp, "timeline.csv")) as f:
+            timeline_rows = sum(1 for _ in f) - 1
+        with open(os.path.join(tmp, "events.csv")) as f:
+            event_rows = sum(1 for _ in f) - 1
+    return summary, timeline_rows, event_rows
+
+
+def rss_kib():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+class RunTest(unittest.TestCase):
+    def test_the_llama3_replay_gives_the_clis_numbers_and_traces(self):
+        summary, timeline_rows, event_rows = cli_summary(LLAMA3, "--seed", "1")
+        r = fleetsim.run(LLAMA3, seed=1)
+        self.assertIsInstance(r, dict)
+        self.assertEqual(r["ettr"], summary["ettr"])
+        self.assertEqual(r["interruptions"], summary["interruptions"])
+        self.assertEqual(r["seed"], 1)
+        self.assertEqual(len(r.timeline), timeline_rows)
+        self.assertEqual(len(r.events), event_rows)
+        self.assertIn("state", r.timeline.columns)
+        self.assertIn("cause", r.events.columns)
+        # The timeline accounts for the whole window, and the productive time is the ETTR's.
+        self.assertAlmostEqual(r.timeline["t_end_s"].iloc[-1], r["simulated_time_s"], places=3)
+        self.assertIsNone(r.out)
+
+    def test_overrides_and_seeds_change_the_run_as_the_cli_does(self):
+        summary, _, _ = cli_summary(SMALL, "--seed", "7", "--set", "checkpoint.interval=2h")
+        r = fleetsim.run(SMALL, seed=7, set={"checkpoint.interval": "2h"})
+        self.assertEqual(r["ettr"], summary["ettr"])
+        default = fleetsim.run(SMALL, seed=7)
+        self.assertNotEqual(default["ettr"], r["ettr"])  # 31 min is not 2 h
+
+    def test_out_keeps_the_files(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "run")
+            r = fleetsim.run(SMALL, seed=3, out=out)
+            self.assertEqual(r.out, out)
+            for name in ("summary.json", "timeline.csv", "events.csv"):
+                self.assertTrue(os.path.exists(os.path.join(out, name)), name)
+
+    def test_a_hundred_runs_in_one_process_work_and_do_not_grow_it(self):
+        ettrs = []
+        for i in range(10):
+            ettrs.append(fleetsim.run(SMALL, seed=1)["ettr"])
+        before = rss_kib()
+        for i in range(90):
+            ettrs.append(fleetsim.run(SMALL, seed=1)["ettr"])
+        grown = rss_kib() - before
+        print(f"\n  RSS {before} KiB after 10 runs, grown by {grown} KiB over the next 90", flush=True)
+        self.assertEqual(len(set(ettrs)), 1)  # deterministic, call after call
+        self.assertLess(grown, 8 * 1024, f"RSS grew by {grown} KiB over 90 runs")
+
+
+class ErrorTest(unittest.TestCase):
+    def test_a_scenario_error_carries_file_line_and_message(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "bad.yaml")
+            with open(path, "w") as f:
+                f.write("name: bad\ncluster:\n  gpus: 1024\ncheckpoint:\n  intervall: 30min\n")
+            with self.assertRaises(fleetsim.ScenarioError) as caught:
+                fleetsim.run(path, seed=1)
+            e = caught.exception
+            self.assertEqual(e.file, path)
+            self.assertEqual(e.line, 5)
+            self.assertIn("intervall", e.message)
+            self.assertIn("interval", e.message)  # did you mean
+            self.assertIn(f"{path}:5:", str(e))
+            self.assertIsInstance(e, ValueError)
+
+    def test_a_bad_override_names_the_key(self):
+        with self.assertRaises(fleetsim.ScenarioError) as caught:
+            fleetsim.run(SMALL, set={"checkpoint.interval": "-5min"})
+        self.assertIn("checkpoint.interval", str(caught.exception))
+
+    def test_a_missing_file_is_a_scenario_error(self):
+        with self.assertRaises(fleetsim.ScenarioError) as caught:
+            fleetsim.run("no/such/scenario.yaml")
+        self.assertEqual(caught.exception.file, "no/such/scenario.yaml")
+
+
+class OtherCommandsTest(unittest.TestCase):
+    def test_step_returns_the_fleet_law_breakdown(self):
+        s = fleetsim.step(SMALL, analytic=True)
+        self.assertIn(s["binding_term"], ("compute", "communication", "coordination"))
+        self.assertGreater(s["step_time_s"], 0)
+        self.assertGreater(s["mfu"], 0)
+        self.assertLess(s["mfu"], 1)
+        bigger = fleetsim.step(SMALL, analytic=True, set={"model.global_batch_tokens": 2097152})
+        self.assertGreater(bigger["step_time_s"], s["step_time_s"])
+
+    def test_compare_runs_every_point_with_the_same_seeds(self):
+        df = fleetsim.compare(SMALL, vary={"checkpoint.interval": ["10min", "31min", "2h"]}, seeds=2)
+        self.assertGreaterEqual(len(df), 3)
+        self.assertTrue(any("ettr" in c for c in df.columns), list(df.columns))
+
+    def test_describe_lists_every_parameter(self):
+        df = fleetsim.describe()
+        self.assertEqual(list(df.columns), ["key", "type", "default", "range", "description"])
+        row = df[df["key"] == "checkpoint.interval"]
+        self.assertEqual(len(row), 1)
+        self.assertIn("time", row["type"].iloc[0])
+
+    def test_help_is_useful(self):
+        doc = fleetsim.run.__doc__
+        for word in ("seed", "set", "ScenarioError", "timeline", "DataFrame"):
+            self.assertIn(word, doc)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,119 @@
+// The Python module's native half, `fleetsim._native` (pybind11): what the pure-Python package
+// (tools/python/fleetsim/__init__.py) builds its API on.
+//
+//   check(path, sets)       load and validate a scenario in this process (no SimGrid): its
+//                           diagnostics as (file, line, column, message) tuples, empty when valid
+//   cli(args, out, err)     run one `fleetsim` command line in a forked child, its standard output
+//                           and error written to the files `out` and `err`; its exit code
+//   parameters()            the scenario parameter table, as `fleetsim describe` prints it
+//   source_path(rel)        rel, or the same path in fleetsim's source tree (as the CLI's defaults)
+//
+// SimGrid allows one engine per process, so every command that simulates runs in a child
+// (simulator/run/child_process.hpp): the Python process never starts an engine and can call again
+// and again. The GIL is released while the child runs.
+#include "cli/commands.hpp"
+#include "simulator/run/child_process.hpp"
+#include "simulator/scenario/parameter_table.hpp"
+#include "simulator/scenario/scenario_loader.hpp"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace py = pybind11;
+
+namespace {
+
+using Diagnostic = std::tuple<std::string, int, int, std::string>;
+
+std::vector<Diagnostic> check(const std::string& path, const std::vector<std::string>& sets)
+{
+  const auto result = fleetsim::scenario::load_scenario_file(path, sets);
+  std::vector<Diagnostic> out;
+  for (const auto& d : result.diagnostics.items())
+    out.emplace_back(d.where.file, d.where.line, d.where.column, d.message);
+  return out;
+}
+
+/// Points file descriptor `fd` at `path` (created or truncated); false on failure.
+bool redirect(int fd, const std::string& path)
+{
+  const int f = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (f < 0)
+    return false;
+  const bool ok = dup2(f, fd) >= 0;
+  close(f);
+  return ok;
+}
+
+int cli(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path)
+{
+  int status = 0;
+  std::optional<std::string> text;
+  {
+    py::gil_scoped_release release;
+    text = fleetsim::sim::run_in_child(
+        [&]() -> std::string {
+          if (!redirect(STDOUT_FILENO, out_path) || !redirect(STDERR_FILENO, err_path))
+            return "1";
+          std::vector<std::string> words{"fleetsim"};
+          words.insert(words.end(), args.begin(), args.end());
+          std::vector<char*> argv;
+          for (auto& w : words)
+            argv.push_back(w.data());
+          argv.push_back(nullptr);
+          const int code = fleetsim::cli::main(static_cast<int>(words.size()), argv.data());
+          std::cout.flush();
+          std::cerr.flush();
+          std::fflush(nullptr);
+          return std::to_string(code);
+        },
+        &status);
+  }
+  if (!text) {
+    if (WIFSIGNALED(status))
+      throw std::runtime_error("the fleetsim child was killed by signal " + std::to_string(WTERMSIG(status)));
+    throw std::runtime_error("the fleetsim child could not be started or failed before it ran the command");
+  }
+  return std::stoi(*text);
+}
+
+std::vector<std::map<std::string, std::string>> parameters()
+{
+  std::vector<std::map<std::string, std::string>> out;
+  for (const auto& p : fleetsim::scenario::parameter_table())
+    out.push_back({{"key", p.key},
+                   {"type", fleetsim::scenario::kind_description(p)},
+                   {"default", p.default_value.value_or("")},
+                   {"range", fleetsim::scenario::range_description(p)},
+                   {"description", p.description}});
+  return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_native, m)
+{
+  m.doc() = "fleetsim's native half: use the fleetsim package (run, step, compare, sweep, describe).";
+  m.def("check", &check, py::arg("path"), py::arg("sets"),
+        "Loads and validates a scenario file with --set overrides; its diagnostics as (file, line, column, "
+        "message) tuples, empty when it is valid.");
+  m.def("cli", &cli, py::arg("args"), py::arg("stdout_path"), py::arg("stderr_path"),
+        "Runs one fleetsim command line (without the program name) in a forked child whose standard output "
+        "and error go to the two files; returns its exit code (0 ok, 1 failure, 2 bad input, 3 internal error).");
+  m.def("source_path", &fleetsim::cli::default_source_path, py::arg("relative"),
+        "`relative` itself when it exists from the working directory, else the same path in fleetsim's source "
+        "tree when it exists there, else `relative`.");
+  m.def("parameters", &parameters, "Every scenario parameter: key, type, default, range, description.");
+}
