@@ -10,7 +10,8 @@ FLEETSIM_PACKAGES=(g++ cmake make pkg-config libsimgrid-dev libboost-dev libyaml
                    nlohmann-json3-dev libgtest-dev libspdlog-dev libcli11-dev
                    libboost-mpi-dev libopenmpi-dev openmpi-bin  # distributed sweeps (mpirun)
                    libpng-dev chromium  # the report's render test: headless screenshots, PNG decoding
-                   pybind11-dev python3-dev python3-pandas)  # `import fleetsim` (docs/python.md)
+                   pybind11-dev python3-dev python3-pandas  # `import fleetsim` (docs/python.md)
+                   python3-matplotlib jupyter-notebook jupyter-nbconvert python3-nbformat python3-ipykernel)  # the labs
 # Only tools/fuzz.sh needs these (clang 14 and its libFuzzer runtime); CI does not fuzz.
 FLEETSIM_FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
 

@@ -1,0 +1,101 @@
+"""Runs one lab notebook headless, top to bottom, with `jupyter nbconvert --execute`, and checks
+that the numbers its text quotes are the ones its run printed (docs/labs/README.md).
+
+A quoted number is written in a markdown cell as
+    <span data-q="EXPR" data-f="SPEC">TEXT</span>
+EXPR is a Python expression in the notebook's namespace after its last cell, SPEC a format spec
+(default: fixed-point with TEXT's decimals), and format(eval(EXPR), SPEC) must equal TEXT. The
+notebook's metadata "fleetsim" -> "challenge" names its check function and answers that must
+pass and fail it, so that the design challenge's criterion is tested too.
+
+usage: python3 check_lab.py NOTEBOOK.ipynb    (exit 0 when everything holds)
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import nbformat
+
+QUOTE = re.compile(r'<span data-q="([^"]+)"(?: data-f="([^"]*)")?>([^<]*)</span>')
+MARKER = "__FLEETSIM_LAB_CHECK__"
+SECTIONS = ("Predict", "Run", "Why", "Design challenge")
+# The jupyter of this Python (Debian's /usr/bin/jupyter for /usr/bin/python3), whatever is on PATH.
+JUPYTER = os.path.join(os.path.dirname(sys.executable), "jupyter")
+
+
+def default_spec(text):
+    digits = text.replace(",", "")
+    decimals = len(digits.split(".")[1]) if "." in digits else 0
+    return f".{decimals}f"
+
+
+def main(path):
+    nb = nbformat.read(path, as_version=4)
+    failures = []
+    headings = " ".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    for section in SECTIONS:
+        if section not in headings:
+            failures.append(f"no '{section}' section: every lab has the same shape")
+    quotes = []
+    for c in nb.cells:
+        if c.cell_type == "markdown":
+            quotes += [(expr, spec or default_spec(text), text) for expr, spec, text in QUOTE.findall(c.source)]
+    if not quotes:
+        failures.append("the text quotes no number from the run (<span data-q=...>)")
+    challenge = nb.metadata.get("fleetsim", {}).get("challenge")
+    if not challenge:
+        failures.append("no design challenge in the metadata (fleetsim.challenge: check, pass, fail)")
+        challenge = {"check": "None", "pass": [], "fail": []}
+    probe = f"""
+import json as _json
+_values = {{}}
+for _expr in {json.dumps([q[0] for q in quotes])}:
+    _v = eval(_expr)
+    _values[_expr] = _v.item() if hasattr(_v, "item") else _v
+_check = {challenge["check"]}
+_challenge = {{"pass": [bool(_check(a, verbose=False)) for a in {challenge["pass"]!r}],
+               "fail": [bool(_check(a, verbose=False)) for a in {challenge["fail"]!r}]}}
+print("{MARKER}" + _json.dumps({{"values": _values, "challenge": _challenge}}))
+"""
+    nb.cells.append(nbformat.v4.new_code_cell(probe))
+    env = dict(os.environ, PYDEVD_DISABLE_FILE_VALIDATION="1")
+    run = subprocess.run(
+        [JUPYTER, "nbconvert", "--to", "notebook", "--execute", "--stdin", "--stdout",
+         "--ExecutePreprocessor.timeout=900"],
+        input=nbformat.writes(nb), capture_output=True, text=True, cwd=os.path.dirname(os.path.abspath(path)),
+        env=env)
+    if run.returncode != 0:
+        print(run.stderr[-4000:], file=sys.stderr)
+        print(f"{path}: the notebook did not run to the end (exit {run.returncode})", file=sys.stderr)
+        return 1
+    executed = nbformat.reads(run.stdout, as_version=4)
+    report = None
+    for o in executed.cells[-1].get("outputs", []):
+        if o.get("output_type") == "stream" and MARKER in o.get("text", ""):
+            report = json.loads(o["text"].split(MARKER, 1)[1])
+    if report is None:
+        print(f"{path}: the check cell printed nothing", file=sys.stderr)
+        return 1
+    for expr, spec, text in quotes:
+        value = report["values"][expr]
+        shown = format(value, spec)
+        status = "ok" if shown == text else "DRIFTED"
+        print(f"  {status:7s} {expr} = {value!r}: the text says {text}, the run gives {shown}")
+        if shown != text:
+            failures.append(f"the text quotes {text} for {expr}, the run gives {shown}")
+    passes, fails = report["challenge"]["pass"], report["challenge"]["fail"]
+    print(f"  challenge {challenge['check']}: {challenge['pass']} -> {passes}, {challenge['fail']} -> {fails}")
+    if not all(passes):
+        failures.append(f"an answer that should pass the challenge fails it: {challenge['pass']} -> {passes}")
+    if any(fails):
+        failures.append(f"an answer that should fail the challenge passes it: {challenge['fail']} -> {fails}")
+    for f in failures:
+        print(f"{path}: {f}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
