@@ -123,6 +123,17 @@ class OtherCommandsTest(unittest.TestCase):
         self.assertGreaterEqual(len(df), 3)
         self.assertTrue(any("ettr" in c for c in df.columns), list(df.columns))
 
+    def test_collective_times_one_on_the_fabric(self):
+        ring = fleetsim.collective("allreduce", "ring", ranks=64, size="64MB")
+        # 2*63*5us + 2*63/64*64MB/50GB/s = 3.15 ms, as the CLI test has it
+        self.assertAlmostEqual(ring["simulated_s"], 0.00315, places=9)
+        tree = fleetsim.collective("allreduce", "tree", ranks=64, size=65536)
+        self.assertEqual(tree["size_bytes"], 65536)
+        self.assertLess(tree["simulated_s"], ring["simulated_s"])
+        with self.assertRaises(ValueError) as caught:
+            fleetsim.collective("allgather", "tree", ranks=64)
+        self.assertIn("does not implement", str(caught.exception))
+
     def test_describe_lists_every_parameter(self):
         df = fleetsim.describe()
         self.assertEqual(list(df.columns), ["key", "type", "default", "range", "description"])

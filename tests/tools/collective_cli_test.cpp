@@ -2,7 +2,9 @@
 #include "fleetsim_process.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <string>
 
 namespace {
@@ -22,6 +24,24 @@ TEST(CollectiveCli, PrintsSimulatedTimeBesideTheAlphaBetaPrediction)
   EXPECT_NE(o.text.find("0.003150"), std::string::npos) << o.text;
   EXPECT_NE(o.text.find("alpha-beta prediction"), std::string::npos) << o.text;
   EXPECT_NE(o.text.find("(simulated +0.000%)"), std::string::npos) << o.text;
+}
+
+TEST(CollectiveCli, OutWritesTheSameFiguresAsJsonAndQuietPrintsNothing)
+{
+  fleetsim::testing::TempDir dir;
+  const Output o = fleetsim("collective " + kScenario + " --op allreduce --algo ring --ranks 64 --size 64MB --quiet" +
+                            " --out " + dir.path().string());
+  ASSERT_EQ(o.code, 0) << o.text;
+  EXPECT_TRUE(o.text.empty()) << o.text;
+  std::ifstream in(dir.path() / "collective.json");
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["ranks"], 64);
+  EXPECT_EQ(j["algo"], "ring");
+  EXPECT_NEAR(j["simulated_s"].get<double>(), 0.00315, 1e-9);  // as printed above
+  EXPECT_NEAR(j["predicted_s"].get<double>(), 0.00315, 1e-9);
+  // Bus bandwidth: 2 (n-1)/n S / t = 2 * 63/64 * 64 MB / 3.15 ms = 40 GB/s.
+  EXPECT_NEAR(j["bus_bandwidth_bytes_per_s"].get<double>(), 40e9, 1e6);
+  EXPECT_GT(j["wire_bytes"]["nic_in_rack"].get<double>(), 0);
 }
 
 TEST(CollectiveCli, RejectsUnknownOpAlgoAndBadSizes)

@@ -5,11 +5,15 @@
 #include "simulator/run/collective_simulation.hpp"
 #include "simulator/run/step_simulation.hpp"
 #include "simulator/scenario/scenario_loader.hpp"
+#include "simulator/trace/atomic_file.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <ostream>
 
 namespace fleetsim::cli {
 namespace {
@@ -59,6 +63,34 @@ void print_result(const Options& opts, const Timed& c, const sim::CollectiveTimi
                 gb(c.wire.nvlink).c_str(), gb(c.wire.in_rack).c_str(), gb(c.wire.in_pod).c_str(),
                 gb(c.wire.cross_pod).c_str());
   std::printf("  bytes sent per rank %s; wall time %.3f s\n", gb(c.bytes_per_rank).c_str(), t.wall_time_s);
+}
+
+/// DIR/collective.json: what print_result shows, in SI units (seconds, bytes, bytes per second).
+std::string write_result(const Options& opts, const Timed& c, const sim::CollectiveTiming& t)
+{
+  nlohmann::ordered_json j;
+  j["op"] = opts.op;
+  j["algo"] = opts.algo;
+  j["mode"] = opts.mode;
+  j["ranks"] = c.ranks;
+  j["groups"] = c.groups;
+  j["size_bytes"] = c.size;
+  j["fabric"] = t.fabric;
+  j["simulated_s"] = t.time_s;
+  j["predicted_s"] = c.predicted;
+  j["bus_bandwidth_bytes_per_s"] = models::bus_bandwidth(c.op, c.ranks, c.size, units::Seconds(t.time_s));
+  j["bytes_sent_per_rank"] = c.bytes_per_rank;
+  j["steps_simulated"] = t.steps_simulated;
+  j["step_executions"] = c.step_executions;
+  if (!c.torus)
+    j["wire_bytes"] = {{"nvlink", c.wire.nvlink},
+                       {"nic_in_rack", c.wire.in_rack},
+                       {"nic_in_pod", c.wire.in_pod},
+                       {"cross_pod", c.wire.cross_pod}};
+  j["wall_time_s"] = t.wall_time_s;
+  if (std::string err = sim::prepare_output_dir(opts.out); !err.empty())
+    return err;
+  return sim::write_file_atomically(opts.out, "collective.json", [&](std::ostream& os) { os << j.dump(2) << "\n"; });
 }
 
 }  // namespace
@@ -130,10 +162,15 @@ int cmd_collective(const Options& opts)
   const models::WireBytes wire = models::wire_bytes(plan, gpn, fabric.rack_size, fabric.pod_size);
   const auto t = sim::run_collective(plan, fabric, opts.mode == "full");
 
-  print_result(
-      opts,
-      {ranks, groups, size.value, predicted, torus, wire, one.bytes_sent_per_rank(), plan.total_step_executions(), *op},
-      t);
+  const Timed timed{
+      ranks, groups, size.value, predicted, torus, wire, one.bytes_sent_per_rank(), plan.total_step_executions(), *op};
+  if (!opts.out.empty())
+    if (std::string err = write_result(opts, timed, t); !err.empty()) {
+      std::cerr << "fleetsim: error: " << err << "\n";
+      return kExitFailure;
+    }
+  if (!opts.quiet)
+    print_result(opts, timed, t);
   return kExitOk;
 }
 

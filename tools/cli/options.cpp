@@ -159,7 +159,7 @@ const std::vector<Command>& commands()
          quiet_flag(a, o, "print nothing on success");
        },
        cmd_plan},
-      {"collective", "[SCENARIO] --op OP --algo ALGO --ranks N --size BYTES",
+      {"collective", "[SCENARIO] --op OP --algo ALGO --ranks N --size BYTES [--out DIR]",
        "time one collective on the scenario's simulated fabric (NVLink nodes, racks, pods), beside its alpha-beta "
        "prediction and the bytes it puts on each link class",
        [](CLI::App& a, Options& o) {
@@ -181,7 +181,9 @@ const std::vector<Command>& commands()
          a.add_option("--mode", o.mode, "full: every flow; reduced: one group's flows, others by symmetry")
              ->type_name("full|reduced")
              ->capture_default_str();
+         out_option(a, o, "write collective.json there (the figures printed, in SI units)");
          set_option(a, o);
+         quiet_flag(a, o, "print nothing on success");
        },
        cmd_collective},
       {"compare", "[SCENARIO] --vary KEY=V1,V2,... [--vary ...] [--seeds K]",

@@ -11,6 +11,7 @@ The same simulator as the ``fleetsim`` command line, driven from a notebook::
     fleetsim.step("scenarios/llama3_405b_16k.yaml")["mfu"]
     fleetsim.compare("scenarios/llama3_405b_16k.yaml",
                      vary={"checkpoint.interval": ["15min", "30min", "60min"]}, seeds=4)
+    fleetsim.collective("allreduce", "ring", ranks=256, size="64MB")["simulated_s"]
     fleetsim.describe()  # every scenario parameter
 
 Every call that simulates runs in a forked child process (SimGrid allows one simulation per
@@ -34,6 +35,7 @@ __all__ = [
     "run",
     "step",
     "compare",
+    "collective",
     "sweep",
     "describe",
     "RunResult",
@@ -238,6 +240,49 @@ def step(scenario: PathLike = DEFAULT_SCENARIO, set: Settings = None, analytic: 
     with _OutputDir(None) as d:
         _command(["step", path, "--quiet", "--out", d.path] + _set_args(sets))
         with open(os.path.join(d.path, "step.json"), encoding="utf-8") as f:
+            return json.load(f)
+
+
+def collective(
+    op: str = "allreduce",
+    algo: str = "ring",
+    ranks: Optional[int] = None,
+    size: Union[str, int] = "1GB",
+    scenario: PathLike = DEFAULT_SCENARIO,
+    groups: int = 1,
+    mode: str = "reduced",
+    set: Settings = None,
+) -> Dict[str, Any]:
+    """One collective on the scenario's simulated fabric, as ``fleetsim collective``.
+
+    Args:
+        op: allreduce, reducescatter, allgather, broadcast, alltoall or sendrecv.
+        algo: ring, tree, doubletree, hierarchical or direct.
+        ranks: ranks taking part (default: the scenario's data-parallel degree).
+        size: bytes per rank, a string with a unit ("64MB") or a number of bytes.
+        groups: that many copies at once (member i of group g on GPU i*groups+g), as the
+            data-parallel groups of a layout run side by side.
+        mode: "reduced" (one group's flows, the others by symmetry) or "full" (every flow).
+
+    Returns:
+        collective.json as a dict: ``simulated_s``, the alpha-beta ``predicted_s``,
+        ``bus_bandwidth_bytes_per_s``, ``wire_bytes`` by link class and the fabric's description.
+    """
+    path = _resolve(scenario)
+    sets = _overrides(set)
+    _check(path, sets)
+    size_text = f"{int(size)}B" if isinstance(size, (int, float)) else str(size)
+    with _OutputDir(None) as d:
+        args = ["collective", path, "--quiet", "--out", d.path, "--op", op, "--algo", algo,
+                "--size", size_text, "--groups", str(int(groups)), "--mode", mode] + _set_args(sets)
+        if ranks is not None:
+            args += ["--ranks", str(int(ranks))]
+        code, stdout, stderr = _cli(args)
+        if code == 2:
+            raise ValueError(stderr.strip().removeprefix("fleetsim: error: "))
+        if code != 0:
+            raise SimulationError(code, stderr or stdout)
+        with open(os.path.join(d.path, "collective.json"), encoding="utf-8") as f:
             return json.load(f)
 
 
