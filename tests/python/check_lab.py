@@ -43,6 +43,10 @@ def main(path):
     for c in nb.cells:
         if c.cell_type == "markdown":
             quotes += [(expr, spec or default_spec(text), text) for expr, spec, text in QUOTE.findall(c.source)]
+    spans = sum(c.source.count("data-q=") for c in nb.cells if c.cell_type == "markdown")
+    if spans != len(quotes):
+        failures.append(f"{spans - len(quotes)} quoted number(s) not in the form <span data-q=\"EXPR\">TEXT</span> "
+                        "(no double quotes inside EXPR): they would go unchecked")
     if not quotes:
         failures.append("the text quotes no number from the run (<span data-q=...>)")
     challenge = nb.metadata.get("fleetsim", {}).get("challenge")
