@@ -53,6 +53,21 @@ def main(path):
     if not challenge:
         failures.append("no design challenge in the metadata (fleetsim.challenge: check, pass, fail)")
         challenge = {"check": "None", "pass": [], "fail": []}
+    # The instructors' page gives the challenge's answer in the lab's own section.
+    answer = challenge.get("answer_text")
+    guide = os.path.join(os.path.dirname(os.path.abspath(path)), "instructors.md")
+    number = os.path.basename(path).split("_", 1)[0].lstrip("0")
+    if not answer:
+        failures.append("no answer_text in fleetsim.challenge: the instructors' page must give the answer")
+    elif os.path.exists(guide):
+        with open(guide, encoding="utf-8") as f:
+            text = f.read()
+        start = text.find(f"## Lab {number} ")
+        section = text[start:text.find("\n## ", start + 1)] if start >= 0 else ""
+        if answer not in section:
+            failures.append(f"instructors.md's section '## Lab {number}' does not give the answer {answer}")
+    else:
+        failures.append("no docs/labs/instructors.md beside the lab")
     probe = f"""
 import json as _json
 _values = {{}}
