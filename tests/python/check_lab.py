@@ -100,7 +100,7 @@ print("{MARKER}" + _json.dumps({{"values": _values, "challenge": _challenge}}))
         return 1
     for expr, spec, text in quotes:
         value = report["values"][expr]
-        shown = format(value, spec)
+        shown = str(value) if isinstance(value, str) else format(value, spec)
         status = "ok" if shown == text else "DRIFTED"
         print(f"  {status:7s} {expr} = {value!r}: the text says {text}, the run gives {shown}")
         if shown != text:

@@ -38,6 +38,7 @@ __all__ = [
     "collective",
     "sweep",
     "describe",
+    "scenario_path",
     "RunResult",
     "ScenarioError",
     "SimulationError",
@@ -108,8 +109,14 @@ class RunResult(dict):
     out: Optional[str]
 
 
-def _resolve(path: PathLike) -> str:
+def scenario_path(path: PathLike) -> str:
+    """The file fleetsim reads for `path`: `path` itself when it exists from the working
+    directory, else the same path in fleetsim's source tree (so that a notebook in docs/labs/
+    can name "scenarios/..."), else `path` unchanged."""
     return _native.source_path(os.fspath(path))
+
+
+_resolve = scenario_path
 
 
 def _value_text(v: Any) -> str:
