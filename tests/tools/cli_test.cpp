@@ -268,7 +268,7 @@ TEST(CliOptions, ExitsTwoWithAHintWhenAnOptionIsMisspelledOrBelongsToAnotherComm
   const Result validate_out = fleetsim(tmp, {"validate", kLlama3, "--out", tmp / "out"});
   EXPECT_EQ(validate_out.exit_code, 2);
   EXPECT_NE(validate_out.err.find("'--out' is not an option of 'validate' (it is one of run, workload, step, plan, "
-                                  "compare, sweep, report and reproduce)"),
+                                  "collective, compare, sweep, report and reproduce)"),
             std::string::npos)
       << validate_out.err;
   const Result extra = fleetsim(tmp, {"run", kLlama3, kLlama3});
