@@ -68,6 +68,20 @@ class RunTest(unittest.TestCase):
             for name in ("summary.json", "timeline.csv", "events.csv"):
                 self.assertTrue(os.path.exists(os.path.join(out, name)), name)
 
+    def test_a_fleet_run_gives_its_jobs_as_a_dataframe(self):
+        r = fleetsim.run("scenarios/fleet_kalos_30d.yaml", seed=2)
+        self.assertEqual(r["kind"], "fleet")
+        with tempfile.TemporaryDirectory() as tmp:
+            subprocess.run([FLEETSIM, "run", "scenarios/fleet_kalos_30d.yaml", "--seed", "2", "--quiet",
+                            "--out", tmp], check=True)
+            with open(os.path.join(tmp, "jobs.csv")) as f:
+                rows = sum(1 for _ in f) - 1
+        self.assertEqual(len(r.jobs), rows)
+        self.assertGreater(rows, 1)
+        for column in ("job_id", "wait_s", "gpus", "ettr", "state"):
+            self.assertIn(column, r.jobs.columns)
+        self.assertTrue(fleetsim.run(SMALL, seed=1).jobs.empty)  # a single job writes no jobs.csv
+
     def test_a_hundred_runs_in_one_process_work_and_do_not_grow_it(self):
         ettrs = []
         for i in range(10):
@@ -133,6 +147,24 @@ class OtherCommandsTest(unittest.TestCase):
         with self.assertRaises(ValueError) as caught:
             fleetsim.collective("allgather", "tree", ranks=64)
         self.assertIn("does not implement", str(caught.exception))
+
+    def test_sweep_gives_a_confidence_interval_per_point_that_narrows_with_replicas(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            sweep_file = os.path.join(tmp, "sweep.yaml")
+            with open(sweep_file, "w") as f:
+                f.write(f"base: {os.path.abspath(SMALL)}\nreplicas: 4\nseed: 1\n"
+                        "vary:\n  checkpoint.interval: [10min, 2h]\n")
+            few = fleetsim.sweep(sweep_file, jobs=2)
+            many = fleetsim.sweep(sweep_file, replicas=16, jobs=2)
+        self.assertEqual(len(few), 2)  # one row per point
+        self.assertIn("ettr_ci95", few.columns)
+        for df, n in ((few, 4), (many, 16)):
+            self.assertTrue((df["replicas"] == n).all(), df["replicas"].tolist())
+        # sd/sqrt(n): four times the replicas, about half the interval
+        self.assertLess(many["ettr_ci95"].max(), few["ettr_ci95"].max())
+        # a 2 h interval loses more work to failures than 10 min on this single-cause scenario
+        by = few.set_index("checkpoint.interval")
+        self.assertNotEqual(by.loc["10min", "ettr_mean"], by.loc["2h", "ettr_mean"])
 
     def test_describe_lists_every_parameter(self):
         df = fleetsim.describe()

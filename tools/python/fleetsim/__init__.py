@@ -100,12 +100,14 @@ class SimulationError(RuntimeError):
 class RunResult(dict):
     """A replay's summary (the keys of summary.json: ``ettr``, ``goodput_ratio``,
     ``interruptions``, ``time_breakdown_s``...) with its traces as DataFrames:
-    ``timeline`` (timeline.csv), ``events`` (events.csv) and ``storage`` (storage.csv),
-    and ``out``, the directory the files were kept in (None when they were not kept)."""
+    ``timeline`` (timeline.csv), ``events`` (events.csv), ``storage`` (storage.csv) and,
+    for a fleet of jobs under a scheduler, ``jobs`` (jobs.csv: one row per job, its wait,
+    GPUs, interruptions, ETTR and energy; empty for a single job), and ``out``, the directory the files were kept in (None when they were not kept)."""
 
     timeline: "Any"
     events: "Any"
     storage: "Any"
+    jobs: "Any"
     out: Optional[str]
 
 
@@ -199,12 +201,12 @@ def run(
         seed: the replica's seed; None takes the scenario's ``seed``.
         set: overrides, ``{"checkpoint.interval": "30min", "recovery.policy": "hot_spare"}``,
             exactly as ``--set`` takes them (values with units are strings).
-        out: keep the run's files (summary.json, timeline.csv, events.csv, storage.csv) in
-            this directory; by default they are read and removed.
+        out: keep the run's files (summary.json, timeline.csv, events.csv, storage.csv,
+            jobs.csv) in this directory; by default they are read and removed.
 
     Returns:
-        A :class:`RunResult`: the summary as a dict, with ``timeline``, ``events`` and
-        ``storage`` as pandas DataFrames. The same seed gives the same numbers as the CLI.
+        A :class:`RunResult`: the summary as a dict, with ``timeline``, ``events``,
+        ``storage`` and ``jobs`` (fleet scenarios) as pandas DataFrames. The same seed gives the same numbers as the CLI.
 
     Raises:
         ScenarioError: the scenario or an override is invalid (file, line and message).
@@ -223,6 +225,7 @@ def run(
         result.timeline = _read_csv(os.path.join(d.path, "timeline.csv"))
         result.events = _read_csv(os.path.join(d.path, "events.csv"))
         result.storage = _read_csv(os.path.join(d.path, "storage.csv"))
+        result.jobs = _read_csv(os.path.join(d.path, "jobs.csv"))
         result.out = d.path if d.keep else None
     return result
 
