@@ -11,7 +11,7 @@ FLEETSIM_PACKAGES=(g++ cmake make pkg-config libsimgrid-dev libboost-dev libyaml
                    libboost-mpi-dev libopenmpi-dev openmpi-bin  # distributed sweeps (mpirun)
                    libpng-dev chromium  # the report's render test: headless screenshots, PNG decoding
                    pybind11-dev python3-dev python3-pandas  # `import fleetsim` (docs/python.md)
-                   python3-matplotlib jupyter-notebook jupyter-nbconvert python3-nbformat python3-ipykernel)  # the labs
+                   python3-matplotlib python3-yaml jupyter-notebook jupyter-nbconvert python3-nbformat python3-ipykernel)  # the labs
 # Only tools/fuzz.sh needs these (clang 14 and its libFuzzer runtime); CI does not fuzz.
 FLEETSIM_FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
 
@@ -51,6 +51,14 @@ fleetsim_install_python() {
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo mkdir -p "$site"
   echo "$FLEETSIM_BUILD/python" | $sudo tee "$site/fleetsim.pth" > /dev/null
+  # another Python first on PATH (a pyenv, a virtualenv) would not see the module: say so once
+  local first
+  first="$(command -v python3 || true)"
+  if [ -n "$first" ] && [ "$(readlink -f "$first")" != "$(readlink -f "$python")" ] &&
+     [ "$("$first" -c 'import sys; print(sys.executable)' 2>/dev/null)" != "$python" ]; then
+    echo "setup: 'import fleetsim' works in $python; the python3 first on your PATH ($first) is another" \
+         "Python, so run the labs and scripts with $python (docs/students.md)" >&2
+  fi
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

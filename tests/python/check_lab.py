@@ -26,6 +26,42 @@ SECTIONS = ("Predict", "Run", "Why", "Design challenge")
 JUPYTER = os.path.join(os.path.dirname(sys.executable), "jupyter")
 
 
+# The Debian package that gives each third-party module a lab may import. A fresh Debian 12 has none
+# of them: tools/setup.sh must install every one a lab imports (a machine with clang-tidy, say,
+# already has python3-yaml, so running the notebook here would not catch a missing one).
+DEBIAN_PACKAGE = {"pandas": "python3-pandas", "matplotlib": "python3-matplotlib", "yaml": "python3-yaml",
+                  "numpy": "python3-numpy", "nbformat": "python3-nbformat"}
+IMPORT = re.compile(r"^\s*(?:import|from)\s+([A-Za-z_]\w*)", re.M)
+
+
+def setup_packages():
+    """The Debian packages tools/setup.sh installs (FLEETSIM_PACKAGES)."""
+    setup = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "setup.sh")
+    with open(setup, encoding="utf-8") as f:
+        text = f.read()
+    text = re.sub(r"#[^\n]*", "", text)      # comments first: they may hold parentheses
+    return set(re.search(r"^FLEETSIM_PACKAGES=\((.*?)\)", text, re.M | re.S).group(1).split())
+
+
+def missing_packages(nb):
+    """The modules the notebook imports that no package of tools/setup.sh provides."""
+    installed = setup_packages()
+    problems = []
+    for c in nb.cells:
+        if c.cell_type != "code":
+            continue
+        for module in IMPORT.findall(c.source):
+            if module in sys.stdlib_module_names or module == "fleetsim" or module.startswith("_"):
+                continue
+            package = DEBIAN_PACKAGE.get(module)
+            if package is None:
+                problems.append(f"imports '{module}': name its Debian package in check_lab.py's DEBIAN_PACKAGE "
+                                "and install it in tools/setup.sh")
+            elif package not in installed:
+                problems.append(f"imports '{module}', but tools/setup.sh does not install {package}")
+    return problems
+
+
 def default_spec(text):
     digits = text.replace(",", "")
     decimals = len(digits.split(".")[1]) if "." in digits else 0
@@ -34,7 +70,7 @@ def default_spec(text):
 
 def main(path):
     nb = nbformat.read(path, as_version=4)
-    failures = []
+    failures = missing_packages(nb)
     headings = " ".join(c.source for c in nb.cells if c.cell_type == "markdown")
     for section in SECTIONS:
         if section not in headings:
@@ -89,6 +125,8 @@ print("{MARKER}" + _json.dumps({{"values": _values, "challenge": _challenge}}))
     if run.returncode != 0:
         print(run.stderr[-4000:], file=sys.stderr)
         print(f"{path}: the notebook did not run to the end (exit {run.returncode})", file=sys.stderr)
+        for f in failures:
+            print(f"{path}: {f}", file=sys.stderr)
         return 1
     executed = nbformat.reads(run.stdout, as_version=4)
     report = None
