@@ -75,39 +75,44 @@ def main(path):
     for section in SECTIONS:
         if section not in headings:
             failures.append(f"no '{section}' section: every lab has the same shape")
-    quotes = []
-    for c in nb.cells:
-        if c.cell_type == "markdown":
-            quotes += [(expr, spec or default_spec(text), text) for expr, spec, text in QUOTE.findall(c.source)]
-    spans = sum(c.source.count("data-q=") for c in nb.cells if c.cell_type == "markdown")
-    if spans != len(quotes):
-        failures.append(f"{spans - len(quotes)} quoted number(s) not in the form <span data-q=\"EXPR\">TEXT</span> "
-                        "(no double quotes inside EXPR): they would go unchecked")
+    def quoted(where, markdown):
+        """The <span data-q> quotes of a markdown text, and a failure for each span not in that form."""
+        found = [(where, expr, spec or default_spec(text), text) for expr, spec, text in QUOTE.findall(markdown)]
+        if markdown.count("data-q=") != len(found):
+            failures.append(f"{where}: {markdown.count('data-q=') - len(found)} quoted number(s) not in the form "
+                            "<span data-q=\"EXPR\">TEXT</span> (no double quotes inside EXPR): they would go unchecked")
+        return found
+
+    quotes = quoted("the notebook", "\n".join(c.source for c in nb.cells if c.cell_type == "markdown"))
     if not quotes:
         failures.append("the text quotes no number from the run (<span data-q=...>)")
     challenge = nb.metadata.get("fleetsim", {}).get("challenge")
     if not challenge:
         failures.append("no design challenge in the metadata (fleetsim.challenge: check, pass, fail)")
         challenge = {"check": "None", "pass": [], "fail": []}
-    # The instructors' page gives the challenge's answer in the lab's own section.
+    # The instructors' page gives the challenge's answer in the lab's own section, and the figures
+    # it quotes there are checked against this lab's run as the notebook's own are.
     answer = challenge.get("answer_text")
     guide = os.path.join(os.path.dirname(os.path.abspath(path)), "instructors.md")
     number = os.path.basename(path).split("_", 1)[0].lstrip("0")
-    if not answer:
-        failures.append("no answer_text in fleetsim.challenge: the instructors' page must give the answer")
-    elif os.path.exists(guide):
+    if os.path.exists(guide):
         with open(guide, encoding="utf-8") as f:
             text = f.read()
         start = text.find(f"## Lab {number} ")
         section = text[start:text.find("\n## ", start + 1)] if start >= 0 else ""
-        if answer not in section:
+        if not section:
+            failures.append(f"instructors.md has no section '## Lab {number} '")
+        if not answer:
+            failures.append("no answer_text in fleetsim.challenge: the instructors' page must give the answer")
+        elif answer not in section:
             failures.append(f"instructors.md's section '## Lab {number}' does not give the answer {answer}")
+        quotes += quoted("instructors.md", section)
     else:
         failures.append("no docs/labs/instructors.md beside the lab")
     probe = f"""
 import json as _json
 _values = {{}}
-for _expr in {json.dumps([q[0] for q in quotes])}:
+for _expr in {json.dumps(sorted({q[1] for q in quotes}))}:
     _v = eval(_expr)
     _values[_expr] = _v.item() if hasattr(_v, "item") else _v
 _check = {challenge["check"]}
@@ -136,13 +141,13 @@ print("{MARKER}" + _json.dumps({{"values": _values, "challenge": _challenge}}))
     if report is None:
         print(f"{path}: the check cell printed nothing", file=sys.stderr)
         return 1
-    for expr, spec, text in quotes:
+    for where, expr, spec, text in quotes:
         value = report["values"][expr]
         shown = str(value) if isinstance(value, str) else format(value, spec)
         status = "ok" if shown == text else "DRIFTED"
-        print(f"  {status:7s} {expr} = {value!r}: the text says {text}, the run gives {shown}")
+        print(f"  {status:7s} {where}: {expr} = {value!r}: the text says {text}, the run gives {shown}")
         if shown != text:
-            failures.append(f"the text quotes {text} for {expr}, the run gives {shown}")
+            failures.append(f"{where} quotes {text} for {expr}, the run gives {shown}")
     passes, fails = report["challenge"]["pass"], report["challenge"]["fail"]
     print(f"  challenge {challenge['check']}: {challenge['pass']} -> {passes}, {challenge['fail']} -> {fails}")
     if not all(passes):
