@@ -140,8 +140,13 @@ ProfileLoad load_profile_text(std::string_view text, std::string_view name)
   ProfileLoad out;
   long count = 0;
   auto error = [&](long line, const std::string& message) {
-    if (count++ < static_cast<long>(kMaxErrors))
-      out.errors.push_back(std::string(name) + (line > 0 ? ":" + std::to_string(line) : "") + ": error: " + message);
+    if (count++ < static_cast<long>(kMaxErrors)) {
+      // appended, not "literal" + std::string: GCC 12 warns falsely on that (-Wrestrict, PR 105329)
+      std::string where(name);
+      if (line > 0)
+        where.append(":").append(std::to_string(line));
+      out.errors.push_back(where.append(": error: ").append(message));
+    }
   };
   fleet::CsvReader reader(text);
   fleet::CsvRecord rec;

@@ -65,7 +65,7 @@ std::string energy_timeline_header()
   std::string h;
   const std::vector<Component> cs = components(me::PowerDraw{});
   for (size_t i = 0; i < cs.size(); ++i)
-    h += "," + component_name(i, cs[i]) + "_mw";
+    h.append(",").append(component_name(i, cs[i])).append("_mw");  // not "," + ...: GCC 12's false -Wrestrict
   return h + ",it_mw,overhead_mw,facility_mw,energy_mwh,carbon_kg";
 }
 

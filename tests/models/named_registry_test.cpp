@@ -30,7 +30,7 @@ TEST(NamedRegistry, AnEntryHandedOutStaysValidWhileOthersAreAdded)
   const std::string* first = r.find("first");
   const std::string_view name = r.at(0).name;
   for (int i = 0; i < 10000; ++i)
-    r.add("n" + std::to_string(i), std::to_string(i));
+    r.add(std::string("n").append(std::to_string(i)), std::to_string(i));
   EXPECT_EQ(first, r.find("first"));
   EXPECT_EQ(*first, "value of the first");
   EXPECT_EQ(name, "first");

@@ -212,9 +212,11 @@ TEST(CheckpointStrategies, MultiLevelSnapshotsEveryIntervalDrainsEveryKthAndRest
   const auto pauses = of_kind(events, "checkpoint");
   const auto drains = of_kind(events, "checkpoint_drained");
   ASSERT_GT(pauses.size(), 1000U);
-  for (const auto& p : pauses)
-    if (p.outcome == "completed")
+  for (const auto& p : pauses) {
+    if (p.outcome == "completed") {
       EXPECT_NEAR(p.duration, kSnapshot, kPrinted);
+    }
+  }
   // One in five drains (a restart restarts the count).
   const double failures = num(peers.summary, "interruptions", "unexpected");
   ASSERT_GT(failures, 50);
