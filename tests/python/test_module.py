@@ -106,8 +106,8 @@ class RunTest(unittest.TestCase):
         # out: malloc's bytes in use (C++, numpy, pandas) and Python's allocated blocks. RSS alone
         # cannot tell a leak from glibc's dynamic mmap threshold, which after a large free serves
         # later large buffers from the heap and keeps it: a one-time step (24 MB here near the 55th
-        # run when this test runs alone, none with MALLOC_MMAP_THRESHOLD_ fixed), so RSS only gets
-        # a bound.
+        # run when this test runs alone, +88 KB with MALLOC_MMAP_THRESHOLD_=131072), so RSS only
+        # gets a bound.
         ettrs = []
         for i in range(10):
             ettrs.append(fleetsim.run(SMALL, seed=1)["ettr"])
