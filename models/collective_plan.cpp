@@ -1,7 +1,8 @@
 #include "collective_plan.hpp"
 
+#include "models/check.hpp"
+
 #include <algorithm>
-#include <cassert>
 #include <cmath>
 #include <map>
 
@@ -161,7 +162,7 @@ void hierarchical(CollectivePlan& p, int g)
 
 CollectivePlan make_plan(CollectiveOp op, CollectiveAlgo algo, int ranks, double bytes, const PlanOptions& options)
 {
-  assert(ranks >= 1 && bytes >= 0 && plan_supported(op, algo));
+  FLEETSIM_CHECK(ranks >= 1 && bytes >= 0 && plan_supported(op, algo), "a supported collective over at least one rank");
   CollectivePlan p;
   p.op = op;
   p.algo = algo;
@@ -183,7 +184,7 @@ CollectivePlan make_plan(CollectiveOp op, CollectiveAlgo algo, int ranks, double
         p.steps.push_back(std::move(s));
         break;
       }
-      default: assert(false);
+      default: FLEETSIM_CHECK(false, "every collective algorithm has a plan");
     }
     return p;
   }
@@ -206,7 +207,7 @@ CollectivePlan make_plan(CollectiveOp op, CollectiveAlgo algo, int ranks, double
     return p;
   }
   if (algo == CollectiveAlgo::Hierarchical) {
-    assert(options.gpus_per_node >= 1 && ranks % options.gpus_per_node == 0);
+    FLEETSIM_CHECK(options.gpus_per_node >= 1 && ranks % options.gpus_per_node == 0, "a hierarchical collective spans whole nodes");
     hierarchical(p, options.gpus_per_node);
     return p;
   }
@@ -242,7 +243,7 @@ CollectivePlan make_plan(CollectiveOp op, CollectiveAlgo algo, int ranks, double
 
 CollectivePlan concurrent_groups(const CollectivePlan& plan, int groups)
 {
-  assert(groups >= 1);
+  FLEETSIM_CHECK(groups >= 1, "at least one group");
   CollectivePlan out = plan;
   out.ranks = plan.ranks * groups;
   for (auto& step : out.steps) {

@@ -1,22 +1,24 @@
 #include "collectives.hpp"
 
-#include <cassert>
+#include "models/check.hpp"
+
 #include <cmath>
 
 namespace fleetsim::models {
 namespace {
 
+// Called for every collective of every layout `fleetsim plan` ranks: two compares, predicted taken.
 void assert_link(AlphaBeta link)
 {
-  assert(link.alpha.si() >= 0.0 && "latency must be non-negative");
-  assert(link.beta.si() > 0.0 && "bandwidth must be positive");
+  FLEETSIM_CHECK(link.alpha.si() >= 0.0, "latency must be non-negative");
+  FLEETSIM_CHECK(link.beta.si() > 0.0, "bandwidth must be positive");
   (void)link;
 }
 
 /// (N-1) * alpha + (N-1)/N * M / beta: one pass around the ring (reduce-scatter or all-gather).
 units::Seconds ring_pass_time(units::Bytes bytes, int ranks, AlphaBeta link)
 {
-  assert(bytes.si() >= 0.0 && "message size must be non-negative");
+  FLEETSIM_CHECK(bytes.si() >= 0.0, "message size must be non-negative");
   assert_link(link);
   if (ranks <= 1)
     return units::Seconds(0.0);
@@ -45,7 +47,7 @@ units::Seconds ring_all_gather_time(units::Bytes bytes, int ranks, AlphaBeta lin
 
 units::Bytes ring_allreduce_bytes_per_rank(units::Bytes bytes, int ranks)
 {
-  assert(bytes.si() >= 0.0 && "message size must be non-negative");
+  FLEETSIM_CHECK(bytes.si() >= 0.0, "message size must be non-negative");
   if (ranks <= 1)
     return units::Bytes(0.0);
   return bytes * (2.0 * (ranks - 1.0) / ranks);
@@ -53,14 +55,14 @@ units::Bytes ring_allreduce_bytes_per_rank(units::Bytes bytes, int ranks)
 
 units::Seconds p2p_time(units::Bytes bytes, AlphaBeta link)
 {
-  assert(bytes.si() >= 0.0 && "message size must be non-negative");
+  FLEETSIM_CHECK(bytes.si() >= 0.0, "message size must be non-negative");
   assert_link(link);
   return link.alpha + bytes / link.beta;
 }
 
 units::Seconds barrier_time(int ranks, units::Seconds alpha)
 {
-  assert(alpha.si() >= 0.0 && "latency must be non-negative");
+  FLEETSIM_CHECK(alpha.si() >= 0.0, "latency must be non-negative");
   if (ranks <= 1)
     return units::Seconds(0.0);
   // ceil(log2 N) computed on integers: the number of doublings to reach N.

@@ -1,8 +1,9 @@
 #include "failure_model.hpp"
 
+#include "models/check.hpp"
+
 #include <algorithm>
 
-#include <cassert>
 #include <limits>
 
 namespace fleetsim::models {
@@ -10,10 +11,10 @@ namespace fleetsim::models {
 double fleet_rate_per_second(const FailureCause& cause, const FleetShape& fleet)
 {
   if (cause.component_mtbf) {
-    assert(cause.component_mtbf->si() > 0);
+    FLEETSIM_CHECK(cause.component_mtbf->si() > 0, "a component mtbf is positive (the loader checks it)");
     return static_cast<double>(component_count(cause.scope, fleet)) / cause.component_mtbf->si();
   }
-  assert(cause.count && cause.reference_window.si() > 0 && cause.reference_gpus > 0);
+  FLEETSIM_CHECK(cause.count && cause.reference_window.si() > 0 && cause.reference_gpus > 0, "a cause given by count has a positive window and GPU count (the loader checks it)");
   double rate = *cause.count / cause.reference_window.si();
   if (cause.scales_with_fleet)
     rate *= static_cast<double>(fleet.gpus) / static_cast<double>(cause.reference_gpus);

@@ -1,9 +1,10 @@
 #include "goodput.hpp"
 
+#include "models/check.hpp"
+
 #include "invariant.hpp"
 
 #include <algorithm>
-#include <cassert>
 #include <cmath>
 #include <string>
 
@@ -109,7 +110,7 @@ struct Rate {
 
 GoodputReport account(const TraceLog& log, double step_time, double tokens_per_step)
 {
-  assert(step_time > 0);
+  FLEETSIM_CHECK(step_time > 0, "a training segment has a positive step time");
   const double r0 = tokens_per_step / step_time;  // nominal tokens per second
   GoodputReport r;
   Progress p;

@@ -1,11 +1,12 @@
 #include "interval_policy.hpp"
 
+#include "models/check.hpp"
+
 #include "checkpoint_interval.hpp"
 #include "units.hpp"
 
 #include <algorithm>
 #include <array>
-#include <cassert>
 #include <cmath>
 #include <utility>
 
@@ -38,21 +39,21 @@ std::string_view interval_policy_name(IntervalPolicyKind kind)
   for (const auto& [n, k] : kNames)
     if (k == kind)
       return n;
-  assert(false && "unknown interval policy kind");
+  FLEETSIM_CHECK(false, "unknown interval policy kind");
   return "unknown";
 }
 
 IntervalPolicy::IntervalPolicy(const IntervalPolicySpec& spec, double checkpoint_cost_s, double known_mtbf_s)
     : spec_(spec), checkpoint_cost_s_(checkpoint_cost_s), known_mtbf_s_(known_mtbf_s)
 {
-  assert(checkpoint_cost_s >= 0.0 && std::isfinite(checkpoint_cost_s) && "checkpoint cost must be finite, >= 0");
-  assert(!std::isnan(known_mtbf_s) && known_mtbf_s >= 0.0 && "known mtbf must be >= 0 (+inf: no failures)");
-  assert(spec.min_s >= 0.0 && spec.max_s >= 0.0 && "interval clamp must be >= 0 (0: none)");
-  assert((spec.min_s == 0.0 || spec.max_s == 0.0 || spec.min_s <= spec.max_s) && "min_s must not exceed max_s");
-  assert((spec.kind != IntervalPolicyKind::Fixed || spec.fixed_s > 0.0) && "fixed interval must be positive");
-  assert((spec.kind != IntervalPolicyKind::Adaptive || spec.prior_weight > 0.0) && "prior weight must be positive");
-  assert((spec.kind != IntervalPolicyKind::Adaptive || predicts_failures(spec.prior_mtbf_s)) &&
-         "prior mtbf must be finite and positive");
+  FLEETSIM_CHECK(checkpoint_cost_s >= 0.0 && std::isfinite(checkpoint_cost_s), "checkpoint cost must be finite, >= 0");
+  FLEETSIM_CHECK(!std::isnan(known_mtbf_s) && known_mtbf_s >= 0.0, "known mtbf must be >= 0 (+inf: no failures)");
+  FLEETSIM_CHECK(spec.min_s >= 0.0 && spec.max_s >= 0.0, "interval clamp must be >= 0 (0: none)");
+  FLEETSIM_CHECK(spec.min_s == 0.0 || spec.max_s == 0.0 || spec.min_s <= spec.max_s, "min_s must not exceed max_s");
+  FLEETSIM_CHECK(spec.kind != IntervalPolicyKind::Fixed || spec.fixed_s > 0.0, "fixed interval must be positive");
+  FLEETSIM_CHECK(spec.kind != IntervalPolicyKind::Adaptive || spec.prior_weight > 0.0, "prior weight must be positive");
+  FLEETSIM_CHECK(spec.kind != IntervalPolicyKind::Adaptive || predicts_failures(spec.prior_mtbf_s),
+                 "prior mtbf must be finite and positive");
 }
 
 double IntervalPolicy::interval_s() const
@@ -66,13 +67,13 @@ double IntervalPolicy::interval_s() const
       return clamped(formula_interval_s(known_mtbf_s_));
     case IntervalPolicyKind::Adaptive: return clamped(formula_interval_s(estimated_mtbf_s()));
   }
-  assert(false && "unknown interval policy kind");
+  FLEETSIM_CHECK(false, "unknown interval policy kind");
   return spec_.fixed_s;
 }
 
 void IntervalPolicy::observe_exposure(double seconds)
 {
-  assert(seconds >= 0.0 && std::isfinite(seconds) && "exposure must be finite, >= 0");
+  FLEETSIM_CHECK(seconds >= 0.0 && std::isfinite(seconds), "exposure must be finite, >= 0");
   exposure_s_ += seconds;
 }
 
@@ -80,7 +81,7 @@ void IntervalPolicy::observe_failure() { ++failures_; }
 
 void IntervalPolicy::set_checkpoint_cost(double seconds)
 {
-  assert(seconds >= 0.0 && std::isfinite(seconds) && "checkpoint cost must be finite, >= 0");
+  FLEETSIM_CHECK(seconds >= 0.0 && std::isfinite(seconds), "checkpoint cost must be finite, >= 0");
   checkpoint_cost_s_ = seconds;
 }
 

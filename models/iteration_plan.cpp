@@ -1,9 +1,10 @@
 #include "iteration_plan.hpp"
 
+#include "models/check.hpp"
+
 #include "layer_cost.hpp"
 
 #include <algorithm>
-#include <cassert>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -24,7 +25,7 @@ bool schedule_supported(int stages, int micro_batches, int chunks)
 
 std::vector<PipelineOp> pipeline_order(int stages, int micro_batches, int chunks, int stage)
 {
-  assert(schedule_supported(stages, micro_batches, chunks) && stage >= 0 && stage < stages);
+  FLEETSIM_CHECK(schedule_supported(stages, micro_batches, chunks) && stage >= 0 && stage < stages, "a supported schedule and a stage of it");
   const int p = stages;
   const int v = chunks;
   const int total = micro_batches * v;

@@ -1,9 +1,10 @@
 #include "node_pool.hpp"
 
+#include "models/check.hpp"
+
 #include "random_stream.hpp"
 
 #include <algorithm>
-#include <cassert>
 #include <cmath>
 #include <numeric>
 
@@ -15,7 +16,7 @@ NodePool::NodePool(long job_nodes, long spare_nodes, int nodes_per_rack, const L
       nodes_per_rack_(std::max(1, nodes_per_rack)),
       lemons_(lemons)
 {
-  assert(job_nodes >= 1 && spare_nodes >= 0);
+  FLEETSIM_CHECK(job_nodes >= 1 && spare_nodes >= 0, "a job has nodes and no negative spares");
   idle_ = size();
   const long n_lemons = lemons.any() ? std::lround(lemons.fraction * static_cast<double>(size())) : 0;
   if (n_lemons > 0) {
@@ -162,7 +163,7 @@ void NodePool::set_state(Node& n, NodeState s)
 
 std::optional<long> NodePool::pick(double u) const
 {
-  assert(u >= 0);
+  FLEETSIM_CHECK(u >= 0, "a node index");
   if (!weighted_) {
     const auto node = static_cast<long>(u);
     if (node >= size() || !up(node))
@@ -214,7 +215,7 @@ NodePool::Hit NodePool::fail(long first, long count, double t, bool node_fault)
 void NodePool::repaired(long node)
 {
   Node& n = nodes_.at(static_cast<size_t>(node));
-  assert(n.state == NodeState::Repair);
+  FLEETSIM_CHECK(n.state == NodeState::Repair, "only a node in repair comes back from repair");
   n.episode_speed = 1;  // an episode does not survive a repair
   if (n.heal) {
     n.heal = false;
@@ -232,7 +233,7 @@ void NodePool::repaired(long node)
 
 long NodePool::fill(long slots)
 {
-  assert(slots >= 0 && slots <= job_slots());
+  FLEETSIM_CHECK(slots >= 0 && slots <= job_slots(), "a job uses between 0 and all of its slots");
   // Nodes in slots at or beyond the new size move down into empty slots, or leave the job.
   std::vector<long> movers;
   for (long s = slots; s < job_slots(); ++s) {
@@ -279,7 +280,7 @@ bool memory_copies_survive(const std::vector<long>& lost, long slots, int copies
 {
   if (lost.empty())
     return true;
-  assert(slots > 0 && copies >= 1);
+  FLEETSIM_CHECK(slots > 0 && copies >= 1, "in-memory copies need slots and at least one copy");
   std::vector<char> gone(static_cast<size_t>(slots), 0);
   for (long s : lost)
     if (s >= 0 && s < slots)

@@ -1,6 +1,7 @@
 #include "random_stream.hpp"
 
-#include <cassert>
+#include "models/check.hpp"
+
 #include <cmath>
 #include <limits>
 
@@ -62,7 +63,7 @@ double RandomStream::exponential(double rate)
 
 std::uint64_t RandomStream::below(std::uint64_t n)
 {
-  assert(n > 0 && "below(0) has no valid result");
+  FLEETSIM_CHECK(n > 0, "below(0) has no valid result");
   // Lemire's nearly-divisionless method would be faster; rejection keeps it exact and simple.
   const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % n;
   std::uint64_t r = next();

@@ -1,7 +1,8 @@
 #include "run_plan.hpp"
 
+#include "models/check.hpp"
+
 #include <algorithm>
-#include <cassert>
 #include <cmath>
 #include <string>
 
@@ -9,25 +10,25 @@ namespace fleetsim::models {
 
 long steps_per_checkpoint(units::Seconds interval, units::Seconds step_time)
 {
-  assert(step_time.si() > 0);
+  FLEETSIM_CHECK(step_time.si() > 0, "a positive step time");
   return std::max(1L, std::lround(interval.si() / step_time.si()));
 }
 
 double uniform_arrival_time(long k, double rate)
 {
-  assert(rate > 0);
+  FLEETSIM_CHECK(rate > 0, "a positive rate");
   return (static_cast<double>(k) + 0.5) / rate;
 }
 
 double rate_per_second(double count, units::Seconds window)
 {
-  assert(window.si() > 0);
+  FLEETSIM_CHECK(window.si() > 0, "a positive window");
   return count / window.si();
 }
 
 units::Seconds checkpoint_write_time(units::Bytes bytes, units::BytesPerSecond write_bandwidth, units::Seconds overhead)
 {
-  assert(write_bandwidth.si() > 0);
+  FLEETSIM_CHECK(write_bandwidth.si() > 0, "a positive write bandwidth");
   return overhead + bytes / write_bandwidth;
 }
 
@@ -38,7 +39,7 @@ units::Seconds detection_delay(const FailureCause& cause, units::Seconds fallbac
 
 long nodes_for_replicas(int dp, long replica_gpus, int gpus_per_node, long job_nodes)
 {
-  assert(dp >= 0 && replica_gpus > 0 && gpus_per_node > 0);
+  FLEETSIM_CHECK(dp >= 0 && replica_gpus > 0 && gpus_per_node > 0, "replicas of at least one GPU on nodes of at least one GPU");
   return std::min(job_nodes, (dp * replica_gpus + gpus_per_node - 1) / gpus_per_node);
 }
 
@@ -53,7 +54,7 @@ int elastic_width(long healthy_nodes, long replica_gpus, int gpus_per_node, int 
 double elastic_global_batch(double global_batch_tokens, double tokens_per_micro_batch, int dp, int full_dp,
                             bool keep_global)
 {
-  assert(dp > 0 && full_dp > 0 && tokens_per_micro_batch > 0);
+  FLEETSIM_CHECK(dp > 0 && full_dp > 0 && tokens_per_micro_batch > 0, "at least one replica and one token per micro-batch");
   if (!keep_global)
     return global_batch_tokens / full_dp * dp;
   const double m = std::max(1.0, std::round(global_batch_tokens / (tokens_per_micro_batch * dp)));

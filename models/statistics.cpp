@@ -1,9 +1,10 @@
 #include "statistics.hpp"
 
+#include "models/check.hpp"
+
 #include <boost/math/distributions/students_t.hpp>
 
 #include <algorithm>
-#include <cassert>
 #include <cmath>
 #include <iterator>
 
@@ -11,13 +12,13 @@ namespace fleetsim::models {
 
 double student_t975(long dof)
 {
-  assert(dof >= 1);
+  FLEETSIM_CHECK(dof >= 1, "Student's t needs at least one degree of freedom");
   return boost::math::quantile(boost::math::students_t(static_cast<double>(dof)), 0.975);
 }
 
 double quantile(std::vector<double> values, double q)
 {
-  assert(!values.empty() && q >= 0 && q <= 1);
+  FLEETSIM_CHECK(!values.empty() && q >= 0 && q <= 1, "a quantile of a non-empty sample, q in [0, 1]");
   std::sort(values.begin(), values.end());
   const double pos = q * static_cast<double>(values.size() - 1);
   const auto lo = static_cast<size_t>(std::floor(pos));

@@ -1,11 +1,12 @@
 #include "step_model.hpp"
 
+#include "models/check.hpp"
+
 #include "collectives.hpp"
 #include "layer_cost.hpp"
 #include "memory_model.hpp"
 
 #include <algorithm>
-#include <cassert>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -347,7 +348,7 @@ StageCompute compute_time(const StepInputs& in, int micro_batches)
 
 double pipeline_bubble_fraction(int stages, int micro_batches, int virtual_stages)
 {
-  assert(stages >= 1 && micro_batches >= 1 && virtual_stages >= 1);
+  FLEETSIM_CHECK(stages >= 1 && micro_batches >= 1 && virtual_stages >= 1, "a pipeline has at least one stage, micro-batch and chunk");
   return (stages - 1.0) / (static_cast<double>(virtual_stages) * micro_batches);
 }
 
@@ -355,8 +356,8 @@ StepBreakdown AnalyticStepModel::step(const StepInputs& in) const
 {
   const ParallelLayout& l = in.layout;
   const long gpus = l.gpus();
-  assert(check_step_inputs(in, gpus).empty() && "check_step_inputs first");
-  assert(gpus <= INT_MAX);
+  FLEETSIM_CHECK(check_step_inputs(in, gpus).empty(), "check_step_inputs first");
+  FLEETSIM_CHECK(gpus <= INT_MAX, "a layout's GPUs fit an int (the loader bounds cluster.gpus)");
 
   StepBreakdown b;
   b.micro_batches = static_cast<int>(std::lround(micro_batches_exact(in)));

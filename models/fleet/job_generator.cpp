@@ -1,9 +1,10 @@
 #include "job_generator.hpp"
 
+#include "models/check.hpp"
+
 #include "models/random_stream.hpp"
 
 #include <algorithm>
-#include <cassert>
 #include <cmath>
 #include <numeric>
 
@@ -197,7 +198,7 @@ double arrival_rate(const GeneratorSpec& spec)
 
 double normal_quantile(double p)
 {
-  assert(p > 0 && p < 1 && "normal_quantile needs 0 < p < 1");
+  FLEETSIM_CHECK(p > 0 && p < 1, "normal_quantile needs 0 < p < 1");
   const double q = p - 0.5;
   if (std::abs(q) <= 0.425) {
     const double r = 0.180625 - q * q;
@@ -326,7 +327,7 @@ std::vector<std::string> validate(const GeneratorSpec& spec)
 
 Workload generate(const GeneratorSpec& spec, std::uint64_t seed)
 {
-  assert(validate(spec).empty() && "generate() needs a valid spec: check validate() first");
+  FLEETSIM_CHECK(validate(spec).empty(), "generate() needs a valid spec: check validate() first");
   ArrivalClock clock(spec, arrival_rate(spec), seed);
   RandomStream gpu_stream(seed, "workload/gpus");
   RandomStream duration_stream(seed, "workload/durations");

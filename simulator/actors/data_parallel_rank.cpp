@@ -1,7 +1,8 @@
 #include "data_parallel_rank.hpp"
 
+#include "models/check.hpp"
+
 #include <algorithm>
-#include <cassert>
 #include <string>
 
 namespace fleetsim::sim {
@@ -44,7 +45,7 @@ DataParallelFlows make_data_parallel_flows(const models::IterationPlan& plan, co
 
 DataParallelStreams::DataParallelStreams(const DataParallelFlows& flows, int chunks) : flows_(flows)
 {
-  assert(flows.collectives == 2 * chunks && "one all-gather and one reduce-scatter per chunk");
+  FLEETSIM_CHECK(flows.collectives == 2 * chunks, "one all-gather and one reduce-scatter per chunk");
   const auto k = static_cast<size_t>(flows.collectives);
   const double now = sg4::Engine::get_clock();
   stages_.resize(static_cast<size_t>(flows.stages));
@@ -74,7 +75,7 @@ void DataParallelStreams::release(int stage, int chunk)
   {
     std::unique_lock lock(*mutex_);
     const auto k = static_cast<size_t>(std::find(st.released.begin(), st.released.end(), -1.0) - st.released.begin());
-    assert(k < st.released.size() && "a chunk's gradients are released once");
+    FLEETSIM_CHECK(k < st.released.size(), "a chunk's gradients are released once");
     st.released[k] = sg4::Engine::get_clock();
     st.chunk[k] = chunk;
   }

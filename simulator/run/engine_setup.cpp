@@ -1,10 +1,11 @@
 #include "engine_setup.hpp"
 
+#include "models/check.hpp"
+
 #include "simulator/logging/logging.hpp"
 
 #include <xbt/log.h>
 
-#include <cassert>
 
 // Built with AddressSanitizer (FLEETSIM_SANITIZE=address,..., docs/hardening.md)?
 #if defined(__SANITIZE_ADDRESS__)
@@ -20,7 +21,7 @@ namespace fleetsim::sim {
 std::unique_ptr<simgrid::s4u::Engine> make_engine()
 {
   [[maybe_unused]] static bool created = false;
-  assert(!created && "SimGrid allows one simulation per process");
+  FLEETSIM_CHECK(!created, "SimGrid allows one simulation per process");
   created = true;
   // SimGrid logs nothing unless something is wrong; fleetsim reports through its own outputs.
   xbt_log_control_set("root.thresh:critical");

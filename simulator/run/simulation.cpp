@@ -20,7 +20,6 @@
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
-#include <cassert>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -355,6 +354,11 @@ void Replay::start_actors(const Platform& platform, const ProgressFn& progress)
     daemon(platform, "test-fault", [this, horizon] {
       sg4::this_actor::sleep_until(horizon / 2);
       trace_.open(models::Phase::Waiting, now());  // while the job's phase is open
+    });
+  if (test_fault() == "repair_up_node")  // an internal check failing on an actor's stack
+    daemon(platform, "test-fault", [this, horizon] {
+      sg4::this_actor::sleep_until(horizon / 2);
+      pool_.repaired(0);  // node 0 is not in repair: NodePool's FLEETSIM_CHECK ends the process
     });
   // The only non-daemon actor: when it returns at the end of the window, SimGrid stops every daemon
   // and the run ends, whatever the other actors are waiting for.

@@ -59,6 +59,16 @@ inline ParamSpec choice(std::string key, std::string def, std::string desc, std:
                    std::nullopt,   false,      std::nullopt,    std::move(choices)};
 }
 
+/// The scenario's name and its job: cluster, accelerator, model, layout, fabric (job_parameters.cpp).
+[[nodiscard]] std::vector<ParamSpec> job_parameters();
+
+/// Stragglers, generations, storage, checkpoints, data, recovery, spares, repair, lemons, planned
+/// maintenance and failure causes (resilience_parameters.cpp).
+[[nodiscard]] std::vector<ParamSpec> resilience_parameters();
+
+/// A fleet's workload and scheduler (fleet_parameters.cpp).
+[[nodiscard]] std::vector<ParamSpec> fleet_parameters();
+
 /// The step model's kernel, recomputation, memory and TP / optimizer keys (step_parameters.cpp).
 [[nodiscard]] std::vector<ParamSpec> step_detail_parameters();
 

@@ -123,6 +123,24 @@ int report_internal_error(const models::InvariantViolation& e)
   return kExitInternal;
 }
 
+namespace {
+
+std::string g_remove_on_internal_error;  // the output directory being created (empty: none)
+
+void remove_output_dir() noexcept
+{
+  std::error_code ec;
+  std::filesystem::remove_all(g_remove_on_internal_error, ec);
+}
+
+}  // namespace
+
+void remove_on_internal_error(const std::string& dir)
+{
+  g_remove_on_internal_error = dir;
+  models::set_check_failure_hook(dir.empty() ? nullptr : &remove_output_dir);
+}
+
 int cmd_validate(const Options& opts)
 {
   scenario::Scenario s;
@@ -170,6 +188,8 @@ int cmd_step(const Options& opts)
   }
   if (!opts.out.empty()) {
     const bool existed = std::filesystem::exists(opts.out);
+    if (!existed)
+      remove_on_internal_error(opts.out);
     if (std::string err = sim::write_step_outputs(opts.out, s, b, simulated ? &*simulated : nullptr); !err.empty()) {
       std::cerr << "fleetsim: error: " << err << "\n";
       if (!existed) {
@@ -225,6 +245,8 @@ int cmd_run(const Options& opts)
   const std::uint64_t seed = opts.has_seed ? opts.seed : s.seed;
   const std::string out = opts.out.empty() ? "out/" + s.name : opts.out;
   const bool existed = std::filesystem::exists(out);
+  if (!existed)
+    remove_on_internal_error(out);
   if (s.is_fleet())
     return run_fleet_command(opts, s, seed, out, existed);
   // On a terminal, a long run shows how far it is: the step simulation of a large fabric takes

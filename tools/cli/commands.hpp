@@ -2,6 +2,7 @@
 // The fleetsim command line: parsing and the sub-commands. Exit codes: 0 success, 1 I/O or other
 // failure, 2 bad input (unknown option, bad scenario), 3 internal error (a broken invariant: a bug).
 
+#include "models/check.hpp"
 #include "models/invariant.hpp"
 #include "simulator/scenario/scenario.hpp"
 
@@ -15,11 +16,16 @@ namespace fleetsim::cli {
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
 constexpr int kExitBadInput = 2;
-constexpr int kExitInternal = 3;
+constexpr int kExitInternal = models::kInternalErrorExitCode;  // a failed FLEETSIM_CHECK exits with it too
 
 /// Prints a broken invariant as an internal error (the invariant, what was seen, scenario and seed)
 /// and returns kExitInternal.
 int report_internal_error(const models::InvariantViolation& e);
+
+/// Until the next call, a failed internal check (models/check.hpp, which ends the process) first
+/// removes `dir`, an output directory this process is creating, so that nothing half-written is left
+/// behind. An empty `dir` stops it.
+void remove_on_internal_error(const std::string& dir);
 
 struct Options {
   std::string command;              // a command of the table in options.cpp

@@ -151,6 +151,7 @@ void prepare_replica_heap()
   prepare_replica_heap();
   try {
     const std::string tmp = partial_dir(t.dir);
+    remove_on_internal_error(tmp);
     std::string err;
     if (t.scenario->is_fleet()) {
       const sim::FleetResult r = sim::run_fleet(*t.scenario, t.seed);

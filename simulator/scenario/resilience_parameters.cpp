@@ -1,0 +1,196 @@
+#include "parameter_specs.hpp"
+
+#include "models/failure_scope.hpp"
+#include "models/recovery_policy.hpp"
+
+namespace fleetsim::scenario::detail {
+
+// What slows, stops and restores the job: stragglers, mixed generations, storage, checkpoints, data
+// loading, recovery, spares, repair, lemons, planned maintenance and the failure causes.
+std::vector<ParamSpec> resilience_parameters()
+{
+  const auto T = Dimension::Time;
+  const auto B = Dimension::Bytes;
+  const auto BW = Dimension::Bandwidth;
+  return {
+      real("stragglers.persistent_fraction", "0", "fraction of nodes that always run slow", 0.0, false, 1.0),
+      real("stragglers.persistent_speed", "1", "speed of a persistent straggler, relative to nominal", 0.0, true, 1.0),
+      real("stragglers.transient_probability", "0", "probability that a node runs slow in a given step", 0.0, false,
+           1.0),
+      real("stragglers.transient_speed", "1", "speed of a node in a slow step, relative to nominal", 0.0, true, 1.0),
+      quantity("stragglers.episode_interval", T, "0s",
+               "mean time between slowdown episodes of one node (0: none); episodes start at exponential intervals",
+               0.0, false),
+      quantity("stragglers.episode_duration", T, "30min", "mean duration of a slowdown episode"),
+      choice("stragglers.episode_distribution", "exponential", "distribution of episode durations around their mean",
+             {"exponential", "fixed"}),
+      real("stragglers.episode_speed", "1", "speed of a node during a slowdown episode, relative to nominal", 0.0, true,
+           1.0),
+      real("stragglers.diurnal_amplitude", "0",
+           "peak-to-trough throughput swing of every node over a day (Llama 3 saw 1-2%)", 0.0, false, 0.5),
+      quantity("stragglers.diurnal_peak", T, "15h",
+               "time of day (from the start of the run) at which nodes are slowest", 0.0, false),
+      quantity("stragglers.diurnal_resolution", T, "1h", "how often the replay updates the diurnal speed"),
+      real("stragglers.drain_below", "0",
+           "mitigation: drain a node whose speed stays below this for stragglers.drain_after (0: never)", 0.0, false,
+           1.0),
+      quantity("stragglers.drain_after", T, "10min", "mitigation: how long a node must stay slow before it is drained",
+               0.0, false),
+      quantity("stragglers.drain_repair", T, "4h", "mitigation: until a drained node is back, at full speed", 0.0,
+               false),
+
+      real("heterogeneous.fraction", "0", "fraction of the job's nodes that are of an older accelerator generation",
+           0.0, false, 1.0),
+      text("heterogeneous.accelerator", "A100-SXM-80GB", "the older generation's accelerator, for reports"),
+      real("heterogeneous.speed", "0.315",
+           "the older generation's throughput relative to accelerator.peak_flops (A100 312 / H100 989 TFLOPS dense "
+           "BF16)",
+           0.0, true, 1.0),
+      choice("heterogeneous.placement", "block",
+             "where the older nodes sit: the job's last nodes (racks of their own), or spread at random",
+             {"block", "spread"}),
+      choice("heterogeneous.balance", "none",
+             "none: every data-parallel replica gets the same batch share, so the slowest gates the step; "
+             "micro_batches: replicas get micro-batches in proportion to their generation's speed",
+             {"none", "micro_batches"}),
+
+      quantity("storage.write_bandwidth", BW, "2TB/s",
+               "the storage servers' sustained write bandwidth, shared by every writer"),
+      quantity("storage.read_bandwidth", BW, "2TB/s", "the storage servers' read bandwidth, shared by every reader"),
+      quantity("storage.bandwidth", BW, std::nullopt,
+               "the servers' total throughput, which reads and writes share (default: the larger of the write and "
+               "read bandwidths, so they only contend above it)"),
+      quantity("storage.burst_bandwidth", BW, std::nullopt,
+               "token bucket: the servers' total throughput while burst credit lasts (above storage.bandwidth)"),
+      quantity("storage.burst_bytes", B, std::nullopt,
+               "token bucket: the burst credit, spent at the excess over storage.bandwidth and refilled by its "
+               "shortfall"),
+      quantity("storage.client_bandwidth", BW, std::nullopt,
+               "each node's storage NIC (a job's I/O is limited by the sum over its nodes; default: no limit)"),
+      real("storage.metadata_rate", std::nullopt,
+           "file opens and creates the metadata service serves per second, shared by all clients (default: free)", 0.0,
+           true, std::nullopt),
+
+      quantity("checkpoint.interval", T, "30min",
+               "training time between the end of one checkpoint and the start of the next (checkpoint.policy: "
+               "fixed; the other policies compute it)"),
+      choice("checkpoint.policy", "fixed",
+             "how the interval is chosen: fixed (checkpoint.interval), young or daly (from the checkpoint cost and "
+             "the failure model's MTBF), adaptive (Daly's interval at the MTBF estimated from the failures seen so "
+             "far, starting from checkpoint.prior_mtbf)",
+             {"fixed", "young", "daly", "adaptive"}),
+      quantity("checkpoint.prior_mtbf", T, "1d", "adaptive: the prior guess of the job's mean time between failures"),
+      real("checkpoint.prior_weight", "1", "adaptive: how many failures' worth of evidence the prior counts as", 0.0,
+           true, std::nullopt),
+      quantity("checkpoint.state_per_gpu", B, "400MB", "checkpoint bytes written per accelerator"),
+      quantity("checkpoint.state_total", B, std::nullopt,
+               "the model's whole checkpoint (e.g. 14 B/parameter x parameters); when given, each GPU writes "
+               "state_total / cluster.gpus and checkpoint.state_per_gpu is ignored, so a sweep over cluster.gpus keeps "
+               "the checkpoint one size"),
+      quantity("checkpoint.write_overhead", T, "0s",
+               "fixed cost of each checkpoint besides the data transfer (barrier, metadata)", 0.0, false),
+      choice("checkpoint.strategy", "sync",
+             "sync: training pauses for the whole write; async: training pauses for the device-to-host snapshot "
+             "and the write drains to storage in the background; multi_level: snapshots to host memory and peers "
+             "every interval, every checkpoint.remote_every-th one also drained to storage",
+             {"sync", "async", "multi_level"}),
+      quantity("checkpoint.snapshot_bandwidth", BW, "25GB/s",
+               "async, multi_level: device-to-host copy rate per GPU (the training pause is state_per_gpu over it)"),
+      integer("checkpoint.host_buffers", "1",
+              "async: snapshots host memory holds while they drain; a checkpoint due when all are full waits", 1, 64),
+      integer("checkpoint.remote_every", "4", "multi_level: every k-th snapshot also goes to remote storage", 1, 1e6),
+      choice("checkpoint.files", "per_rank",
+             "how a checkpoint is laid out: per_rank (a file per GPU), per_node, or consolidated (one file); each "
+             "file costs one metadata operation (storage.metadata_rate)",
+             {"per_rank", "per_node", "consolidated"}),
+      real("checkpoint.corrupt_probability", "0",
+           "chance that a checkpoint turns out unreadable at restore: the job falls back to the previous one", 0.0,
+           false, 0.999),
+
+      quantity("data.bytes_per_token", B, "0B",
+               "training data read from storage per token (0: data loading is not modelled)", 0.0, false),
+      integer("data.prefetch_steps", "2", "batches the loader keeps ready ahead of training", 1, 1e6),
+
+      quantity("recovery.detection", T, "5min", "from a failure to the job being declared failed"),
+      quantity("recovery.restart", T, "10min", "rescheduling, process start, communicator init and rendezvous", 0.0,
+               false),
+      quantity("recovery.warmup", T, "0s", "time after reload before steps run at full speed (counted as lost)", 0.0,
+               false),
+      quantity("recovery.watchdog_timeout", T, "10min",
+               "collective timeout that detects hangs (PyTorch's NCCL default is 10 min)"),
+      registered_choice("recovery.policy", "restart",
+                        "what happens after a failure: restart = resubmit the whole job from the last checkpoint; "
+                        "hot_spare = keep the allocation, swap warm spare nodes in (recovery.spare_swap); elastic = "
+                        "continue on fewer data-parallel replicas and grow back when nodes return; in_memory = restore "
+                        "from checkpoint copies in peers' host memory (Gemini-style), remote storage only when every "
+                        "copy of a shard is lost (models/recovery_policy.hpp: the registry)",
+                        models::recovery_policy_names),
+      quantity("recovery.spare_swap", T, "2min",
+               "hot_spare: restart in the job's own allocation with warm spares swapped in (replaces recovery.restart)",
+               0.0, false),
+      choice("recovery.elastic_batch", "global",
+             "elastic: keep the global batch (more micro-batches per replica) or the per-replica batch (smaller global "
+             "batch)",
+             {"global", "per_replica"}),
+      integer("recovery.elastic_min_dp", "1",
+              "elastic: fewest data-parallel replicas to train on; below it the job waits for nodes", 1, 1e8),
+      quantity("recovery.memory_snapshot_interval", T, "0s",
+               "in_memory: training time between snapshots to host memory (0: every step); snapshots are assumed "
+               "hidden behind training",
+               0.0, false),
+      quantity("recovery.memory_reload", T, "30s",
+               "in_memory: restoring the state from host memory and peers (replaces the storage reload)", 0.0, false),
+      integer("recovery.memory_copies", "2",
+              "in_memory: copies of each node's shard, on its own node and on peers in other racks", 1, 64),
+
+      integer("spares.nodes", "0", "warm spare nodes beside the job's; failures strike them too", 0, 1e7),
+      quantity("repair.time", T, "0s",
+               "mean time until a failed node is back in service (0: the scheduler always finds a healthy replacement "
+               "at once)",
+               0.0, false),
+      choice("repair.distribution", "exponential", "distribution of repair times around their mean",
+             {"exponential", "fixed"}),
+
+      real("lemons.fraction", "0",
+           "fraction of nodes that fail much more often than the others (GPU- and node-scope causes)", 0.0, false, 1.0),
+      real("lemons.rate_multiplier", "10",
+           "failure rate of a lemon node over a normal node's (the fleet average stays as configured)", 1.0, false,
+           std::nullopt),
+      integer("lemons.retire_after", "0",
+              "retire a node after this many of its own failures within lemons.retire_window (0: never)", 0, 1e6),
+      quantity("lemons.retire_window", T, "7d", "window over which a node's failures count toward retirement"),
+      quantity("lemons.replace_time", T, "0s", "until a retired node's position holds a new, healthy node", 0.0, false),
+
+      real("planned.count", "0", "planned interruptions per planned.window", 0.0, false, std::nullopt),
+      quantity("planned.window", T, "54d", "window over which planned.count is given"),
+      quantity("planned.duration", T, "15min", "downtime of one planned interruption, restart included", 0.0, false),
+      flag("planned.checkpoint_before", "true", "write a checkpoint just before a planned interruption"),
+      choice("planned.arrival", "uniform", "evenly spaced, or a Poisson process", {"uniform", "poisson"}),
+
+      integer("failures.reference_gpus", "16384", "fleet size at which failure counts were observed", 1, 1e9),
+      quantity("failures.reference_window", T, "54d", "window over which failure counts were observed"),
+      real("failures.causes.<name>.count", std::nullopt,
+           "interruptions in the reference window at the reference fleet size", 0.0, false, std::nullopt),
+      quantity("failures.causes.<name>.mtbf", T, std::nullopt,
+               "mean time between failures of one component of the cause's scope (instead of count)"),
+      registered_choice(
+          "failures.causes.<name>.scope", "gpu",
+          "failure domain the cause takes down: a GPU (its node goes to repair), a node, a node's network link, a rack "
+          "(its top-of-rack switch), a pod (network.pod_size GPUs; the whole job without pods), the storage service "
+          "(the job fails and cannot reload from storage until the cause's repair time has passed), or the job "
+          "(software) (models/failure_scope.hpp: the registry)",
+          models::scope_names),
+      choice("failures.causes.<name>.detected_by", "auto",
+             "health_check: recovery.detection; watchdog: the job hangs until recovery.watchdog_timeout; auto: "
+             "watchdog for link failures, health_check otherwise (a cause's own detection wins)",
+             {"auto", "health_check", "watchdog"}),
+      text("failures.causes.<name>.category", "", "root-cause category, for reports"),
+      flag("failures.causes.<name>.scales_with_fleet", "true", "a count-based rate grows linearly with cluster.gpus"),
+      quantity("failures.causes.<name>.detection", T, std::nullopt,
+               "detection delay of this cause (default recovery.detection)", 0.0, false),
+      quantity("failures.causes.<name>.repair", T, std::nullopt,
+               "mean repair time of the nodes this cause takes down (default repair.time)", 0.0, false),
+  };
+}
+
+}  // namespace fleetsim::scenario::detail
