@@ -12,8 +12,10 @@ FLEETSIM_PACKAGES=(g++ cmake make pkg-config libsimgrid-dev libboost-dev libyaml
                    libpng-dev chromium  # the report's render test: headless screenshots, PNG decoding
                    pybind11-dev python3-dev python3-pandas  # `import fleetsim` (docs/python.md)
                    python3-matplotlib python3-yaml jupyter-notebook jupyter-nbconvert python3-nbformat python3-ipykernel)  # the labs
-# Only tools/fuzz.sh needs these (clang 14 and its libFuzzer runtime); CI does not fuzz.
-FLEETSIM_FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
+# The sanitized tree and the fuzz targets (tools/test.sh sanitized|fuzz, tools/fuzz.sh): clang 14 and
+# its sanitizer and libFuzzer runtimes.
+FLEETSIM_CHECK_PACKAGES=(clang-14 libclang-rt-14-dev)
+FLEETSIM_FUZZ_PACKAGES=("${FLEETSIM_CHECK_PACKAGES[@]}")
 
 # Installs FLEETSIM_PACKAGES and the packages given as arguments, whichever are missing.
 fleetsim_install_deps() {

@@ -179,7 +179,9 @@ std::optional<Placement> Cluster::place(long gpus, Packing packing) const
 
 void Cluster::take(const Placement& p)
 {
-  for (const auto& [node, g] : p.parts) {
+  for (const auto& part : p.parts) {  // not a structured binding: clang 14 cannot capture one
+    const auto node = part.first;
+    const auto g = part.second;
     Node& n = node_[static_cast<size_t>(node)];
     check_invariant(schedulable(n) && n.free >= g, "a placement takes free GPUs of schedulable nodes",
                     [&] { return "node " + std::to_string(node) + " has " + std::to_string(n.free) + " free"; });
@@ -191,7 +193,9 @@ void Cluster::take(const Placement& p)
 
 void Cluster::give(const Placement& p)
 {
-  for (const auto& [node, g] : p.parts) {
+  for (const auto& part : p.parts) {  // not a structured binding: clang 14 cannot capture one
+    const auto node = part.first;
+    const auto g = part.second;
     Node& n = node_[static_cast<size_t>(node)];
     const bool listed = schedulable(n);
     if (listed)
