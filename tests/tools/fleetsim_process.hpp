@@ -16,6 +16,20 @@
 
 namespace fleetsim::testing {
 
+/// Built into the sanitized tree (tools/test.sh sanitized), where the fleetsim binary runs about 30
+/// times slower: a test whose point is a long run may shorten it there.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitizedBuild = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitizedBuild = true;
+#else
+constexpr bool kSanitizedBuild = false;
+#endif
+#else
+constexpr bool kSanitizedBuild = false;
+#endif
+
 struct ProcessOutput {
   int code = -1;
   std::string text;
