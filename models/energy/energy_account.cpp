@@ -73,7 +73,7 @@ Activity row_activity(const TimelineRow& row, const ReplayPower& in, double down
 }
 
 /// What changed the draw between two rows: an interruption at the boundary, else the phases.
-std::string swing_cause(Phase from, Phase to, const Interruption* at)
+const char* swing_cause(Phase from, Phase to, const Interruption* at)
 {
   if (at != nullptr)
     return at->planned ? "maintenance" : "failure";
@@ -88,28 +88,50 @@ std::string swing_cause(Phase from, Phase to, const Interruption* at)
   return "recovery";
 }
 
-void note_swing(EnergyReport& e, Swing s)
-{
-  SwingStats& st = e.by_cause[s.cause];
-  ++st.count;
-  const double rate = std::fabs(s.delta_w) / s.ramp_s;
-  st.max_ramp_w_per_s = std::max(st.max_ramp_w_per_s, rate);
-  if (rate > e.fastest_ramp_w_per_s) {
-    e.fastest_ramp_w_per_s = rate;
-    e.fastest_ramp_t = s.t;
-    e.fastest_ramp_cause = s.cause;
+/// Tallies the swings into the report. A replay swings at nearly every row, from a handful of
+/// causes: each cause's entry of by_cause is looked up once, by its name's literal, and a Swing (and
+/// its string) is only made for the few that enter the largest.
+class SwingTally {
+public:
+  explicit SwingTally(EnergyReport& e) : e_(e) {}
+
+  void note(double t, double delta_w, Phase from, Phase to, const char* cause, double ramp_s)
+  {
+    SwingStats& st = stats(cause);
+    ++st.count;
+    const double size = std::fabs(delta_w);
+    const double rate = size / ramp_s;
+    st.max_ramp_w_per_s = std::max(st.max_ramp_w_per_s, rate);
+    if (rate > e_.fastest_ramp_w_per_s) {
+      e_.fastest_ramp_w_per_s = rate;
+      e_.fastest_ramp_t = t;
+      e_.fastest_ramp_cause = cause;
+    }
+    if (size > st.max_w) {
+      st.max_w = size;
+      st.t_max = t;
+    }
+    auto bigger = [](const Swing& x, const Swing& y) { return std::fabs(x.delta_w) > std::fabs(y.delta_w); };
+    if (e_.largest.size() < kLargestSwings || size > std::fabs(e_.largest.back().delta_w)) {
+      Swing s{t, delta_w, from, to, cause, ramp_s};
+      e_.largest.insert(std::upper_bound(e_.largest.begin(), e_.largest.end(), s, bigger), std::move(s));
+      if (e_.largest.size() > kLargestSwings)
+        e_.largest.pop_back();
+    }
   }
-  if (std::fabs(s.delta_w) > st.max_w) {
-    st.max_w = std::fabs(s.delta_w);
-    st.t_max = s.t;
+
+private:
+  SwingStats& stats(const char* cause)
+  {
+    for (const auto& [name, st] : seen_)
+      if (name == cause)
+        return *st;
+    return *seen_.emplace_back(cause, &e_.by_cause[cause]).second;  // map nodes do not move
   }
-  auto bigger = [](const Swing& x, const Swing& y) { return std::fabs(x.delta_w) > std::fabs(y.delta_w); };
-  if (e.largest.size() < kLargestSwings || bigger(s, e.largest.back())) {
-    e.largest.insert(std::upper_bound(e.largest.begin(), e.largest.end(), s, bigger), std::move(s));
-    if (e.largest.size() > kLargestSwings)
-      e.largest.pop_back();
-  }
-}
+
+  EnergyReport& e_;
+  std::vector<std::pair<const char*, SwingStats*>> seen_;
+};
 
 /// The step's own swing and the fastest ramp, once the rows are known.
 void finish(EnergyReport& e, const ReplayPower& in)
@@ -173,6 +195,7 @@ EnergyReport account_energy(const GoodputReport& report, const TraceLog& log, co
   double cumulative = 0;
   double before_w = 0;  // the load the previous row settled at
   StorageCursor storage(in.storage);
+  SwingTally swings(e);
   for (size_t r = 0; r < report.timeline.size(); ++r) {
     const TimelineRow& row = report.timeline[r];
     const Interruption* at = nullptr;  // an interruption at the row's start
@@ -198,10 +221,10 @@ EnergyReport account_energy(const GoodputReport& report, const TraceLog& log, co
       e.operational_kg += in.grid->operational_kg(facility_w, row.t_begin, row.t_end);
     e.carbon_kg.push_back(e.operational_kg);
     if (e.rows.empty())  // from the cluster idling before the job starts
-      note_swing(e, {row.t_begin, level_w - idle_w, Phase::Waiting, row.phase, "start", ramp_s});
+      swings.note(row.t_begin, level_w - idle_w, Phase::Waiting, row.phase, "start", ramp_s);
     else if (level_w != before_w)
-      note_swing(e, {row.t_begin, level_w - before_w, report.timeline[r - 1].phase, row.phase,
-                     swing_cause(report.timeline[r - 1].phase, row.phase, at), ramp_s});
+      swings.note(row.t_begin, level_w - before_w, report.timeline[r - 1].phase, row.phase,
+                  swing_cause(report.timeline[r - 1].phase, row.phase, at), ramp_s);
     before_w = level_w;
     if (facility_w > e.peak_w) {
       e.peak_w = facility_w;
