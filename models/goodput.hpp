@@ -10,14 +10,16 @@
 //    waiting);
 //  - with in-memory snapshots, a failure that leaves them usable rolls back to the last snapshot;
 //    one that does not rolls back to the last checkpoint in storage, snapshots since included.
-// The breakdown sums to the elapsed time by construction, which `account` asserts.
+// The breakdown sums to the elapsed time by construction (every second of training is moved, never
+// copied, between pending, memory, stored, productive and lost), which `account` checks, with each
+// phase's term against the timeline's rows (check_time_accounting).
 //
 // Attribution: `goodput_s` is the training time the tokens trained would take on the uniform, full
 // fleet (tokens / nominal rate). Everything else of the elapsed time is charged to one cause:
 // each failure cause gets the work it destroyed plus the recovery phases that follow it (until the
 // next interruption), "planned" the maintenance, "checkpoint" the checkpoint stalls, "stragglers"
 // and "elastic_shrink" the committed training time lost to a slower step or a smaller job. The
-// causes sum to elapsed - goodput_s, which `account` asserts too.
+// causes sum to elapsed - goodput_s, which `account` checks too.
 
 #include "trace_records.hpp"
 
@@ -101,6 +103,19 @@ struct GoodputReport {
 /// step; training segments that carry their own step time and tokens per step use those. The records
 /// must be in emission (simulated-time) order and their phase segments must tile [0, elapsed].
 [[nodiscard]] GoodputReport account(const TraceLog& log, double step_time, double tokens_per_step);
+
+/// The time accounting's invariants, which `account` checks on every report it returns (tests hand
+/// it broken ones); each throws InvariantViolation:
+///  - "the time breakdown fills the window": the terms sum to `elapsed` (the last segment's end);
+///  - "the time breakdown matches the timeline": each phase's term equals its rows' durations, and
+///    productive + lost_work the training rows' (rows cannot tell kept training from lost);
+///  - "every lost second is attributed": goodput_s (from tokens) + the losses by cause = `elapsed`;
+///  - "productive time matches the tokens trained": productive (seconds of training kept) =
+///    goodput_s + the stragglers' and the shrink's losses (the split the timeline cannot make).
+/// Tolerance 1e-9 of `elapsed` (1e-8 for the last two, as the attribution drops residues below 1e-9):
+/// the shipped scenarios are within 1e-13. ("phases tile the window", the segments' own invariant,
+/// is checked by `account` as it reads them.)
+void check_time_accounting(const GoodputReport& r);
 
 /// When the job has trained `target` tokens for good: the last time the net tokens (lost work
 /// already taken back) rose through the target and never fell below it again, interpolated within

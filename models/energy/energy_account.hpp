@@ -15,8 +15,12 @@
 // (the full change of load) takes the stagger, not the ramp time.
 // The job's GPUs are the segment's active GPUs; the GPUs an unexpected failure took down are off from
 // the failure until the job trains again; every other GPU of the cluster (spares included) idles.
-// Each row's draw is constant over the row; the invariant (checked in every build) is that at every
-// row the components add up to the facility's draw, and the rows' energies to the total.
+// Each row's draw is constant over the row. The invariant, checked in every build on every account
+// this returns, is that the account matches a second computation from the same inputs that does not
+// go through draw(): every row's GPUs by state (adding up to the cluster), each component, the
+// facility's draw and the cumulative energy, and each component's energy over the run
+// (models/energy/energy_check.hpp, "energy accounting closes"). That the components add up to the
+// facility is not checked: facility() is their sum by definition.
 
 #include "models/energy/carbon.hpp"
 #include "models/energy/power_model.hpp"
@@ -66,6 +70,7 @@ struct SwingStats {
 
 struct EnergyReport {
   std::vector<PowerDraw> rows;    // the mean draw of each timeline row (W)
+  std::vector<GpuMix> gpus;       // the cluster's GPUs by state in each row (time-weighted), for the check
   std::vector<double> energy_j;   // facility energy from 0 to each row's end
   std::vector<double> carbon_kg;  // operational carbon from 0 to each row's end (0 without a profile)
   double operational_kg = 0;

@@ -1,10 +1,8 @@
 #include "fleet_energy.hpp"
 
-#include "models/invariant.hpp"
+#include "fleet_energy_check.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <string>
 
 namespace fleetsim::models::fleet {
 
@@ -14,33 +12,8 @@ using energy::GpuState;
 
 constexpr size_t idx(GpuState s) { return static_cast<size_t>(s); }
 
-bool close(double a, double b, double rel)
-{
-  return std::fabs(a - b) <= rel * std::max({1.0, std::fabs(a), std::fabs(b)});
-}
-
 // A job's GPU in state s: its draw under the power limit, raised to the floor while the job runs.
 double held_draw(const energy::PowerSpec& p, GpuState s) { return std::max(energy::gpu_draw(p, s), p.power_floor_w); }
-
-// Sums a draw's components in the order the output columns list them, not as PowerDraw does.
-double column_sum(const energy::PowerDraw& d)
-{
-  double s = d.overhead_w + d.storage_w + d.network_w + d.node_w + d.floor_w;
-  for (size_t i = d.gpu_w.size(); i-- > 0;)
-    s += d.gpu_w[i];
-  return s;
-}
-
-void check_row(const energy::PowerDraw& d, const energy::PowerSpec& p, size_t row)
-{
-  const double it = d.facility() - d.overhead_w;
-  check_invariant(close(column_sum(d), d.facility(), 1e-9) && close(d.facility(), it * p.pue, 1e-9),
-                  "fleet power: the components add up to the facility draw", [&] {
-                    return "timeline row " + std::to_string(row) + ": components " + std::to_string(column_sum(d)) +
-                           " W, facility " + std::to_string(d.facility()) + " W, IT x PUE " +
-                           std::to_string(it * p.pue) + " W";
-                  });
-}
 
 }  // namespace
 
@@ -51,15 +24,9 @@ energy::Activity row_activity(const FleetTimeline& t, size_t i, const FleetEnerg
   const double idle = t.mean(kIdle, i);
   const double spare = t.mean(kSpare, i);
   const double training = t.mean(kTraining, i);
-  // Every GPU is held on an up node, idle, spare or down; a training GPU is a held one.
-  const double held = n - down - idle - spare;
-  const double tol = 1e-6 * std::max(1.0, n);
-  check_invariant(held >= -tol && training <= held + tol, "fleet power: every GPU is in one state", [&] {
-    return "timeline row " + std::to_string(i) + ": " + std::to_string(in.gpus) + " GPUs, " + std::to_string(down) +
-           " down, " + std::to_string(idle) + " idle, " + std::to_string(spare) + " spare, " +
-           std::to_string(training) + " training";
-  });
-  const double held_up = std::max(0.0, held);
+  // Every GPU is held on an up node, idle, spare or down; a training GPU is a held one (checked, with
+  // the jobs' allocated GPUs, by check_fleet_energy).
+  const double held_up = std::max(0.0, n - down - idle - spare);
   const double train = std::clamp(training, 0.0, held_up);
   energy::Activity a{};  // value-initialised: Activity's GPU mixes have no initialisers of their own
   a.job[idx(GpuState::Compute)] = in.compute_fraction * train;
@@ -79,12 +46,14 @@ FleetEnergy fleet_energy(const FleetTimeline& t, const FleetEnergyInputs& in, co
   e.rows.reserve(t.rows());
   for (size_t i = 0; i < t.rows(); ++i) {
     const double storage = i < storage_bps.size() ? storage_bps[i] : 0.0;
-    const energy::PowerDraw d = energy::draw(in.power, row_activity(t, i, in, storage));
-    check_row(d, in.power, i);
+    const energy::Activity a = row_activity(t, i, in, storage);
+    const energy::PowerDraw d = energy::draw(in.power, a);
     const double t0 = t.row_start(i);
     const double len = t.row_length(i);
     FleetPowerRow row;
     row.draw = d;
+    for (size_t k = 0; k < row.gpus.size(); ++k)
+      row.gpus[k] = a.job[k] + a.other[k];
     row.energy_j = d.facility() * len;
     if (in.carbon != nullptr && !in.carbon->empty())
       row.carbon_kg = in.carbon->operational_kg(d.facility(), t0, t0 + len);
@@ -98,10 +67,7 @@ FleetEnergy fleet_energy(const FleetTimeline& t, const FleetEnergyInputs& in, co
     e.horizon += len;
     e.rows.push_back(row);
   }
-  // The cumulative energy (row by row) against the sum of each component over the window.
-  check_invariant(close(e.facility_j, e.energy_j.facility(), 1e-9), "fleet energy: the rows add up to the window", [&] {
-    return "rows " + std::to_string(e.facility_j) + " J, components " + std::to_string(e.energy_j.facility()) + " J";
-  });
+  check_fleet_energy(e, t, in, storage_bps);
   return e;
 }
 

@@ -45,6 +45,7 @@ struct FleetEnergyInputs {
 /// One timeline row: its mean draw, its energy and its carbon.
 struct FleetPowerRow {
   energy::PowerDraw draw;  // W, the row's mean
+  energy::GpuMix gpus{};   // the fleet's GPUs by state (time averages), for the check
   double energy_j = 0;     // facility
   double carbon_kg = 0;    // operational (0 without a profile)
 };
@@ -64,8 +65,8 @@ struct FleetEnergy {
                                             double storage_bps);
 
 /// Every row's draw, energy and carbon, and their sums. `storage_bps` has a rate per row, or is
-/// empty. Checks (models::InvariantViolation) that every row's components add up to its facility
-/// draw and that the energy summed row by row equals the energy summed component by component.
+/// empty. Checks the account against a computation of its own from the timeline's columns
+/// (models::InvariantViolation, fleet_energy_check.hpp).
 [[nodiscard]] FleetEnergy fleet_energy(const FleetTimeline& t, const FleetEnergyInputs& in,
                                        const std::vector<double>& storage_bps);
 

@@ -277,8 +277,9 @@ void FleetState::finish(double horizon)
   for (long job : waiting(queue_.size()))
     rec_[static_cast<size_t>(job)].waited += horizon - live_[static_cast<size_t>(job)].queued_since;
   timeline_.finish(horizon);
-  // Every GPU-second a job held is productive or lost to exactly one cause.
+  // Every GPU-second a job held is productive or lost to exactly one cause, and was held on the timeline.
   check_closes(total_, "the fleet");
+  check_allocated(total_, timeline_);
   for (size_t j = 0; j < rec_.size(); ++j)
     check_closes(rec_[j].time, "job " + spec_[j].id);
 }

@@ -16,6 +16,16 @@ void check_closes(const GpuTime& g, const std::string& whose)
   });
 }
 
+void check_allocated(const GpuTime& fleet, const FleetTimeline& timeline)
+{
+  const double held = timeline.integral(kAllocated);
+  check_invariant(std::fabs(fleet.allocated - held) <= 1e-9 * std::max(1.0, held),
+                  "GPU time: allocated = the timeline's GPUs held", [&] {
+                    return "the ledger's jobs held " + std::to_string(fleet.allocated) +
+                           " GPU-s, the timeline's gpus_allocated column integrates to " + std::to_string(held);
+                  });
+}
+
 const char* timeline_column_name(int column)
 {
   static const char* const names[kTimelineColumns] = {

@@ -184,3 +184,56 @@ TEST(FleetLedger, ALedgerThatDoesNotCloseIsAnInvariantViolation)
   g.charge(fm::kStartup, 1);
   EXPECT_THROW(fm::check_closes(g, "test"), fleetsim::models::InvariantViolation);
 }
+
+// The ledger's allocated GPU-seconds (summed at each release) against the timeline's gpus_allocated
+// column (a step function of the GPUs held): a GPU-second gone from both sides of the ledger still
+// closes it, but not against the timeline.
+TEST(FleetLedger, AllocatedGpuTimeThatTheTimelineDidNotHoldIsAnInvariantViolation)
+{
+  fm::Workload w = {job("a", 0, 16, 50), job("b", 1, 24, 6), job("c", 2, 8, 3), job("d", 3, 3, 90)};
+  for (auto& j : w) {
+    j.checkpoint_interval = 7 * kMin;
+    j.checkpoint_cost = 0.5 * kMin;
+    j.restart_cost = 2 * kMin;
+  }
+  Driver d("easy_backfill", book_cluster(), w);
+  d.run(w, 100 * kMin, {{20.3 * kMin, [&] { d.fleet->node_failure(0, 0, 2, 20.3 * kMin); }}});
+  const fm::GpuTime& total = d.fleet->total();
+  EXPECT_NEAR(total.allocated, d.fleet->timeline().integral(fm::kAllocated), 1e-9 * total.allocated);
+  EXPECT_NO_THROW(fm::check_allocated(total, d.fleet->timeline()));
+  fm::GpuTime g = total;
+  g.allocated -= 60;
+  g.productive -= 60;
+  EXPECT_NO_THROW(fm::check_closes(g, "test"));
+  try {
+    fm::check_allocated(g, d.fleet->timeline());
+    ADD_FAILURE() << "the check did not fire";
+  } catch (const fleetsim::models::InvariantViolation& v) {
+    EXPECT_EQ(v.invariant(), "GPU time: allocated = the timeline's GPUs held");
+  }
+}
+
+// Guards of the fleet's state machine and its cluster (preconditions, not comparisons): each fires
+// when its operation is misused.
+TEST(FleetGuards, ASecondSubmitOfAJobIsAnInvariantViolation)
+{
+  const fm::Workload w = {job("a", 0, 8, 5)};
+  Driver d("fifo", book_cluster(), w);
+  d.fleet->submit(0, 0);
+  EXPECT_THROW(d.fleet->submit(0, 1), fleetsim::models::InvariantViolation);
+}
+
+TEST(FleetGuards, TakingGpusTwiceOrGivingBackMoreThanANodeHasIsAnInvariantViolation)
+{
+  fm::Cluster c(2, 8, 1, 0, 0);
+  const auto p = c.place(8, fm::Packing::FirstFit);
+  ASSERT_TRUE(p.has_value());
+  c.take(*p);
+  EXPECT_THROW(c.take(*p), fleetsim::models::InvariantViolation);  // no longer free
+  auto projection = c.projection();
+  projection.take(8);
+  EXPECT_THROW(projection.give(*p), fleetsim::models::InvariantViolation);  // a give after a take
+  c.give(*p);
+  EXPECT_THROW(c.give(*p), fleetsim::models::InvariantViolation);  // 16 free GPUs on an 8-GPU node
+  // (The cluster is left inconsistent by the violation: it is not used again.)
+}
