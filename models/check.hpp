@@ -1,7 +1,7 @@
 #pragma once
 // Internal checks: a programmer's assumption that, when false, means a bug in fleetsim (never bad
-// input, never a simulated failure). Unlike assert(), FLEETSIM_CHECK is active in every build type,
-// Release included: NDEBUG does not remove it. A failed check prints
+// input, never a simulated failure). Unlike the C assert macro, FLEETSIM_CHECK is active in every
+// build type, Release included: NDEBUG does not remove it. A failed check prints
 //   fleetsim: internal error: models/node_pool.cpp:235: check 'slots >= 0' failed: <message>
 // runs the hook the command line installed (it removes an output directory the run created, so
 // nothing half-written is left behind), and ends the process with kInternalErrorExitCode (3, the

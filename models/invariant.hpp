@@ -1,5 +1,5 @@
 #pragma once
-// Internal invariants that hold on every run, checked in every build (not assert(): the default
+// Internal invariants that hold on every run, checked in every build (not the C assert macro: the default
 // build is Release). A violation is a bug in fleetsim, never bad input and never a simulated
 // failure: the run stops, writes nothing, and the CLI reports it with the scenario and seed and its
 // own exit code (tools/cli/commands.hpp, kExitInternal).
