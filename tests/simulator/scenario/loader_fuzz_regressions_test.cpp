@@ -67,5 +67,17 @@ TEST(LoaderFuzzRegressions, RejectsALayoutWhoseProductOverflowsALong)
       << r.diagnostics.to_string();
 }
 
+// Found while writing the fuzz seeds (docs/hardening.md, finding 9): an override naming an entry with
+// an empty name got a hint that repeated the key itself.
+TEST(LoaderFuzzRegressions, ReportsAnEmptyEntryNameInAnOverrideInsteadOfSuggestingTheSameKey)
+{
+  EXPECT_EQ(only_error(load("name: n\n", {"workload.jobs..gpus=8"})),
+            "command line: error: --set: invalid name '' in 'workload.jobs..gpus' (use lower-case letters, digits "
+            "and _)");
+  EXPECT_EQ(only_error(load("name: n\n", {"failures.causes.NIC.bogus=1"})),
+            "command line: error: --set: invalid name 'NIC' in 'failures.causes.NIC.bogus' (use lower-case letters, "
+            "digits and _)");
+}
+
 }  // namespace
 }  // namespace fleetsim::scenario
