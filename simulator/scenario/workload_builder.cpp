@@ -108,6 +108,11 @@ void read_trace(Reader& r, const std::string& file, Scenario& s)
   const std::string shown = (std::filesystem::path(given).is_absolute() ? std::filesystem::path(given) : dir / given)
                                 .lexically_normal()
                                 .string();
+  std::error_code ec;
+  if (std::filesystem::is_directory(shown, ec)) {
+    r.error("workload.trace.file", "workload.trace.file: '" + shown + "' is a directory, not a CSV file");
+    return;
+  }
   std::ifstream in(shown, std::ios::binary);
   if (!in) {
     r.error("workload.trace.file", "workload.trace.file: cannot read '" + shown + "'");

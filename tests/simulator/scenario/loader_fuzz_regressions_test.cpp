@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <string>
+
 namespace fleetsim::scenario {
 namespace {
 
@@ -77,6 +80,19 @@ TEST(LoaderFuzzRegressions, ReportsAnEmptyEntryNameInAnOverrideInsteadOfSuggesti
   EXPECT_EQ(only_error(load("name: n\n", {"failures.causes.NIC.bogus=1"})),
             "command line: error: --set: invalid name 'NIC' in 'failures.causes.NIC.bogus' (use lower-case letters, "
             "digits and _)");
+}
+
+// Found while writing the fuzz seeds (docs/hardening.md, finding 10): a trace or carbon path naming a
+// directory was read as an empty file, and the error blamed the directory's first line
+// ("DIR:1: error: the file is empty", "DIR: error: ... no header") instead of the scenario's key.
+TEST(LoaderFuzzRegressions, ReportsATraceOrCarbonPathThatIsADirectoryAtItsKey)
+{
+  const std::string dir = std::filesystem::temp_directory_path().lexically_normal().string();
+  EXPECT_EQ(only_error(load("cluster: {gpus: 64}\nworkload:\n  trace: {file: " + dir + "}\n")),
+            "f.yaml:3:17: error: workload.trace.file: '" + dir + "' is a directory, not a CSV file");
+  EXPECT_EQ(only_error(load("cluster: {gpus: 64}\nparallelism: {tp: 8, pp: 1, dp: 8}\n",
+                            {"power.carbon.intensity=" + dir})),
+            "command line: error: power.carbon.intensity: '" + dir + "' is a directory, not a CSV file");
 }
 
 }  // namespace
