@@ -1,5 +1,6 @@
-// What fuzzing the loader found (docs/hardening.md): each input once crashed, hung or hit undefined
-// behaviour, and must now give diagnostics. The reproducers are in tests/fuzz/corpus/.
+// What fuzzing the loader found (docs/hardening.md): each input once crashed, hung, hit undefined
+// behaviour or was accepted or reported wrongly, and must now give the right diagnostics. The
+// reproducers are in tests/fuzz/corpus/.
 #include "simulator/scenario/scenario_loader.hpp"
 
 #include <gtest/gtest.h>
@@ -93,6 +94,26 @@ TEST(LoaderFuzzRegressions, ReportsATraceOrCarbonPathThatIsADirectoryAtItsKey)
   EXPECT_EQ(only_error(load("cluster: {gpus: 64}\nparallelism: {tp: 8, pp: 1, dp: 8}\n",
                             {"power.carbon.intensity=" + dir})),
             "command line: error: power.carbon.intensity: '" + dir + "' is a directory, not a CSV file");
+}
+
+// Found while writing the generator seeds (docs/hardening.md, finding 11): strtol and strtod read a
+// prefix, so "8x:1" was a gang of 8 GPUs, "1e3:1" one of 1, and an hourly weight "abc" was 0, all
+// without a word.
+TEST(LoaderFuzzRegressions, RejectsGeneratorNumbersWithTrailingTextInsteadOfReadingTheirPrefix)
+{
+  const std::string base = "cluster: {gpus: 64}\nworkload:\n  generator: {preset: kalos, jobs: 10, window: 1d}\n";
+  for (const char* gpus : {"8x:1", "1e3:1", "8:1x", "8:"}) {
+    const std::string e = only_error(load(base, {std::string("workload.generator.gpus=") + gpus}));
+    EXPECT_EQ(e, "command line: error: workload.generator.gpus must read \"gpus:weight, ...\" with positive GPUs, got '" +
+                     std::string(gpus) + "'");
+  }
+  EXPECT_EQ(only_error(load(base, {"workload.generator.arrival=trace_shaped",
+                                   "workload.generator.hourly_weights=1,1,1,1,1,1,abc,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1"})),
+            "command line: error: workload.generator.hourly_weights: 'abc' (hour 6) is not a number");
+  const LoadResult ok = load(base, {"workload.generator.gpus=1:0.5, 8:0.25, 64:.25"});
+  ASSERT_TRUE(ok.scenario.has_value()) << ok.diagnostics.to_string();
+  ASSERT_EQ(ok.scenario->workload.generator->gpus.size(), 3u);
+  EXPECT_EQ(ok.scenario->workload.generator->gpus[2].gpus, 64);
 }
 
 }  // namespace
