@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace fleetsim::scenario {
 namespace {
@@ -114,6 +115,22 @@ TEST(LoaderFuzzRegressions, RejectsGeneratorNumbersWithTrailingTextInsteadOfRead
   ASSERT_TRUE(ok.scenario.has_value()) << ok.diagnostics.to_string();
   ASSERT_EQ(ok.scenario->workload.generator->gpus.size(), 3u);
   EXPECT_EQ(ok.scenario->workload.generator->gpus[2].gpus, 64);
+}
+
+// did_you_mean stops computing a distance once it cannot beat the best so far (it took 70 % of
+// fuzz_overrides' time); what it suggests is the same: the first closest candidate, within
+// max(2, length / 3) edits.
+TEST(LoaderFuzzRegressions, DidYouMeanSuggestsTheFirstClosestKeyWithinItsBound)
+{
+  const std::vector<std::string> keys = {"cluster.gpus", "cluster.gpus_per_node", "run.seed", "run.sed"};
+  EXPECT_EQ(did_you_mean("cluster.gpu", keys), "cluster.gpus");
+  EXPECT_EQ(did_you_mean("cluster.gpus_per_nod", keys), "cluster.gpus_per_node");
+  EXPECT_EQ(did_you_mean("run.sxed", keys), "run.seed");  // 1 edit from both: the first wins
+  EXPECT_EQ(did_you_mean("ab", {"abcd", "abcde"}), "abcd");  // 2 edits: within max(2, 0) for a short word
+  EXPECT_EQ(did_you_mean("ab", {"abcde"}), "");              // 3 edits: too far
+  EXPECT_EQ(did_you_mean("abcdefghi", {"abcxyzghi", "abcdxyghi"}), "abcdxyghi");  // 3 > 2 edits: the closer one
+  EXPECT_EQ(did_you_mean(std::string(5000, 'x') + "cluster.gpus", keys), "");
+  EXPECT_EQ(did_you_mean("", keys), "");
 }
 
 }  // namespace
