@@ -92,6 +92,9 @@ double embodied_kg(const EmbodiedSpec& e, double gpus, double nodes, double elap
 namespace {
 
 constexpr size_t kMaxErrors = 20;
+// No grid comes near it (coal plants emit about 1,000 g/kWh), and it keeps the sums of a profile,
+// over its cycle and over a run, finite: values up to 1e308 made the cycle's integral infinite.
+constexpr double kMaxGramsPerKwh = 1e5;
 
 std::optional<double> parse_number(std::string_view text)
 {
@@ -126,8 +129,8 @@ std::optional<double> read_row(const fleet::CsvRecord& rec, long& next_hour, std
     return std::nullopt;
   }
   const std::optional<double> g = parse_number(rec.cells[1]);
-  if (!g || *g < 0) {
-    error = "intensity '" + rec.cells[1] + "' is not a number >= 0 (g CO2e per kWh)";
+  if (!g || *g < 0 || *g > kMaxGramsPerKwh) {
+    error = "intensity '" + rec.cells[1] + "' is not a number from 0 to 100000 (g CO2e per kWh)";
     return std::nullopt;
   }
   return g;

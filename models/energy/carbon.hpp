@@ -11,8 +11,8 @@
 //                  kg = (gpu_kg x GPUs + node_kg x nodes) x elapsed / lifetime.
 //
 // Profiles are read from a CSV: a header `hour,gco2_per_kwh`, then one row per hour, hours
-// 0, 1, 2, ... consecutive, intensities finite and >= 0. Lines whose first cell starts with '#' are
-// comments (a profile can carry its construction in its own header). Bad input is reported as
+// 0, 1, 2, ... consecutive, intensities from 0 to 100,000 g/kWh (coal is about 1,000). Lines whose
+// first cell starts with '#' are comments (a profile can carry its construction in its own header). Bad input is reported as
 // "<name>:<line>: error: <message>", never thrown; with any error, no profile is returned.
 
 #include <string>

@@ -7,6 +7,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -18,6 +19,10 @@ namespace {
 enum Field : size_t { kId, kUser, kSubmit, kStart, kEnd, kDuration, kGpus, kNodes, kState, kPriority, kFieldCount };
 
 constexpr size_t kMaxErrors = 20;
+// The largest time or duration a trace may give, in seconds (about 32 million years), so that every
+// difference and sum of two of them (end - start, submit - first submit, submit + work) is finite.
+// A product number x time_unit, or a huge number in a cell, would otherwise reach infinity.
+constexpr double kMaxSeconds = 1e15;
 
 using Columns = std::array<std::string, kFieldCount>;  // column name of each field; "" = not mapped
 using Indices = std::array<int, kFieldCount>;          // its cell index in a row; -1 = not mapped
@@ -229,11 +234,11 @@ public:
         return false;
       }
       out = *v * unit;
-      return true;
+      return in_range(f, out);
     }
     if (const auto t = parse_date_time(cell(f))) {
       out = *t;
-      return true;
+      return in_range(f, out);
     }
     error("bad time " + where(f) + " (expected a number or an ISO 8601 date-time such as 2023-05-01T08:00:00Z)");
     return false;
@@ -253,7 +258,18 @@ public:
       return false;
     }
     out = *v * unit;
-    return true;
+    return in_range(kDuration, out);
+  }
+
+  /// Seconds within +-kMaxSeconds (reported otherwise).
+  bool in_range(size_t f, double seconds) const
+  {
+    if (std::fabs(seconds) <= kMaxSeconds)
+      return true;
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", seconds);
+    error("time out of range: " + where(f) + " is " + text + " s; a trace's times and durations lie within +-1e15 s");
+    return false;
   }
 
 private:

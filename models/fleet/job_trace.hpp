@@ -11,8 +11,9 @@
 //   - id, when not mapped, is "line-<n>"; every job's origin is "<name>:<line>".
 //   - with keep_states, only rows whose state is one of them (ASCII case-insensitive) are kept.
 // A time cell is a number (times time_unit seconds; time_unit also scales a numeric duration) or an
-// ISO 8601 date-time (date_time.hpp); without a UTC offset it is read as UTC. A row that is skipped
-// (0 GPUs, filtered state) has its other cells left unchecked.
+// ISO 8601 date-time (date_time.hpp); without a UTC offset it is read as UTC. Times and durations
+// lie within +-1e15 s once scaled, so that their sums and differences stay finite. A row that is
+// skipped (0 GPUs, filtered state) has its other cells left unchecked.
 //
 // Built-in mappings (presets); a user mapping overrides single fields, "" unmaps one:
 //   acme    AcmeTrace (Shanghai AI Lab, Hu et al., NSDI '24), data/job_trace/trace_{seren,kalos}.csv

@@ -20,6 +20,11 @@ void read_profile(Reader& r, const std::string& file, Scenario& s)
   const std::string shown = (std::filesystem::path(given).is_absolute() ? std::filesystem::path(given) : dir / given)
                                 .lexically_normal()
                                 .string();
+  std::error_code ec;
+  if (!given.empty() && std::filesystem::is_directory(shown, ec)) {
+    r.error(key, key + ": '" + shown + "' is a directory, not a CSV file");
+    return;
+  }
   std::ifstream in(shown, std::ios::binary);
   if (given.empty() || !in) {
     r.error(key, key + ": cannot read '" + shown + "'");

@@ -30,20 +30,30 @@ std::string Diagnostics::to_string() const
 
 namespace {
 
-size_t edit_distance(const std::string& a, const std::string& b)
+// Levenshtein distance of a and b, or `limit` when it is `limit` or more: the length difference is a
+// lower bound, and so is the smallest entry of a row, so most candidates stop after a row or two.
+// did_you_mean asks it of every parameter key for every unknown key: the full table took 70 % of
+// fuzz_overrides' time under the fuzzers' instrumentation.
+size_t edit_distance(const std::string& a, const std::string& b, size_t limit)
 {
+  if ((a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) >= limit)
+    return limit;
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j)
     prev[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
+    size_t row_min = cur[0];
     for (size_t j = 1; j <= b.size(); ++j) {
       size_t subst = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
       cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, subst});
+      row_min = std::min(row_min, cur[j]);
     }
+    if (row_min >= limit)
+      return limit;
     std::swap(prev, cur);
   }
-  return prev[b.size()];
+  return std::min(prev[b.size()], limit);
 }
 
 }  // namespace
@@ -53,7 +63,7 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
   std::string best;
   size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
   for (const auto& c : candidates) {
-    size_t d = edit_distance(word, c);
+    size_t d = edit_distance(word, c, best_distance);
     if (d < best_distance) {
       best_distance = d;
       best = c;

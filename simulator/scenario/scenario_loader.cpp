@@ -190,16 +190,16 @@ void apply_overrides(const std::vector<std::string>& overrides, std::vector<Reso
     }
     std::string key = o.substr(0, eq);
     std::string value = o.substr(eq + 1);
+    if (auto name = wildcard_name(key); name && !valid_name(*name)) {  // before the hint, which would repeat the key
+      diags.error(where, "--set: invalid name '" + *name + "' in '" + key + "' (use lower-case letters, digits and _)");
+      continue;
+    }
     if (find_param(key) == nullptr) {
       std::string msg = "--set: unknown key '" + key + "'";
       std::string hint = did_you_mean(key, concrete_keys(key));
       if (!hint.empty())
         msg += " (did you mean '" + hint + "'?)";
       diags.error(where, msg);
-      continue;
-    }
-    if (auto name = wildcard_name(key); name && !valid_name(*name)) {
-      diags.error(where, "--set: invalid name '" + *name + "' in '" + key + "' (use lower-case letters, digits and _)");
       continue;
     }
     bool replaced = false;

@@ -4,7 +4,9 @@
 #include "models/fleet/job_trace.hpp"
 
 #include <algorithm>
-#include <cstdlib>
+#include <charconv>
+#include <optional>
+#include <string_view>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -108,6 +110,11 @@ void read_trace(Reader& r, const std::string& file, Scenario& s)
   const std::string shown = (std::filesystem::path(given).is_absolute() ? std::filesystem::path(given) : dir / given)
                                 .lexically_normal()
                                 .string();
+  std::error_code ec;
+  if (std::filesystem::is_directory(shown, ec)) {
+    r.error("workload.trace.file", "workload.trace.file: '" + shown + "' is a directory, not a CSV file");
+    return;
+  }
   std::ifstream in(shown, std::ios::binary);
   if (!in) {
     r.error("workload.trace.file", "workload.trace.file: cannot read '" + shown + "'");
@@ -131,22 +138,37 @@ void read_trace(Reader& r, const std::string& file, Scenario& s)
   s.workload.trace_skipped = load.skipped_no_gpu + load.skipped_state;
 }
 
-// "1:0.6, 8:0.3" -> gang sizes and weights; false when malformed.
+// The whole of `text` as a number (from_chars: no locale, no trailing characters), or nullopt.
+template <typename T>
+std::optional<T> whole_number(std::string_view text)
+{
+  T value{};
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+    return std::nullopt;
+  return value;
+}
+
+// "1:0.6, 8:0.3" -> gang sizes and weights; false when malformed (each size a whole number, each
+// weight a number, nothing else in the item: "8x:1" is not 8 GPUs), and `out` is then left as it was.
 bool parse_gpu_weights(const std::string& text, std::vector<models::fleet::GpuWeight>& out)
 {
-  out.clear();
+  std::vector<models::fleet::GpuWeight> read;
   for (const std::string& item : split_list(text)) {
     const size_t colon = item.find(':');
     if (colon == std::string::npos)
       return false;
-    char* end = nullptr;
-    const long g = std::strtol(item.c_str(), &end, 10);
-    const double w = std::strtod(item.c_str() + colon + 1, &end);
-    if (g <= 0 || !(w >= 0) || *end != '\0')
+    const std::string_view view(item);
+    const auto g = whole_number<long>(view.substr(0, colon));
+    const auto w = whole_number<double>(view.substr(colon + 1));
+    if (!g || !w || *g <= 0 || !(*w >= 0))
       return false;
-    out.push_back({g, w});
+    read.push_back({*g, *w});
   }
-  return !out.empty();
+  if (read.empty())
+    return false;
+  out = std::move(read);
+  return true;
 }
 
 // workload.generator.*: a preset's laws, overridden key by key.
@@ -177,8 +199,13 @@ void read_generator(Reader& r, Scenario& s)
     if (items.size() != 24)
       r.error(g + "hourly_weights",
               "workload.generator.hourly_weights needs 24 numbers, got " + std::to_string(items.size()));
-    for (size_t h = 0; h < std::min<size_t>(24, items.size()); ++h)
-      spec.hourly_weights[h] = std::strtod(items[h].c_str(), nullptr);
+    for (size_t h = 0; h < std::min<size_t>(24, items.size()); ++h) {
+      const auto w = whole_number<double>(items[h]);
+      if (!w)
+        r.error(g + "hourly_weights",
+                "workload.generator.hourly_weights: '" + items[h] + "' (hour " + std::to_string(h) + ") is not a number");
+      spec.hourly_weights[h] = w.value_or(0);
+    }
   }
   if (r.has(g + "gpus") && !parse_gpu_weights(r.text(g + "gpus"), spec.gpus))
     r.error(g + "gpus", "workload.generator.gpus must read \"gpus:weight, ...\" with positive GPUs, got '" +

@@ -1,8 +1,14 @@
 // libFuzzer target: `--set key=value` overrides (apply_overrides and everything after it), on top of
-// a small valid scenario. Each line of the input is one override.
+// a small valid scenario. Each line of the input is one override. The base scenario sits in the
+// fixtures' directory (fuzz_fixtures.hpp), so an override can name its files
+// (workload.trace.file=traces/helios.csv, power.carbon.intensity=carbon/flat.csv).
+// Checks: a Scenario exactly when there is no diagnostic; every diagnostic names a file (the base
+// or "command line") and has a message.
+#include "fuzz_fixtures.hpp"
 #include "simulator/scenario/scenario_loader.hpp"
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -17,6 +23,22 @@ constexpr const char* kBase =
     "  causes:\n"
     "    gpu: {count: 148, scope: gpu, category: hardware}\n";
 
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***)
+{
+  (void)fleetsim::fuzz::scenario_dir();
+  return 0;
+}
+
+namespace {
+// FLEETSIM_FUZZ_VERBOSE=1 prints each input's outcome: how to check that a new seed loads.
+void report(const fleetsim::scenario::LoadResult& r)
+{
+  static const bool verbose = std::getenv("FLEETSIM_FUZZ_VERBOSE") != nullptr;
+  if (verbose)
+    std::fprintf(stderr, "%s", r.scenario ? "loaded\n" : r.diagnostics.to_string().c_str());
+}
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
@@ -34,8 +56,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (!cur.empty())
     overrides.push_back(cur);
-  const LoadResult r = load_scenario_text(kBase, "base.yaml", overrides);
+  static const std::string base = fleetsim::fuzz::scenario_dir() + "/base.yaml";
+  const LoadResult r = load_scenario_text(kBase, base, overrides);
+  report(r);
   if (r.scenario.has_value() != r.diagnostics.empty())
     std::abort();
+  for (const auto& d : r.diagnostics.items())
+    if (d.message.empty() || d.where.file.empty())
+      std::abort();
   return 0;
 }

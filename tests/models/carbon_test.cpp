@@ -120,8 +120,8 @@ TEST(ProfileCsv, ReportsEachBadRowAtItsLine)
                                                   "grid.csv");
   ASSERT_EQ(l.errors.size(), 5u);
   EXPECT_EQ(l.errors[0], "grid.csv:3: error: hour 2 where hour 1 was expected (hours start at 0 and are consecutive)");
-  EXPECT_EQ(l.errors[1], "grid.csv:4: error: intensity '-5' is not a number >= 0 (g CO2e per kWh)");
-  EXPECT_EQ(l.errors[2], "grid.csv:5: error: intensity 'abc' is not a number >= 0 (g CO2e per kWh)");
+  EXPECT_EQ(l.errors[1], "grid.csv:4: error: intensity '-5' is not a number from 0 to 100000 (g CO2e per kWh)");
+  EXPECT_EQ(l.errors[2], "grid.csv:5: error: intensity 'abc' is not a number from 0 to 100000 (g CO2e per kWh)");
   EXPECT_EQ(l.errors[3], "grid.csv:6: error: a row has 2 cells (hour, gco2_per_kwh), this one 3");
   EXPECT_EQ(l.errors[4], "grid.csv:7: error: hour '6.5' is not a whole number");
   EXPECT_TRUE(l.g_per_kwh.empty());
@@ -135,4 +135,20 @@ TEST(ProfileCsv, NeedsItsHeaderAndAtLeastOneHour)
             "b.csv: error: no hours after the header");
   EXPECT_EQ(me::load_profile_text("", "c.csv").errors.front(),
             "c.csv: error: no header: the profile must start with 'hour,gco2_per_kwh'");
+}
+
+// Fuzzing (docs/hardening.md, finding 7): intensities of 1e308 read as valid, and the profile's
+// integral over its cycle (the prefix sums every emission is taken from) became infinite.
+// Reproducer: tests/fuzz/corpus/fuzz_carbon/repro_intensity_sum_overflow.csv.
+TEST(ProfileCsv, RejectsAnIntensityAbove100000InsteadOfSummingToInfinity)
+{
+  const me::ProfileLoad l = me::load_profile_text("hour,gco2_per_kwh\n0,1e308\n1,1e308\n2,100000\n3,100000.5\n", "g.csv");
+  ASSERT_EQ(l.errors.size(), 3u);
+  EXPECT_EQ(l.errors[0], "g.csv:2: error: intensity '1e308' is not a number from 0 to 100000 (g CO2e per kWh)");
+  EXPECT_EQ(l.errors[2], "g.csv:5: error: intensity '100000.5' is not a number from 0 to 100000 (g CO2e per kWh)");
+  EXPECT_TRUE(l.g_per_kwh.empty());
+  const me::ProfileLoad top = me::load_profile_text("hour,gco2_per_kwh\n0,100000\n1,100000\n", "g.csv");
+  ASSERT_TRUE(top.ok());
+  const me::CarbonProfile p(top.g_per_kwh);
+  EXPECT_DOUBLE_EQ(p.integral_hours(0, 2 * me::kSecondsPerHour), 200000);
 }

@@ -305,5 +305,33 @@ TEST(JobTrace, ExposesThePresetsMappings)
   EXPECT_FALSE(trace_preset("pai"));
 }
 
+// Fuzzing (docs/hardening.md, finding 8): a finite number times time_unit, or two finite submits far
+// apart, made a job's submit infinite or NaN (1e308 minutes; -1.7e308 and 1.7e308 seconds).
+// Reproducers: tests/fuzz/corpus/fuzz_job_trace/repro_time_unit_overflow.csv, ..._submit_span_overflow.csv.
+TEST(JobTrace, RejectsTimesBeyond1e15SecondsInsteadOfOverflowing)
+{
+  auto minutes = acme();
+  minutes.time_unit = units::Seconds(60);
+  EXPECT_EQ(one_error(kHeader + "j1,u,1,8,COMPLETED,1e308,,,1\n", minutes),
+            "bad.csv:2: error: time out of range: '1e308' in column 'submit_time' is inf s; a trace's times and "
+            "durations lie within +-1e15 s");
+  EXPECT_EQ(one_error(kHeader + "j1,u,1,8,COMPLETED,0,,,1\nj2,u,1,8,COMPLETED,-1.7e308,,,1\n"),
+            "bad.csv:3: error: time out of range: '-1.7e308' in column 'submit_time' is -1.7e+308 s; a trace's "
+            "times and durations lie within +-1e15 s");
+  EXPECT_EQ(one_error(kHeader + "j1,u,1,8,COMPLETED,0,0,1,2e15\n"),
+            "bad.csv:2: error: time out of range: '2e15' in column 'duration' is 2e+15 s; a trace's times and "
+            "durations lie within +-1e15 s");
+  EXPECT_EQ(one_error(kHeader + "j1,u,1,8,COMPLETED,0,-1e300,0,1\n"),
+            "bad.csv:2: error: time out of range: '-1e300' in column 'start_time' is -1e+300 s; a trace's times "
+            "and durations lie within +-1e15 s");
+  // The bounds themselves are times: the spans between them stay finite.
+  auto from_times = acme();
+  from_times.columns["duration"] = "";
+  const TraceLoad load = load_trace_text(
+      kHeader + "j1,u,1,8,COMPLETED,-1e15,-1e15,1e15,\nj2,u,1,8,COMPLETED,1e15,0,1,\n", "ok.csv", from_times);
+  ASSERT_TRUE(load.ok()) << all_errors(load);
+  EXPECT_EQ(load.jobs[0].work, 2e15);
+  EXPECT_EQ(load.jobs[1].submit, 2e15);
+}
 }  // namespace
 }  // namespace fleetsim::models::fleet
