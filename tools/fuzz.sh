@@ -8,7 +8,8 @@
 # (tests/fuzz/, docs/hardening.md). Builds with clang++-14 into build-fuzz/ (FLEETSIM_FUZZ=ON, build
 # type Sanitize), only the targets and the libraries they link. The committed seeds in
 # tests/fuzz/corpus/TARGET/ are only read; new inputs and crash reproducers go to
-# $FLEETSIM_FUZZ_OUT/TARGET/{corpus,artifacts}/ (default: a fresh temp directory), never the tree.
+# $FLEETSIM_FUZZ_OUT/TARGET/{corpus,artifacts}/ (default: a fresh temp directory, removed when
+# nothing was found), never the tree.
 # A target that finds a crash, leak, timeout, broken contract or sanitizer report exits non-zero;
 # so does this, after running the others.
 set -euo pipefail
@@ -56,7 +57,11 @@ fi
 nice -n 10 cmake --build "$build" -j "$jobs" --target "${selected[@]}" -- --no-print-directory >/dev/null
 [ -n "$seconds_each" ] || exit 0
 
-out="${FLEETSIM_FUZZ_OUT:-$(mktemp -d -t fleetsim-fuzz-XXXXXX)}"
+out="${FLEETSIM_FUZZ_OUT:-}"
+if [ -z "$out" ]; then  # a temp directory, removed after a run that found nothing
+  out="$(mktemp -d -t fleetsim-fuzz-XXXXXX)"
+  temp_out="$out"
+fi
 # shellcheck source=tools/sanitizer_env.sh
 source "$FLEETSIM_ROOT/tools/sanitizer_env.sh"
 status=0
@@ -73,6 +78,9 @@ for t in "${selected[@]}"; do
     failed+=("$t")
   fi
 done
+if [ $status -eq 0 ] && [ -n "${temp_out:-}" ]; then
+  rm -rf "$temp_out"
+fi
 if [ $status -ne 0 ]; then
   echo "fuzz: FAILED: ${failed[*]}; reproducers in $out/<target>/artifacts/ (docs/hardening.md says how to replay one)" >&2
 fi
