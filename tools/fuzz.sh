@@ -19,7 +19,8 @@ usage() {
   exit 2
 }
 seconds_each=""
-case "${1:-}" in
+mode="${1:-}"
+case "$mode" in
   build)
     [ $# -eq 1 ] || usage
     selected=("${TARGETS[@]}")
@@ -71,11 +72,18 @@ for t in "${selected[@]}"; do
   echo "fuzz: $t for ${seconds_each}s; new inputs in $out/$t/corpus, reproducers in $out/$t/artifacts" >&2
   # -max_len: the shipped scenarios are 1-8 KB; 16 KB leaves room to grow them without spending the
   # time on megabyte inputs. -timeout: one input takes well under 10 ms; 5 s is a hang.
+  # libFuzzer prints a line per new input: in smoke mode (CI) that goes to a log, and only the
+  # final figures are shown, or the log's end when the target found something.
+  log=/dev/stderr
+  [ "$mode" = smoke ] && log="$out/$t/fuzz.log"
   if ! nice -n 10 "$build/fuzz/$t" -max_len=16384 -timeout=5 -rss_limit_mb=2048 -max_total_time="$seconds_each" \
          -print_final_stats=1 -dict="$FLEETSIM_ROOT/tests/fuzz/fleetsim.dict" \
-         -artifact_prefix="$out/$t/artifacts/" "$out/$t/corpus" "$FLEETSIM_ROOT/tests/fuzz/corpus/$t"; then
+         -artifact_prefix="$out/$t/artifacts/" "$out/$t/corpus" "$FLEETSIM_ROOT/tests/fuzz/corpus/$t" 2>>"$log"; then
     status=1
     failed+=("$t")
+    [ "$mode" = smoke ] && tail -n 80 "$log" >&2
+  elif [ "$mode" = smoke ]; then
+    grep -E '^(#[0-9]+[[:space:]]+(INITED|DONE)|stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb))' "$log" >&2 || true
   fi
 done
 if [ $status -eq 0 ] && [ -n "${temp_out:-}" ]; then

@@ -153,5 +153,9 @@ fleetsim_sanitized_tests() {
 }
 
 # ---- fuzzing: build every target, then a short run of each from the committed corpus ---------------
-fleetsim_fuzz_build() { bash "$FLEETSIM_ROOT/tools/fuzz.sh" build; }
+# The dictionary's key lines must match the parameter table (tools/fuzz_dict.sh --check).
+fleetsim_fuzz_build() {
+  bash "$FLEETSIM_ROOT/tools/fuzz_dict.sh" --check
+  bash "$FLEETSIM_ROOT/tools/fuzz.sh" build
+}
 fleetsim_fuzz_smoke() { bash "$FLEETSIM_ROOT/tools/fuzz.sh" smoke "$1"; }

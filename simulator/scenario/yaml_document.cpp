@@ -123,7 +123,8 @@ std::optional<std::string> read_text_file(const std::string& path, const std::st
   const std::string prefix = where.file == path ? "" : "'" + path + "' ";
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
-    diags.error(where, prefix + "is a directory, not a " + what + " file");
+    const bool vowel = !what.empty() && std::string_view("aeiou").find(what.front()) != std::string_view::npos;
+    diags.error(where, prefix + "is a directory, not " + (vowel ? "an " : "a ") + what + " file");
     return std::nullopt;
   }
   std::ifstream in(path, std::ios::binary);
