@@ -30,7 +30,7 @@ stage() {
 # The machine's speed against the reference's: the best of three -O2 compilations of a file that
 # never changes, over the reference machine's best (docs/testing.md). Prints the factor (>= 1: the
 # budgets never tighten on a faster machine).
-FLEETSIM_PROBE_REFERENCE_S=2.90
+FLEETSIM_PROBE_REFERENCE_S=2.80
 fleetsim_speed_factor() {
   local best="" t tmp TIMEFORMAT=%R
   tmp="$(mktemp -d -t fleetsim-probe-XXXXXX)"
