@@ -47,6 +47,14 @@ class _MallInfo2(ctypes.Structure):
 
 _LIBC = ctypes.CDLL("libc.so.6")
 _LIBC.mallinfo2.restype = _MallInfo2
+_LIBC.malloc_trim.argtypes = [ctypes.c_size_t]
+
+
+def rss_trimmed_kib():
+    """RSS after malloc_trim(0) has handed the free pages of every arena back to the kernel: what
+    the process holds, without the freed memory glibc keeps for reuse."""
+    _LIBC.malloc_trim(0)
+    return rss_kib()
 
 
 def malloc_in_use_kib():
@@ -105,18 +113,17 @@ class RunTest(unittest.TestCase):
         # What a run leaves behind in the notebook's process shows in what the allocators still hand
         # out: malloc's bytes in use (C++, numpy, pandas) and Python's allocated blocks. RSS alone
         # cannot tell a leak from glibc's dynamic mmap threshold, which after a large free serves
-        # later large buffers from the heap and keeps it: a one-time step (24 MB here near the 55th
-        # run when this test runs alone, +88 KB with MALLOC_MMAP_THRESHOLD_=131072), so RSS only
-        # gets a bound.
+        # later large buffers from the heap and keeps them: a one-time step of 24-33 MB whose run
+        # depends on what ran before, so RSS is read after malloc_trim(0) has returned free pages.
         ettrs = []
         for i in range(10):
             ettrs.append(fleetsim.run(SMALL, seed=1)["ettr"])
         gc.collect()
-        rss, heap, blocks = rss_kib(), malloc_in_use_kib(), sys.getallocatedblocks()
+        rss, heap, blocks = rss_trimmed_kib(), malloc_in_use_kib(), sys.getallocatedblocks()
         for i in range(90):
             ettrs.append(fleetsim.run(SMALL, seed=1)["ettr"])
         gc.collect()
-        rss_grown, heap_grown = rss_kib() - rss, malloc_in_use_kib() - heap
+        rss_grown, heap_grown = rss_trimmed_kib() - rss, malloc_in_use_kib() - heap
         blocks_grown = sys.getallocatedblocks() - blocks
         print(f"\n  after 10 runs: RSS {rss} KiB, malloc in use {heap} KiB, {blocks} Python blocks; over the "
               f"next 90: RSS +{rss_grown} KiB, malloc +{heap_grown} KiB, +{blocks_grown} blocks", flush=True)
@@ -126,7 +133,7 @@ class RunTest(unittest.TestCase):
         # one per run would fail both; pandas' and urllib's bounded caches stay well inside
         self.assertLess(heap_grown, 1024, f"malloc's bytes in use grew by {heap_grown} KiB over 90 runs")
         self.assertLess(blocks_grown, 20 * 90, f"Python's allocated blocks grew by {blocks_grown} over 90 runs")
-        self.assertLess(rss_grown, 32 * 1024, f"RSS grew by {rss_grown} KiB over 90 runs")
+        self.assertLess(rss_grown, 4 * 1024, f"RSS grew by {rss_grown} KiB over 90 runs")
 
 
 class ErrorTest(unittest.TestCase):
