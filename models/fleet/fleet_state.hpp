@@ -1,8 +1,9 @@
 #pragma once
 // The fleet as one state machine, without SimGrid: jobs arrive, wait, hold GPUs, train, checkpoint,
 // fail, are preempted and finish, on a shared cluster whose nodes fail and come back from repair.
-// The simulator's actors (simulator/fleet/) deliver the events in simulated-time order and sleep
-// until the next timer this state asks for; tests can drive it directly.
+// The simulator's fleet scheduler actor (simulator/actors/fleet_scheduler.hpp) delivers the events
+// in simulated-time order and sleeps until the next timer this state asks for; tests can drive it
+// directly.
 //
 // A job's life: Pending -> Waiting -> Running (restart, then training with checkpoints) -> Done.
 // A failure that strikes it stops its progress at once (the work since its last checkpoint is

@@ -6,7 +6,7 @@
 //   timeline.csv  per row: the mean draw by component (MW), and the cumulative MWh and kg CO2e
 //   jobs.csv      per job: eligible_s, energy_mwh, carbon_kg
 
-#include "simulator/fleet/fleet_simulation.hpp"
+#include "simulator/run/fleet_simulation.hpp"
 #include "simulator/scenario/scenario.hpp"
 
 #include <nlohmann/json.hpp>

@@ -6,7 +6,7 @@
 //                   preemptions, GPU-hours lost by cause, ETTR
 //   timeline.csv  - the fleet over time: GPUs allocated, training, idle, spare, down, waiting demand
 
-#include "simulator/fleet/fleet_simulation.hpp"
+#include "simulator/run/fleet_simulation.hpp"
 #include "simulator/scenario/scenario.hpp"
 
 #include <nlohmann/json.hpp>

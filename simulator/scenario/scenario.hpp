@@ -168,7 +168,7 @@ struct Scenario {
   SchedulerSpec scheduler;
   models::energy::CarbonSpec carbon;    // power.carbon.*, power.embodied.* (docs/models/energy.md)
   double fleet_compute_fraction = 0.7;  // power.fleet_compute_fraction
-  /// A fleet of jobs sharing the cluster (simulator/fleet/), not the single-job replay.
+  /// A fleet of jobs sharing the cluster (simulator/run/fleet_simulation.hpp), not the single-job replay.
   [[nodiscard]] bool is_fleet() const { return workload.any(); }
 
   /// Total checkpoint size: state_per_gpu x gpus.

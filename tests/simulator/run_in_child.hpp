@@ -1,11 +1,12 @@
 #pragma once
 // Runs simulations in forked children: SimGrid allows one simulation per process. Each child loads
-// a scenario, runs it and sends back summary.json, timeline.csv and events.csv through a pipe.
+// a scenario, runs it through the run layer's facade (a single job or a fleet) and sends back
+// summary.json, timeline.csv and events.csv (a fleet's jobs.csv) through a pipe.
 // Up to `parallel` children run at once.
 
-#include "simulator/output/run_outputs.hpp"
+#include "simulator/output/outcome_outputs.hpp"
 #include "simulator/run/child_process.hpp"
-#include "simulator/run/simulation.hpp"
+#include "simulator/run/run.hpp"
 #include "simulator/scenario/scenario_loader.hpp"
 
 #include <nlohmann/json.hpp>
@@ -35,7 +36,7 @@ struct ChildResult {
   nlohmann::json summary;
   std::string summary_text;  // summary.json as written (wall_time_s included)
   std::string timeline;
-  std::string events;
+  std::string events;  // a fleet's jobs.csv
 };
 
 inline std::string scenario_path(const std::string& name) { return std::string(FLEETSIM_SOURCE_DIR) + "/" + name; }
@@ -50,7 +51,7 @@ inline std::string child_main(const ChildRun& run)
   if (!loaded.scenario) {
     out["error"] = loaded.diagnostics.to_string();
   } else {
-    const auto result = sim::run_simulation(*loaded.scenario, run.seed);
+    const sim::Outcome result = sim::run(*loaded.scenario, run.seed);
     out["summary"] = sim::summary_json(*loaded.scenario, result).dump(2);
     if (run.with_files) {
       std::ostringstream t, e;

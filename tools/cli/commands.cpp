@@ -1,10 +1,9 @@
 #include "commands.hpp"
 
 #include "models/fleet/job_trace.hpp"
-#include "simulator/output/fleet_outputs.hpp"
-#include "simulator/output/run_outputs.hpp"
+#include "simulator/output/outcome_outputs.hpp"
 #include "simulator/output/step_outputs.hpp"
-#include "simulator/run/simulation.hpp"
+#include "simulator/run/run.hpp"
 #include "simulator/run/step_simulation.hpp"
 #include "simulator/scenario/parameter_table.hpp"
 #include "simulator/scenario/scenario_loader.hpp"
@@ -220,21 +219,6 @@ int write_failed(const std::string& err, const std::string& out, bool existed)
   return kExitFailure;
 }
 
-// A fleet scenario (workload.*): many jobs under one scheduler (simulator/fleet/).
-int run_fleet_command(const Options& opts, const scenario::Scenario& s, std::uint64_t seed, const std::string& out,
-                      bool existed)
-{
-  const sim::FleetResult result = sim::run_fleet(s, seed);
-  if (std::string err = sim::write_fleet_outputs(out, s, result); !err.empty()) {
-    return write_failed(err, out, existed);
-  }
-  if (!opts.quiet) {
-    sim::print_fleet_table(std::cout, s, result);
-    std::cout << "  outputs in " << out << "/ (summary.json, jobs.csv, timeline.csv)\n";
-  }
-  return kExitOk;
-}
-
 }  // namespace
 
 int cmd_run(const Options& opts)
@@ -247,9 +231,7 @@ int cmd_run(const Options& opts)
   const bool existed = std::filesystem::exists(out);
   if (!existed)
     remove_on_internal_error(out);
-  if (s.is_fleet())
-    return run_fleet_command(opts, s, seed, out, existed);
-  // On a terminal, a long run shows how far it is: the step simulation of a large fabric takes
+  // On a terminal, a long replay shows how far it is: the step simulation of a large fabric takes
   // seconds (once: it is cached), and a multi-year window proportionally longer than 54 days.
   const bool tty = !opts.quiet && isatty(STDERR_FILENO) != 0;
   const auto wall0 = std::chrono::steady_clock::now();
@@ -257,7 +239,7 @@ int cmd_run(const Options& opts)
   bool drawn = false;
   if (tty && s.step_model == "simulated")
     std::fprintf(stderr, "\r  resolving the step time (a simulated step is computed once, then cached)...");
-  const sim::ResolvedStep step = sim::resolve_step(s);
+  const sim::Prepared prepared = sim::prepare(s);
   if (tty && s.step_model == "simulated")
     std::fprintf(stderr, "\r%80s\r", "");
   double last_draw = 0;
@@ -274,15 +256,15 @@ int cmd_run(const Options& opts)
                  std::string(24 - filled, '.').c_str(), 100 * f, s.duration.si() / 86400, eta);
     std::fflush(stderr);
   };
-  const sim::RunResult result = sim::run_simulation(s, seed, step, tty ? progress : sim::ProgressFn{});
+  const sim::Outcome result = sim::run(s, seed, prepared, tty ? progress : sim::ProgressFn{});
   if (drawn)
     std::fputc('\n', stderr);
   if (std::string err = sim::write_outputs(out, s, result); !err.empty()) {
     return write_failed(err, out, existed);
   }
   if (!opts.quiet) {
-    sim::print_run_table(std::cout, s, result);
-    std::cout << "  outputs in " << out << "/ (summary.json, timeline.csv, events.csv, storage.csv)\n";
+    sim::print_table(std::cout, s, result);
+    std::cout << "  outputs in " << out << "/ (" << sim::output_files(result) << ")\n";
   }
   return kExitOk;
 }

@@ -4,9 +4,9 @@
 
 #include "simulator/logging/logging.hpp"
 
-#include "simulator/output/fleet_outputs.hpp"
-#include "simulator/output/run_outputs.hpp"
-#include "simulator/run/simulation.hpp"
+#include "simulator/output/outcome_outputs.hpp"
+#include "simulator/run/run.hpp"
+#include "simulator/trace/atomic_file.hpp"
 
 #include <malloc.h>
 #include <sys/mman.h>
@@ -142,7 +142,7 @@ void prepare_replica_heap()
 }
 
 // In the child: simulate, write into a temporary directory, rename it into place.
-[[noreturn]] void replica_child(const ReplicaTask& t, const sim::ResolvedStep& step, pid_t runner, bool traces)
+[[noreturn]] void replica_child(const ReplicaTask& t, const sim::Prepared& prepared, pid_t runner, bool traces)
 {
   int code = 0;
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed sweep takes its replicas with it
@@ -152,14 +152,7 @@ void prepare_replica_heap()
   try {
     const std::string tmp = partial_dir(t.dir);
     remove_on_internal_error(tmp);
-    std::string err;
-    if (t.scenario->is_fleet()) {
-      const sim::FleetResult r = sim::run_fleet(*t.scenario, t.seed);
-      err = sim::write_fleet_outputs(tmp, *t.scenario, r, traces);
-    } else {
-      const sim::RunResult r = sim::run_simulation(*t.scenario, t.seed, step);
-      err = sim::write_outputs(tmp, *t.scenario, r, traces);
-    }
+    const std::string err = sim::write_outputs(tmp, *t.scenario, sim::run(*t.scenario, t.seed, prepared), traces);
     if (!err.empty()) {
       std::cerr << "fleetsim: error: " << err << "\n";
       code = 1;
@@ -318,15 +311,11 @@ std::string run_replicas(const std::vector<ReplicaTask>& tasks, const RunnerOpti
   remove_leftovers(tasks);
   // Each point's step once, here, before any replica forks: a cold cache would otherwise have the
   // first -j replicas simulate the same iteration side by side, and every replica re-read it.
-  std::map<const scenario::Scenario*, sim::ResolvedStep> steps;
+  std::map<const scenario::Scenario*, sim::Prepared> prepared;
   for (const auto& t : tasks)
-    if (!steps.count(t.scenario) && !is_done(t.dir)) {
-      if (t.scenario->is_fleet()) {
-        steps[t.scenario] = {};  // a fleet resolves the steps its token-target jobs need itself
-        continue;
-      }
+    if (!prepared.count(t.scenario) && !is_done(t.dir)) {
       try {
-        steps[t.scenario] = sim::resolve_step(*t.scenario);
+        prepared[t.scenario] = sim::prepare(*t.scenario);
       } catch (const std::exception& e) {
         return std::string("the step simulation failed: ") + e.what();
       }
@@ -368,7 +357,7 @@ std::string run_replicas(const std::vector<ReplicaTask>& tasks, const RunnerOpti
     if (pid < 0)
       return "fork failed";
     if (pid == 0)
-      replica_child(t, steps.at(t.scenario), runner, options.traces);
+      replica_child(t, prepared.at(t.scenario), runner, options.traces);
     running[pid] = &t;
   }
   while (!running.empty())

@@ -5,6 +5,7 @@
 #include "models/random_stream.hpp"
 #include "models/run_plan.hpp"
 #include "simulator/actors/failure_injector.hpp"
+#include "simulator/actors/fleet_scheduler.hpp"
 #include "simulator/actors/message.hpp"
 #include "simulator/actors/storage_bucket.hpp"
 #include "simulator/actors/storage_channel.hpp"
@@ -84,24 +85,6 @@ namespace {
 
 namespace sg4 = simgrid::s4u;
 
-struct Submit {
-  long job = 0;
-};
-struct IoFinished {  // a storing job's transfer for `epoch` completed
-  long job = 0;
-  long epoch = 0;
-};
-using FleetMessage = std::variant<Submit, msg::Failure, IoFinished>;
-
-// The storage clients of the jobs whose checkpoints go through the storage system: one client (its
-// nodes' NICs) and one channel per such job, built with the platform.
-struct FleetStorage {
-  std::map<long, size_t> slot;  // job -> its client and queue
-  std::deque<StorageQueue> queues;
-  std::vector<long> in_flight;  // per slot: the request id in flight (0: none)
-  long next_id = 1;
-};
-
 mf::FleetConfig fleet_config(const scenario::Scenario& s)
 {
   mf::FleetConfig c;
@@ -124,112 +107,6 @@ mf::FleetConfig fleet_config(const scenario::Scenario& s)
   c.carbon = s.carbon.profile;
   c.carbon_aware = s.scheduler.carbon_aware && !s.carbon.profile.empty();
   return c;
-}
-
-// The fleet scheduler actor: events from the other actors, timers from the fleet's state.
-class FleetScheduler {
-public:
-  FleetScheduler(const scenario::Scenario& s, std::uint64_t seed, mf::FleetState& fleet, models::NodePool& pool,
-                 Inbox<FleetMessage>& inbox, long& repairs, FleetStorage& storage)
-      : s_(s),
-        storage_(storage),
-        fleet_(fleet),
-        pool_(pool),
-        inbox_(inbox),
-        repairs_(repairs),
-        repair_times_(seed, "fleet/repairs"),
-        victims_(seed, "fleet/job-failures")
-  {}
-
-  void operator()()
-  {
-    while (true) {
-      const std::optional<double> due = fleet_.next_timer();
-      std::optional<FleetMessage> m = inbox_.wait(due ? *due : -1);
-      if (!m) {
-        fleet_.fire_timers(sg4::Engine::get_clock());
-        for (long n : fleet_.take_repaired())
-          pool_.repaired(n);
-      } else {
-        std::visit(Overloaded{[&](const Submit& e) { fleet_.submit(e.job, sg4::Engine::get_clock()); },
-                              [&](const msg::Failure& f) { on_failure(f); },
-                              [&](const IoFinished& d) { fleet_.io_done(d.job, d.epoch, sg4::Engine::get_clock()); }},
-                   *m);
-      }
-      start_io();
-    }
-  }
-
-private:
-  // The storage transfers the fleet's state asked for: posted to the job's channel, or aborted.
-  void start_io()
-  {
-    for (const mf::IoRequest& io : fleet_.take_io()) {
-      const size_t slot = storage_.slot.at(io.job);
-      long& active = storage_.in_flight[slot];
-      if (io.abort) {
-        if (active != 0)
-          storage_.queues[slot].abort(active);
-        active = 0;
-        continue;
-      }
-      active = storage_.next_id++;
-      Inbox<FleetMessage>& inbox = inbox_;
-      storage_.queues[slot].requests.post(
-          {active, io.write, io.bytes, io.files, [&inbox, job = io.job, epoch = io.epoch, &active](msg::IoDone) {
-             active = 0;
-             inbox.post(IoFinished{job, epoch});
-           }});
-    }
-  }
-
-  void on_failure(const msg::Failure& f)
-  {
-    const double t = sg4::Engine::get_clock();
-    const models::FailureCause& cause = s_.causes.at(static_cast<size_t>(f.cause));
-    switch (cause.scope.model().effect()) {
-      case models::ScopeEffect::Nodes: {
-        const std::vector<long> down = fleet_.node_failure(f.cause, f.first_node, f.nodes, t);
-        pool_.fail(f.first_node, f.nodes, t, cause.scope.model().own_fault());
-        const double mean = cause.repair ? cause.repair->si() : s_.capacity.repair_time.si();
-        for (long n : down) {
-          const double d = models::repair_duration(mean, s_.capacity.repair_exponential, repair_times_);
-          fleet_.repair_due(n, t + d);
-          ++repairs_;
-        }
-        break;
-      }
-      case models::ScopeEffect::WholeJob:
-        // A software fault strikes the job on a GPU drawn uniformly: GPU-hours of jobs set its rate.
-        fleet_.gpu_job_failure(f.cause, static_cast<long>(victims_.below(static_cast<std::uint64_t>(fleet_.gpus()))),
-                               t);
-        break;
-      case models::ScopeEffect::StorageOutage: fleet_.all_jobs_failure(f.cause, t); break;
-    }
-  }
-
-  const scenario::Scenario& s_;
-  FleetStorage& storage_;
-  mf::FleetState& fleet_;
-  models::NodePool& pool_;
-  Inbox<FleetMessage>& inbox_;
-  long& repairs_;
-  models::RandomStream repair_times_;
-  models::RandomStream victims_;
-};
-
-// The storage clients of the jobs that store their checkpoints, one each.
-FleetStorage storing_jobs(const mf::Workload& workload, int gpus_per_node, std::vector<StorageClient>& clients)
-{
-  FleetStorage storage;
-  for (size_t j = 0; j < workload.size(); ++j)
-    if (workload[j].checkpoint_bytes > 0) {
-      storage.slot[static_cast<long>(j)] = clients.size();
-      clients.push_back({workload[j].id, (workload[j].gpus + gpus_per_node - 1) / gpus_per_node});
-    }
-  storage.queues.resize(clients.size());
-  storage.in_flight.assign(clients.size(), 0);
-  return storage;
 }
 
 // A job larger than what the cluster schedules (a trace's or a generator's; declared ones are
@@ -393,7 +270,7 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
   daemon("arrivals", [&workload, &inbox, horizon] {
     for (size_t j = 0; j < workload.size() && workload[j].submit < horizon; ++j) {
       sg4::this_actor::sleep_until(workload[j].submit);
-      inbox.post(Submit{static_cast<long>(j)});
+      inbox.post(msg::Submit{static_cast<long>(j)});
     }
   });
   EventSourceWiring sources{sources_view, pool, seed, horizon, unused, [&inbox](msg::Failure f) { inbox.post(f); }};

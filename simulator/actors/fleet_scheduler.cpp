@@ -1,0 +1,89 @@
+#include "fleet_scheduler.hpp"
+
+#include "models/run_plan.hpp"
+
+#include <simgrid/s4u.hpp>
+
+namespace fleetsim::sim {
+
+namespace mf = models::fleet;
+
+FleetStorage storing_jobs(const mf::Workload& workload, int gpus_per_node, std::vector<StorageClient>& clients)
+{
+  FleetStorage storage;
+  for (size_t j = 0; j < workload.size(); ++j)
+    if (workload[j].checkpoint_bytes > 0) {
+      storage.slot[static_cast<long>(j)] = clients.size();
+      clients.push_back({workload[j].id, (workload[j].gpus + gpus_per_node - 1) / gpus_per_node});
+    }
+  storage.queues.resize(clients.size());
+  storage.in_flight.assign(clients.size(), 0);
+  return storage;
+}
+
+void FleetScheduler::operator()()
+{
+  while (true) {
+    const std::optional<double> due = fleet_.next_timer();
+    std::optional<FleetMessage> m = inbox_.wait(due ? *due : -1);
+    if (!m) {
+      fleet_.fire_timers(sg4::Engine::get_clock());
+      for (long n : fleet_.take_repaired())
+        pool_.repaired(n);
+    } else {
+      std::visit(Overloaded{[&](const msg::Submit& e) { fleet_.submit(e.job, sg4::Engine::get_clock()); },
+                            [&](const msg::Failure& f) { on_failure(f); },
+                            [&](const msg::IoFinished& d) { fleet_.io_done(d.job, d.epoch, sg4::Engine::get_clock()); }},
+                 *m);
+    }
+    start_io();
+  }
+}
+
+// The storage transfers the fleet's state asked for: posted to the job's channel, or aborted.
+void FleetScheduler::start_io()
+{
+  for (const mf::IoRequest& io : fleet_.take_io()) {
+    const size_t slot = storage_.slot.at(io.job);
+    long& active = storage_.in_flight[slot];
+    if (io.abort) {
+      if (active != 0)
+        storage_.queues[slot].abort(active);
+      active = 0;
+      continue;
+    }
+    active = storage_.next_id++;
+    Inbox<FleetMessage>& inbox = inbox_;
+    storage_.queues[slot].requests.post(
+        {active, io.write, io.bytes, io.files, [&inbox, job = io.job, epoch = io.epoch, &active](msg::IoDone) {
+           active = 0;
+           inbox.post(msg::IoFinished{job, epoch});
+         }});
+  }
+}
+
+void FleetScheduler::on_failure(const msg::Failure& f)
+{
+  const double t = sg4::Engine::get_clock();
+  const models::FailureCause& cause = s_.causes.at(static_cast<size_t>(f.cause));
+  switch (cause.scope.model().effect()) {
+    case models::ScopeEffect::Nodes: {
+      const std::vector<long> down = fleet_.node_failure(f.cause, f.first_node, f.nodes, t);
+      pool_.fail(f.first_node, f.nodes, t, cause.scope.model().own_fault());
+      const double mean = cause.repair ? cause.repair->si() : s_.capacity.repair_time.si();
+      for (long n : down) {
+        const double d = models::repair_duration(mean, s_.capacity.repair_exponential, repair_times_);
+        fleet_.repair_due(n, t + d);
+        ++repairs_;
+      }
+      break;
+    }
+    case models::ScopeEffect::WholeJob:
+      // A software fault strikes the job on a GPU drawn uniformly: GPU-hours of jobs set its rate.
+      fleet_.gpu_job_failure(f.cause, static_cast<long>(victims_.below(static_cast<std::uint64_t>(fleet_.gpus()))), t);
+      break;
+    case models::ScopeEffect::StorageOutage: fleet_.all_jobs_failure(f.cause, t); break;
+  }
+}
+
+}  // namespace fleetsim::sim

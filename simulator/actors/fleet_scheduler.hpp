@@ -1,0 +1,79 @@
+#pragma once
+// The fleet scheduler actor (docs/models/fleet.md): it receives the arrivals, the failure
+// injectors' failures and the storage channels' completions, applies each to the fleet's state
+// (models::fleet::FleetState, SimGrid-free), posts the storage transfers the state asks for, and
+// sleeps until the state's next job or repair timer.
+
+#include "message.hpp"
+#include "storage_channel.hpp"
+
+#include "models/fleet/fleet_state.hpp"
+#include "models/node_pool.hpp"
+#include "models/random_stream.hpp"
+#include "simulator/platform/platform_builder.hpp"
+#include "simulator/scenario/scenario.hpp"
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <variant>
+#include <vector>
+
+namespace fleetsim::sim {
+
+namespace msg {
+struct Submit {  // arrivals -> fleet scheduler: job `job` (its index in the workload) is submitted
+  long job = 0;
+};
+struct IoFinished {  // a storing job's transfer for `epoch` completed
+  long job = 0;
+  long epoch = 0;
+};
+}  // namespace msg
+
+using FleetMessage = std::variant<msg::Submit, msg::Failure, msg::IoFinished>;
+
+/// The storage clients of the jobs whose checkpoints go through the storage system: one client (its
+/// nodes' NICs) and one channel per such job, built with the platform.
+struct FleetStorage {
+  std::map<long, size_t> slot;  // job -> its client and queue
+  std::deque<StorageQueue> queues;
+  std::vector<long> in_flight;  // per slot: the request id in flight (0: none)
+  long next_id = 1;
+};
+
+/// One storage client per job of `workload` that writes checkpoints (appended to `clients`).
+[[nodiscard]] FleetStorage storing_jobs(const models::fleet::Workload& workload, int gpus_per_node,
+                                        std::vector<StorageClient>& clients);
+
+class FleetScheduler {
+public:
+  FleetScheduler(const scenario::Scenario& s, std::uint64_t seed, models::fleet::FleetState& fleet,
+                 models::NodePool& pool, Inbox<FleetMessage>& inbox, long& repairs, FleetStorage& storage)
+      : s_(s),
+        storage_(storage),
+        fleet_(fleet),
+        pool_(pool),
+        inbox_(inbox),
+        repairs_(repairs),
+        repair_times_(seed, "fleet/repairs"),
+        victims_(seed, "fleet/job-failures")
+  {}
+
+  void operator()();
+
+private:
+  void start_io();
+  void on_failure(const msg::Failure& f);
+
+  const scenario::Scenario& s_;
+  FleetStorage& storage_;
+  models::fleet::FleetState& fleet_;
+  models::NodePool& pool_;
+  Inbox<FleetMessage>& inbox_;
+  long& repairs_;
+  models::RandomStream repair_times_;
+  models::RandomStream victims_;
+};
+
+}  // namespace fleetsim::sim
