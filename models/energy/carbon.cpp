@@ -1,6 +1,6 @@
 #include "carbon.hpp"
 
-#include "models/fleet/csv_reader.hpp"
+#include "models/core/csv_reader.hpp"
 
 #include <algorithm>
 #include <charconv>

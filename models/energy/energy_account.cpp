@@ -1,6 +1,6 @@
 #include "energy_account.hpp"
 
-#include "models/energy/energy_check.hpp"
+#include "energy_check.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -22,10 +22,10 @@
 // (models/energy/energy_check.hpp, "energy accounting closes"). That the components add up to the
 // facility is not checked: facility() is their sum by definition.
 
-#include "models/energy/carbon.hpp"
-#include "models/energy/power_model.hpp"
-#include "models/energy/step_traffic.hpp"
-#include "models/goodput.hpp"
+#include "carbon.hpp"
+#include "power_model.hpp"
+#include "step_traffic.hpp"
+#include "models/accounting/goodput.hpp"
 
 #include <map>
 #include <string>

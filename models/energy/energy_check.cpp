@@ -1,6 +1,6 @@
 #include "energy_check.hpp"
 
-#include "models/invariant.hpp"
+#include "models/core/invariant.hpp"
 
 #include <algorithm>
 #include <array>

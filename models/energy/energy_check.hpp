@@ -27,7 +27,7 @@
 // the run, each component is compared against itself: a component off in every row (what a wrong
 // formula or input does) is caught at 1e-9 of that component, however small.
 
-#include "models/energy/energy_account.hpp"
+#include "energy_account.hpp"
 
 namespace fleetsim::models::energy {
 

@@ -1,10 +1,10 @@
 #pragma once
 // The bytes one GPU sends in one training step, by link class: what the network's energy per bit
-// is charged on. The same collectives as the step model (models/step_model.cpp), counted in bytes
+// is charged on. The same collectives as the step model (models/step/step_model.cpp), counted in bytes
 // sent rather than in seconds: tensor parallelism on the scale-up links (NVLink); pipeline, data,
 // context and expert parallelism on the scale-out network (the NIC), as the step model places them.
 
-#include "models/step_model.hpp"
+#include "models/step/step_model.hpp"
 
 namespace fleetsim::models::energy {
 

@@ -1,6 +1,6 @@
 #include "cluster.hpp"
 
-#include "models/invariant.hpp"
+#include "models/core/invariant.hpp"
 
 #include <algorithm>
 #include <numeric>

@@ -1,6 +1,6 @@
 #include "fleet_energy_check.hpp"
 
-#include "models/invariant.hpp"
+#include "models/core/invariant.hpp"
 
 #include <algorithm>
 #include <array>

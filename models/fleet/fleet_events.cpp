@@ -3,7 +3,7 @@
 
 #include "fleet_state.hpp"
 
-#include "models/invariant.hpp"
+#include "models/core/invariant.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 #include "fleet_ledger.hpp"
 
-#include "models/invariant.hpp"
+#include "models/core/invariant.hpp"
 
 #include <algorithm>
 #include <cmath>

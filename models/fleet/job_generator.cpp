@@ -1,8 +1,8 @@
 #include "job_generator.hpp"
 
-#include "models/check.hpp"
+#include "models/core/check.hpp"
 
-#include "models/random_stream.hpp"
+#include "models/core/random_stream.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // A seeded generator of fleet workloads (docs/models/workload.md): jobs arrive as a Poisson process,
 // or as one modulated by an hourly profile; each draws a gang size from a discrete distribution and
 // a run time from a lognormal or Weibull law. Every kind of draw has its own named stream
-// (models/random_stream.hpp), so the same seed gives the same workload on every platform and
+// (models/core/random_stream.hpp), so the same seed gives the same workload on every platform and
 // changing one law leaves the other draws as they were:
 //   workload/arrivals   inter-arrival gaps (candidate gaps for trace_shaped)
 //   workload/thinning   trace_shaped: accepting a candidate arrival
@@ -15,8 +15,8 @@
 // Generated jobs have ids gen-000001, gen-000002, ... in submit order and origin "generator"; all
 // other fields come from the spec's defaults.
 
-#include "models/fleet/job_spec.hpp"
-#include "models/units.hpp"
+#include "job_spec.hpp"
+#include "models/core/units.hpp"
 
 #include <array>
 #include <cstdint>

@@ -1,7 +1,7 @@
 #include "job_trace.hpp"
 
-#include "models/fleet/csv_reader.hpp"
-#include "models/fleet/date_time.hpp"
+#include "models/core/csv_reader.hpp"
+#include "models/core/date_time.hpp"
 
 #include <algorithm>
 #include <array>

@@ -35,8 +35,8 @@
 // 1-based physical line of the file), at most 20 of them and then "N more errors"; when there is
 // any error, no job is returned.
 
-#include "models/fleet/job_spec.hpp"
-#include "models/units.hpp"
+#include "job_spec.hpp"
+#include "models/core/units.hpp"
 
 #include <iosfwd>
 #include <map>

@@ -1,6 +1,6 @@
 #include "scheduling_policy.hpp"
 
-#include "models/named_registry.hpp"
+#include "models/core/named_registry.hpp"
 #include "policies/builtin_policies.hpp"
 
 #include <algorithm>

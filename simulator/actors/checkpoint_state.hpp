@@ -2,15 +2,15 @@
 // What the job and its scheduler share about checkpoints: the interval in force and the checkpoints
 // in storage. Owned by the Simulation, lent to both actors through their wirings.
 
-#include "models/interval_policy.hpp"
-#include "models/random_stream.hpp"
+#include "models/checkpoint/interval_policy.hpp"
+#include "models/core/random_stream.hpp"
 
 #include <cstdint>
 #include <vector>
 
 namespace fleetsim::sim {
 
-/// The checkpoint interval in force (models/interval_policy.hpp). The scheduler tells it of each
+/// The checkpoint interval in force (models/checkpoint/interval_policy.hpp). The scheduler tells it of each
 /// failure that strikes the job; the job asks it at the start of every stretch. Its exposure is the
 /// wall-clock time since the run began: the job is exposed to failures whatever it is doing.
 class IntervalControl {

@@ -3,7 +3,7 @@
 // its incoming ones, and meets the other ranks at a barrier so that rank 0 can time the step.
 // In reduced mode each distinct step runs once; in full mode every repetition runs.
 
-#include "models/collective_plan.hpp"
+#include "models/network/collective_plan.hpp"
 
 #include <simgrid/s4u.hpp>
 

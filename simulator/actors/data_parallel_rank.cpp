@@ -1,6 +1,6 @@
 #include "data_parallel_rank.hpp"
 
-#include "models/check.hpp"
+#include "models/core/check.hpp"
 
 #include <algorithm>
 #include <string>

@@ -15,8 +15,8 @@
 // One DataParallelRank actor per GPU runs its collectives in order: the v all-gathers from the
 // start, then a reduce-scatter each time its stage releases a chunk's gradients.
 
-#include "models/collective_plan.hpp"
-#include "models/iteration_plan.hpp"
+#include "models/network/collective_plan.hpp"
+#include "models/step/iteration_plan.hpp"
 
 #include <simgrid/s4u.hpp>
 

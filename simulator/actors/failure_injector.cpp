@@ -1,7 +1,7 @@
 #include "failure_injector.hpp"
 
-#include "models/random_stream.hpp"
-#include "models/run_plan.hpp"
+#include "models/core/random_stream.hpp"
+#include "models/resilience/run_plan.hpp"
 #include "simulator/logging/logging.hpp"
 
 #include <functional>
@@ -31,7 +31,7 @@ void FailureInjector::operator()() const
     if (!(t < w_.horizon))
       return;
     sg4::this_actor::sleep_until(t);
-    // The scope draws the component (models/scopes/), thinned against the pool.
+    // The scope draws the component (models/resilience/scopes/), thinned against the pool.
     const std::optional<models::Strike> strike = scope.draw(which, pool, cluster);
     if (!strike)
       continue;

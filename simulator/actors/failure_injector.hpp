@@ -1,7 +1,7 @@
 #pragma once
 // One actor per failure cause: a Poisson process over the whole cluster (the job's nodes and the
 // spares) at the cause's rate, drawing which component failed; a draw that lands on a node already
-// under repair, or misses the lemon weights, is discarded (thinning, models/node_pool.hpp). Each cause has its own named random streams, so that changing one cause's
+// under repair, or misses the lemon weights, is discarded (thinning, models/resilience/node_pool.hpp). Each cause has its own named random streams, so that changing one cause's
 // rate does not move any other cause's failures.
 
 #include "run_context.hpp"

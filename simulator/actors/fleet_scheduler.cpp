@@ -1,6 +1,6 @@
 #include "fleet_scheduler.hpp"
 
-#include "models/run_plan.hpp"
+#include "models/resilience/run_plan.hpp"
 
 #include <simgrid/s4u.hpp>
 

@@ -8,8 +8,8 @@
 #include "storage_channel.hpp"
 
 #include "models/fleet/fleet_state.hpp"
-#include "models/node_pool.hpp"
-#include "models/random_stream.hpp"
+#include "models/resilience/node_pool.hpp"
+#include "models/core/random_stream.hpp"
 #include "simulator/platform/platform_builder.hpp"
 #include "simulator/scenario/scenario.hpp"
 

@@ -11,7 +11,7 @@
 // Every flow that leaves a node is recorded (endpoints, kind, group, start and finish times), so
 // the link sharing of the whole iteration can be read back after the run.
 
-#include "models/iteration_flows.hpp"
+#include "models/step/iteration_flows.hpp"
 
 #include <simgrid/s4u.hpp>
 

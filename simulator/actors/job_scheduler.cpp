@@ -4,8 +4,8 @@
 #include "simulator/platform/storage_system.hpp"
 #include "storage_channel.hpp"
 
-#include "models/invariant.hpp"
-#include "models/run_plan.hpp"
+#include "models/core/invariant.hpp"
+#include "models/resilience/run_plan.hpp"
 
 #include <algorithm>
 

@@ -4,13 +4,13 @@
 //
 //   detection -> [waiting for nodes] -> restart | spare swap -> reload (storage | host memory) -> warm-up
 //
-// It owns the node pool (models/node_pool.hpp): a failure takes its nodes to the repair pipeline;
+// It owns the node pool (models/resilience/node_pool.hpp): a failure takes its nodes to the repair pipeline;
 // it interrupts the job only if it strikes a node holding one of the job's slots (or is a job-scope
 // cause). A failure during a recovery phase that strikes the job restarts recovery from detection.
 // A planned interruption that falls while the job is down waits until the job is training again.
 //
 // What differs between recovery policies (restart, hot_spare, elastic, in_memory, or one registered
-// from outside) is asked of the policy (models/recovery_policy.hpp): how many replicas to restart on,
+// from outside) is asked of the policy (models/resilience/recovery_policy.hpp): how many replicas to restart on,
 // how long the restart phase lasts, whether to restore from host memory, when to grow back.
 //
 // The scheduler's work is in four units:
@@ -23,7 +23,7 @@
 #include "run_context.hpp"
 #include "straggler_control.hpp"
 
-#include "models/random_stream.hpp"
+#include "models/core/random_stream.hpp"
 
 #include <functional>
 #include <optional>

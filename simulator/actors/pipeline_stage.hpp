@@ -8,7 +8,7 @@
 // timed first on the whole fabric with every concurrent flow (simulator/run/step_simulation.cpp).
 // All data-parallel replicas are identical, so one pipeline is played.
 
-#include "models/iteration_plan.hpp"
+#include "models/step/iteration_plan.hpp"
 
 #include <simgrid/s4u.hpp>
 

@@ -1,12 +1,12 @@
 // The scheduler's recovery sequence and planned restarts, phase by phase; what differs between
-// policies is the policy's (models/recovery_policy.hpp).
+// policies is the policy's (models/resilience/recovery_policy.hpp).
 #include "job_scheduler.hpp"
 
 #include "checkpoint_state.hpp"
 #include "simulator/platform/storage_system.hpp"
 #include "storage_channel.hpp"
 
-#include "models/run_plan.hpp"
+#include "models/resilience/run_plan.hpp"
 
 #include <algorithm>
 

@@ -5,8 +5,8 @@
 
 #include "message.hpp"
 
-#include "models/node_pool.hpp"
-#include "models/recovery_policy.hpp"
+#include "models/resilience/node_pool.hpp"
+#include "models/resilience/recovery_policy.hpp"
 #include "simulator/scenario/scenario.hpp"
 #include "simulator/trace/trace_recorder.hpp"
 
@@ -22,7 +22,7 @@ class StorageQueue;
 class StorageSystem;
 class IntervalControl;
 class CheckpointHistory;
-using models::PolicyCounters;  // models/recovery_policy.hpp
+using models::PolicyCounters;  // models/resilience/recovery_policy.hpp
 
 /// The job at a given data-parallel width (the full layout, or fewer replicas after an elastic shrink).
 struct JobShape {
@@ -93,7 +93,7 @@ struct SchedulerWiring {
   TraceRecorder& trace;
   models::NodePool& pool;
   PolicyCounters& counters;
-  models::RecoveryPolicy& policy;  // the scenario's recovery.policy (models/recovery/)
+  models::RecoveryPolicy& policy;  // the scenario's recovery.policy (models/resilience/recovery/)
   double checkpoint_bytes;
   std::uint64_t seed;
   Inbox<SchedulerMessage>& inbox;

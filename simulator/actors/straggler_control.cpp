@@ -1,7 +1,7 @@
 #include "straggler_control.hpp"
 
-#include "models/run_plan.hpp"
-#include "models/stragglers.hpp"
+#include "models/resilience/run_plan.hpp"
+#include "models/step/stragglers.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -66,7 +66,7 @@ bool StragglerControl::refresh(JobShape& shape, long replica_slots) const
 {
   const auto& st = s_.stragglers;
   // The effective slowest speed: the slowest node, or with balanced micro-batches across generations
-  // the replicas' combined pace (models/node_pool.hpp, compute_stretch).
+  // the replicas' combined pace (models/resilience/node_pool.hpp, compute_stretch).
   const double slowest = s_.heterogeneous.balanced ? 1.0 / pool_.compute_stretch(replica_slots, true)
                                                    : pool_.slowest_active_speed();
   const double f = models::step_factor(st, shape.gpus / s_.fleet.gpus_per_node, shape.compute_fraction, slowest,

@@ -1,5 +1,5 @@
 #pragma once
-// The scheduler's straggler handling (models/stragglers.hpp): the fleet's speed state -- slowdown
+// The scheduler's straggler handling (models/step/stragglers.hpp): the fleet's speed state -- slowdown
 // episodes and their ends, the diurnal clock, persistent stragglers -- and the step time it implies,
 // and the drain checks of stragglers.drain_below/drain_after. It decides; the scheduler acts (a
 // Retime to the job, a drain as a checkpointed planned restart).

@@ -10,9 +10,9 @@
 //
 // No SimGrid here: this library sits between models/ and the simulator, and tools/report/ links it.
 
-#include "models/goodput.hpp"
-#include "models/recovery_policy.hpp"
-#include "models/step_model.hpp"
+#include "models/accounting/goodput.hpp"
+#include "models/resilience/recovery_policy.hpp"
+#include "models/step/step_model.hpp"
 
 #include <deque>
 #include <nlohmann/json.hpp>

@@ -3,7 +3,7 @@
 #include "fleet_energy_outputs.hpp"
 #include "run_outputs.hpp"
 
-#include "models/statistics.hpp"
+#include "models/core/statistics.hpp"
 #include "simulator/trace/atomic_file.hpp"
 #include "simulator/trace/fixed_text.hpp"
 

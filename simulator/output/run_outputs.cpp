@@ -6,8 +6,8 @@
 #include "simulator/trace/fixed_text.hpp"
 #include "simulator/trace/step_json.hpp"
 
-#include "models/checkpoint_interval.hpp"
-#include "models/failure_model.hpp"
+#include "models/checkpoint/checkpoint_interval.hpp"
+#include "models/resilience/failure_model.hpp"
 #include "simulator/metrics/metric_registry.hpp"
 
 #include <unistd.h>

@@ -47,7 +47,7 @@ Fabric build_fabric(const FabricSpec& spec)
   layout.nvlink_latency = spec.nvlink_latency;
   layout.storage_write_bandwidth = spec.storage_write_bandwidth;
   layout.storage_read_bandwidth = spec.storage_read_bandwidth;
-  // The topology lays the levels above the node out (models/topologies/); the zone builds and routes them.
+  // The topology lays the levels above the node out (models/network/topologies/); the zone builds and routes them.
   const models::FabricLayout laid = models::find_topology(spec.topology)->lay_out(spec);
   for (const auto& level : laid.levels)
     layout.levels.push_back({level.size, level.capacity, level.name, level.rail});

@@ -17,7 +17,7 @@
 // A level at 1:1 cannot be a bottleneck in a flow-level model (its uplink carries at most what its
 // NICs can send), so racks at 1:1 add no links; pods always do, so that the pod count is visible.
 
-#include "models/topology.hpp"
+#include "models/network/topology.hpp"
 
 #include <simgrid/s4u.hpp>
 
@@ -26,7 +26,7 @@
 
 namespace fleetsim::sim {
 
-/// The fabric's spec (models/topology.hpp): sizes, bandwidths, and the registered topology that lays
+/// The fabric's spec (models/network/topology.hpp): sizes, bandwidths, and the registered topology that lays
 /// it out ("clos" above, "rail_optimized", "torus").
 using models::FabricSpec;
 

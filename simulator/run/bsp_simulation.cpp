@@ -1,6 +1,6 @@
 #include "bsp_simulation.hpp"
 
-#include "models/random_stream.hpp"
+#include "models/core/random_stream.hpp"
 #include "simulator/run/engine_setup.hpp"
 
 #include <simgrid/s4u.hpp>

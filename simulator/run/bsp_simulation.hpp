@@ -2,11 +2,11 @@
 // Bulk-synchronous steps on SimGrid: `workers` actors, one per node, each computing its share of a
 // step and meeting the others at a barrier, so that every step lasts as long as its slowest worker.
 // Persistent stragglers are slower hosts; a transient straggler runs one step at transient_speed
-// (a worker that is both runs at the lower of the two speeds, as models/stragglers.hpp assumes).
+// (a worker that is both runs at the lower of the two speeds, as models/step/stragglers.hpp assumes).
 // It validates the straggler model's step factor; like every simulation here it owns the process's
 // Engine.
 
-#include "models/stragglers.hpp"
+#include "models/step/stragglers.hpp"
 
 #include <cstdint>
 

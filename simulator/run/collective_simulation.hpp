@@ -2,7 +2,7 @@
 // Times one collective on a simulated fabric. Like run_simulation, it owns the process's only
 // SimGrid Engine: call it once per process.
 
-#include "models/collective_plan.hpp"
+#include "models/network/collective_plan.hpp"
 #include "simulator/platform/fabric_builder.hpp"
 
 namespace fleetsim::sim {

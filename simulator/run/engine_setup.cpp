@@ -1,6 +1,6 @@
 #include "engine_setup.hpp"
 
-#include "models/check.hpp"
+#include "models/core/check.hpp"
 
 #include "simulator/logging/logging.hpp"
 

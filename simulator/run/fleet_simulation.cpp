@@ -1,9 +1,9 @@
 #include "fleet_simulation.hpp"
 
-#include "models/invariant.hpp"
-#include "models/node_pool.hpp"
-#include "models/random_stream.hpp"
-#include "models/run_plan.hpp"
+#include "models/core/invariant.hpp"
+#include "models/resilience/node_pool.hpp"
+#include "models/core/random_stream.hpp"
+#include "models/resilience/run_plan.hpp"
 #include "simulator/actors/failure_injector.hpp"
 #include "simulator/actors/fleet_scheduler.hpp"
 #include "simulator/actors/message.hpp"

@@ -1,7 +1,7 @@
 #include "full_iteration.hpp"
 
-#include "models/collectives.hpp"
-#include "models/iteration_flows.hpp"
+#include "models/network/collectives.hpp"
+#include "models/step/iteration_flows.hpp"
 #include "simulator/actors/iteration_rank.hpp"
 #include "simulator/platform/fabric_builder.hpp"
 #include "simulator/run/engine_setup.hpp"

@@ -1,6 +1,6 @@
 #include "run.hpp"
 
-#include "models/check.hpp"
+#include "models/core/check.hpp"
 
 namespace fleetsim::sim {
 

@@ -1,9 +1,9 @@
 #include "simulation.hpp"
 
-#include "models/checkpoint_interval.hpp"
-#include "models/failure_model.hpp"
-#include "models/invariant.hpp"
-#include "models/run_plan.hpp"
+#include "models/checkpoint/checkpoint_interval.hpp"
+#include "models/resilience/failure_model.hpp"
+#include "models/core/invariant.hpp"
+#include "models/resilience/run_plan.hpp"
 #include "simulator/actors/checkpoint_state.hpp"
 #include "simulator/actors/data_loader.hpp"
 #include "simulator/actors/failure_injector.hpp"

@@ -4,8 +4,8 @@
 // one simulation per process: call it once per process (tests fork, sweeps spawn processes).
 
 #include "models/energy/energy_account.hpp"
-#include "models/goodput.hpp"
-#include "models/step_model.hpp"
+#include "models/accounting/goodput.hpp"
+#include "models/step/step_model.hpp"
 #include "simulator/actors/run_context.hpp"
 #include "simulator/platform/storage_system.hpp"
 #include "simulator/run/step_source.hpp"

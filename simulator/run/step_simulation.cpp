@@ -2,8 +2,8 @@
 
 #include <simgrid/kernel/ProfileBuilder.hpp>
 
-#include "models/collectives.hpp"
-#include "models/iteration_plan.hpp"
+#include "models/network/collectives.hpp"
+#include "models/step/iteration_plan.hpp"
 #include "simulator/actors/collective_rank.hpp"
 #include "simulator/actors/data_parallel_rank.hpp"
 #include "simulator/run/engine_setup.hpp"

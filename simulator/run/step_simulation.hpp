@@ -22,7 +22,7 @@
 // Fleet-law decomposition: T_step = compute + comm + sync - overlap, with comm = tp + pp + dp,
 // exposed comm = tp + cp + ep + pp_exposed + dp_exposed, sync = bubble + barrier, overlap = comm - exposed.
 
-#include "models/step_model.hpp"
+#include "models/step/step_model.hpp"
 #include "simulator/actors/pipeline_stage.hpp"
 #include "simulator/platform/fabric_builder.hpp"
 #include "simulator/scenario/scenario.hpp"

@@ -9,7 +9,7 @@
 // simulation gives (doubles round-trip exactly through the JSON), so the cache never changes a
 // result, only how long it takes.
 
-#include "models/step_model.hpp"
+#include "models/step/step_model.hpp"
 #include "simulator/scenario/scenario.hpp"
 
 #include <nlohmann/json.hpp>

@@ -1,6 +1,6 @@
 #include "parameter_specs.hpp"
 
-#include "models/topology.hpp"
+#include "models/network/topology.hpp"
 
 namespace fleetsim::scenario::detail {
 
@@ -72,7 +72,7 @@ std::vector<ParamSpec> job_parameters()
              {"none", "llama3"}),
       registered_choice("network.topology", "clos",
                         "fabric of the simulated step: Clos of racks and pods, rail-optimized pods, or a 3-D torus "
-                        "(TPU-style) (models/topology.hpp: the registry)",
+                        "(TPU-style) (models/network/topology.hpp: the registry)",
                         models::topology_names),
       text("network.torus_dims", "", "torus shape XxYxZ, product = cluster.gpus (topology torus only)"),
       quantity("network.torus_link_bandwidth", BW, "45GB/s", "each direction of each torus link (topology torus only)"),

@@ -6,7 +6,7 @@
 // A key segment written "<name>" is a wildcard: `failures.causes.<name>.count` declares the count
 // of every named failure cause.
 
-#include "models/units.hpp"
+#include "models/core/units.hpp"
 
 #include <optional>
 #include <string>

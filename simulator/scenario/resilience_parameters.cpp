@@ -1,7 +1,7 @@
 #include "parameter_specs.hpp"
 
-#include "models/failure_scope.hpp"
-#include "models/recovery_policy.hpp"
+#include "models/resilience/failure_scope.hpp"
+#include "models/resilience/recovery_policy.hpp"
 
 namespace fleetsim::scenario::detail {
 
@@ -123,7 +123,7 @@ std::vector<ParamSpec> resilience_parameters()
                         "hot_spare = keep the allocation, swap warm spare nodes in (recovery.spare_swap); elastic = "
                         "continue on fewer data-parallel replicas and grow back when nodes return; in_memory = restore "
                         "from checkpoint copies in peers' host memory (Gemini-style), remote storage only when every "
-                        "copy of a shard is lost (models/recovery_policy.hpp: the registry)",
+                        "copy of a shard is lost (models/resilience/recovery_policy.hpp: the registry)",
                         models::recovery_policy_names),
       quantity("recovery.spare_swap", T, "2min",
                "hot_spare: restart in the job's own allocation with warm spares swapped in (replaces recovery.restart)",
@@ -178,7 +178,7 @@ std::vector<ParamSpec> resilience_parameters()
           "failure domain the cause takes down: a GPU (its node goes to repair), a node, a node's network link, a rack "
           "(its top-of-rack switch), a pod (network.pod_size GPUs; the whole job without pods), the storage service "
           "(the job fails and cannot reload from storage until the cause's repair time has passed), or the job "
-          "(software) (models/failure_scope.hpp: the registry)",
+          "(software) (models/resilience/failure_scope.hpp: the registry)",
           models::scope_names),
       choice("failures.causes.<name>.detected_by", "auto",
              "health_check: recovery.detection; watchdog: the job hangs until recovery.watchdog_timeout; auto: "

@@ -4,16 +4,16 @@
 
 #include "models/energy/carbon.hpp"
 #include "models/energy/power_model.hpp"
-#include "models/failure_model.hpp"
+#include "models/resilience/failure_model.hpp"
 #include "models/fleet/cluster.hpp"
 #include "models/fleet/job_generator.hpp"
 #include "models/fleet/job_spec.hpp"
 #include "models/fleet/scheduling_policy.hpp"
-#include "models/node_pool.hpp"
-#include "models/recovery_policy.hpp"
-#include "models/step_model.hpp"
-#include "models/stragglers.hpp"
-#include "models/units.hpp"
+#include "models/resilience/node_pool.hpp"
+#include "models/resilience/recovery_policy.hpp"
+#include "models/step/step_model.hpp"
+#include "models/step/stragglers.hpp"
+#include "models/core/units.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -59,7 +59,7 @@ struct CheckpointSpec {
   units::Seconds interval{0};        // training time between checkpoints
   units::Bytes state_per_gpu{0};     // bytes written per accelerator
   units::Seconds write_overhead{0};  // fixed part of each checkpoint
-  std::string policy = "fixed";      // fixed | young | daly | adaptive (models/interval_policy.hpp)
+  std::string policy = "fixed";      // fixed | young | daly | adaptive (models/checkpoint/interval_policy.hpp)
   units::Seconds prior_mtbf{86400};  // adaptive
   double prior_weight = 1;           // adaptive
   CheckpointStrategy strategy = CheckpointStrategy::Sync;
@@ -76,7 +76,7 @@ struct DataSpec {
   int prefetch_steps = 2;
 };
 
-using models::RecoverySpec;  // models/recovery_policy.hpp: the policies read it
+using models::RecoverySpec;  // models/resilience/recovery_policy.hpp: the policies read it
 
 /// Spare nodes and the repair pipeline.
 struct CapacitySpec {

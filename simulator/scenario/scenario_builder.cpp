@@ -5,7 +5,7 @@
 #include "scenario_reader.hpp"
 #include "workload_builder.hpp"
 
-#include "models/iteration_plan.hpp"
+#include "models/step/iteration_plan.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -271,7 +271,7 @@ void check_cross_keys(Reader& r, const Scenario& s)
     r.error_at_first_given({"recovery.elastic_min_dp", "parallelism.dp"},
                            "recovery.elastic_min_dp (" + std::to_string(s.recovery.elastic_min_dp) +
                                ") cannot exceed parallelism.dp (" + std::to_string(s.step.layout.dp) + ")");
-  // A policy that resizes the job drops whole data-parallel replicas (models/recovery_policy.hpp).
+  // A policy that resizes the job drops whole data-parallel replicas (models/resilience/recovery_policy.hpp).
   const models::RecoveryPolicyEntry* policy = models::find_recovery_policy(s.recovery.policy_name);
   if (policy != nullptr && policy->make()->resizes() && s.step.layout.ep > 1)
     r.error_at_first_given({"recovery.policy", "parallelism.ep"},

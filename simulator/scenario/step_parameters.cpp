@@ -3,7 +3,7 @@
 namespace fleetsim::scenario::detail {
 
 // Kernel times by shape, recomputation, memory and the TP / optimizer options of the step model
-// (models/layer_cost.hpp, models/memory_model.hpp, docs/models/kernels-and-memory.md). Every default
+// (models/step/layer_cost.hpp, models/step/memory_model.hpp, docs/models/kernels-and-memory.md). Every default
 // keeps the constant-efficiency step of before.
 std::vector<ParamSpec> step_detail_parameters()
 {

@@ -2,7 +2,7 @@
 // The step-time breakdown as JSON: summary.json's "step" object, and the step cache's entries
 // (simulator/run/step_source.cpp), written and read through one list of fields.
 
-#include "models/step_model.hpp"
+#include "models/step/step_model.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
 #include "trace_recorder.hpp"
 
-#include "models/invariant.hpp"
+#include "models/core/invariant.hpp"
 #include "simulator/logging/logging.hpp"
 
 #include <algorithm>

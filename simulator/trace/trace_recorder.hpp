@@ -1,10 +1,10 @@
 #pragma once
-// Collects the typed trace records of one run (see models/trace_records.hpp). Exactly one phase is
+// Collects the typed trace records of one run (see models/accounting/trace_records.hpp). Exactly one phase is
 // open at any simulated instant: the job's (training, checkpoint) or the scheduler's (recovery
 // phases, planned maintenance). open()/close() hand that single slot from actor to actor, which
 // makes "the segments tile the run" a checked property instead of a hope.
 
-#include "models/trace_records.hpp"
+#include "models/accounting/trace_records.hpp"
 
 #include <optional>
 

@@ -1,8 +1,8 @@
-// FLEETSIM_CHECK (models/check.hpp) is on in every build: in the Release build that CI tests, where
+// FLEETSIM_CHECK (models/core/check.hpp) is on in every build: in the Release build that CI tests, where
 // NDEBUG removes assert(), a broken precondition still stops the process with the file, the line,
 // the condition and exit code 3, and runs the hook that removes a half-written output.
-#include "models/check.hpp"
-#include "models/checkpoint_interval.hpp"
+#include "models/core/check.hpp"
+#include "models/checkpoint/checkpoint_interval.hpp"
 
 #include <gtest/gtest.h>
 
@@ -24,7 +24,7 @@ TEST(Check, AFailedCheckExitsWithCode3NamingFileLineAndConditionEvenWhenNdebugRe
 #endif
   EXPECT_EXIT(static_cast<void>(fleetsim::models::young_interval(Seconds(-1), Seconds(3600))),
               ::testing::ExitedWithCode(3),
-              "fleetsim: internal error: models/checkpoint_interval\\.cpp:[0-9]+: check 'delta\\.si\\(\\) >= 0\\.0' "
+              "fleetsim: internal error: models/checkpoint/checkpoint_interval\\.cpp:[0-9]+: check 'delta\\.si\\(\\) >= 0\\.0' "
               "failed: checkpoint time must be non-negative\nfleetsim: this is a bug in fleetsim");
 }
 

@@ -1,4 +1,4 @@
-#include "models/checkpoint_interval.hpp"
+#include "models/checkpoint/checkpoint_interval.hpp"
 
 #include <gtest/gtest.h>
 

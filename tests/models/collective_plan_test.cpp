@@ -1,5 +1,5 @@
 // Collective plans: the traffic each algorithm generates, and its alpha-beta price.
-#include "models/collective_plan.hpp"
+#include "models/network/collective_plan.hpp"
 
 #include <gtest/gtest.h>
 

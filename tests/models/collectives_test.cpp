@@ -1,4 +1,4 @@
-#include "models/collectives.hpp"
+#include "models/network/collectives.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "models/fleet/csv_reader.hpp"
+#include "models/core/csv_reader.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "models/fleet/date_time.hpp"
+#include "models/core/date_time.hpp"
 
 #include <gtest/gtest.h>
 

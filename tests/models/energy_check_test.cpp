@@ -3,7 +3,7 @@
 // wrong total, a GPU in no state) makes the check throw, naming the term. Each broken case is
 // checked not to throw before it is broken.
 #include "models/energy/energy_check.hpp"
-#include "models/invariant.hpp"
+#include "models/core/invariant.hpp"
 #include "trace_builders.hpp"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 #include "models/energy/energy_account.hpp"
 #include "models/energy/power_model.hpp"
 #include "models/energy/step_traffic.hpp"
-#include "models/invariant.hpp"
+#include "models/core/invariant.hpp"
 #include "trace_builders.hpp"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
-#include "models/failure_model.hpp"
-#include "models/node_pool.hpp"
-#include "models/random_stream.hpp"
-#include "models/run_plan.hpp"
+#include "models/resilience/failure_model.hpp"
+#include "models/resilience/node_pool.hpp"
+#include "models/core/random_stream.hpp"
+#include "models/resilience/run_plan.hpp"
 
 #include <gtest/gtest.h>
 

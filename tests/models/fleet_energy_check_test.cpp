@@ -3,7 +3,7 @@
 // a wrong row, a wrong total, timeline columns that do not close) makes the check throw, naming the
 // term. Each broken case is checked not to throw before it is broken.
 #include "models/fleet/fleet_energy_check.hpp"
-#include "models/invariant.hpp"
+#include "models/core/invariant.hpp"
 
 #include <gtest/gtest.h>
 

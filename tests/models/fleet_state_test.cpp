@@ -2,7 +2,7 @@
 // examples, failures on busy and idle nodes, and the GPU-time ledger.
 
 #include "models/fleet/fleet_state.hpp"
-#include "models/invariant.hpp"
+#include "models/core/invariant.hpp"
 
 #include <gtest/gtest.h>
 

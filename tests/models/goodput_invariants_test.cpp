@@ -1,8 +1,8 @@
-// The time accounting's invariants (models/goodput.hpp, check_time_accounting, and the segments'
+// The time accounting's invariants (models/accounting/goodput.hpp, check_time_accounting, and the segments'
 // tiling checked as account() reads them): a report of every phase passes; each term broken in turn
 // fails the invariant that watches it, and each case is checked to pass before it is broken.
-#include "models/goodput.hpp"
-#include "models/invariant.hpp"
+#include "models/accounting/goodput.hpp"
+#include "models/core/invariant.hpp"
 #include "trace_builders.hpp"
 
 #include <gtest/gtest.h>

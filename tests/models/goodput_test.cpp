@@ -1,4 +1,4 @@
-#include "models/goodput.hpp"
+#include "models/accounting/goodput.hpp"
 #include "trace_builders.hpp"
 
 #include <gtest/gtest.h>

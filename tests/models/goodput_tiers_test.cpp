@@ -1,6 +1,6 @@
 // Goodput accounting with in-memory checkpoint tiers, per-segment rates and attribution of the
 // lost time to causes. The base rules (commit, rollback, window end) are in goodput_test.cpp.
-#include "models/goodput.hpp"
+#include "models/accounting/goodput.hpp"
 #include "trace_builders.hpp"
 
 #include <gtest/gtest.h>

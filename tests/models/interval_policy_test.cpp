@@ -1,8 +1,8 @@
-#include "models/interval_policy.hpp"
+#include "models/checkpoint/interval_policy.hpp"
 
-#include "models/checkpoint_interval.hpp"
-#include "models/random_stream.hpp"
-#include "models/units.hpp"
+#include "models/checkpoint/checkpoint_interval.hpp"
+#include "models/core/random_stream.hpp"
+#include "models/core/units.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The iteration plan: Megatron's pipeline orders, their dependencies, and the traffic patterns.
-#include "models/iteration_plan.hpp"
+#include "models/step/iteration_plan.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 #include "models/fleet/job_generator.hpp"
 
 #include "models/fleet/job_trace.hpp"
-#include "models/statistics.hpp"
+#include "models/core/statistics.hpp"
 
 #include <gtest/gtest.h>
 

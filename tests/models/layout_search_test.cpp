@@ -1,5 +1,5 @@
-// Layout search (models/layout_search.hpp): memory-feasible layouts ranked by the analytic step.
-#include "models/layout_search.hpp"
+// Layout search (models/step/layout_search.hpp): memory-feasible layouts ranked by the analytic step.
+#include "models/step/layout_search.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "models/named_registry.hpp"
+#include "models/core/named_registry.hpp"
 
 #include <gtest/gtest.h>
 

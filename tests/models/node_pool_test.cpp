@@ -1,5 +1,5 @@
-#include "models/node_pool.hpp"
-#include "models/random_stream.hpp"
+#include "models/resilience/node_pool.hpp"
+#include "models/core/random_stream.hpp"
 
 #include <gtest/gtest.h>
 

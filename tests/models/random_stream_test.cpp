@@ -1,4 +1,4 @@
-#include "models/random_stream.hpp"
+#include "models/core/random_stream.hpp"
 
 #include <gtest/gtest.h>
 

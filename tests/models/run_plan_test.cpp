@@ -1,4 +1,4 @@
-#include "models/run_plan.hpp"
+#include "models/resilience/run_plan.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "models/statistics.hpp"
+#include "models/core/statistics.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // FLOP conventions, recomputation, HFU, the memory model and kernel times by shape (issue 15).
-#include "models/iteration_plan.hpp"
-#include "models/layer_cost.hpp"
-#include "models/memory_model.hpp"
-#include "models/step_model.hpp"
+#include "models/step/iteration_plan.hpp"
+#include "models/step/layer_cost.hpp"
+#include "models/step/memory_model.hpp"
+#include "models/step/step_model.hpp"
 
 #include <gtest/gtest.h>
 

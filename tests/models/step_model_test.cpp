@@ -1,4 +1,4 @@
-#include "models/step_model.hpp"
+#include "models/step/step_model.hpp"
 
 #include <gtest/gtest.h>
 

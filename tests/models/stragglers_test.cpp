@@ -1,5 +1,5 @@
 // The straggler model: a synchronous step waits for its slowest worker.
-#include "models/stragglers.hpp"
+#include "models/step/stragglers.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 #pragma once
 // Hand-built trace records for the accounting tests: 2 s per step, 1000 tokens per step (500 tokens/s).
-#include "models/trace_records.hpp"
+#include "models/accounting/trace_records.hpp"
 
 namespace fleetsim::models::testing {
 

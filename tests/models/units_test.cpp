@@ -1,4 +1,4 @@
-#include "models/units.hpp"
+#include "models/core/units.hpp"
 
 #include <gtest/gtest.h>
 

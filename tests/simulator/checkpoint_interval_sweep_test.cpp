@@ -2,7 +2,7 @@
 // Daly's interval, and its values agree with Daly's closed-form model of the same run.
 #include "run_in_child.hpp"
 
-#include "models/checkpoint_interval.hpp"
+#include "models/checkpoint/checkpoint_interval.hpp"
 
 #include <gtest/gtest.h>
 

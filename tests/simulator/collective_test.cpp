@@ -2,7 +2,7 @@
 // contends, and the reduced simulation (each distinct step once) agrees with the full one.
 #include "run_in_child.hpp"
 
-#include "models/collective_plan.hpp"
+#include "models/network/collective_plan.hpp"
 #include "simulator/run/collective_simulation.hpp"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Failure scopes (link failures seen by the watchdog, pods) and heterogeneous (mixed-generation)
-// fleets in the run-level replay, checked against models/failure_model.hpp and models/node_pool.hpp.
+// fleets in the run-level replay, checked against models/resilience/failure_model.hpp and models/resilience/node_pool.hpp.
 #include "replay_outputs.hpp"
 
 #include <gtest/gtest.h>

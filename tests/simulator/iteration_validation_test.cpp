@@ -13,7 +13,7 @@
 // and the stages' staggered reduce-scatters matter. Every simulation runs in a forked child.
 #include "run_in_child.hpp"
 
-#include "models/iteration_plan.hpp"
+#include "models/step/iteration_plan.hpp"
 
 #include "simulator/run/full_iteration.hpp"
 #include "simulator/run/step_simulation.hpp"

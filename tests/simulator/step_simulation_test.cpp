@@ -5,8 +5,8 @@
 // Every simulation runs in a forked child (one SimGrid Engine per process).
 #include "run_in_child.hpp"
 
-#include "models/layer_cost.hpp"
-#include "models/step_model.hpp"
+#include "models/step/layer_cost.hpp"
+#include "models/step/step_model.hpp"
 #include "simulator/run/simulation.hpp"
 #include "simulator/run/step_simulation.hpp"
 #include "simulator/run/step_source.hpp"

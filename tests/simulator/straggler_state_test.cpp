@@ -1,6 +1,6 @@
 // The fleet's changing state in the run-level replay: slowdown episodes, the diurnal clock swing and
 // draining slow nodes. Each test reads timeline.csv and events.csv and checks them against the
-// closed-form model of models/stragglers.hpp.
+// closed-form model of models/step/stragglers.hpp.
 #include "replay_outputs.hpp"
 
 #include <gtest/gtest.h>

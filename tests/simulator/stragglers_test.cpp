@@ -1,7 +1,7 @@
-// Synchronous steps on SimGrid wait for their slowest worker, as models/stragglers predicts.
+// Synchronous steps on SimGrid wait for their slowest worker, as models/step/stragglers predicts.
 #include "run_in_child.hpp"
 
-#include "models/stragglers.hpp"
+#include "models/step/stragglers.hpp"
 #include "simulator/run/bsp_simulation.hpp"
 
 #include <gtest/gtest.h>

@@ -6,7 +6,7 @@
 #include "fleetsim_process.hpp"
 
 #include "cli/commands.hpp"
-#include "models/recovery_policy.hpp"
+#include "models/resilience/recovery_policy.hpp"
 #include "simulator/metrics/metric_registry.hpp"
 
 #include <gtest/gtest.h>

@@ -44,12 +44,12 @@ TEST(CliInvariants, AnActorOpeningASecondPhaseStopsTheRunWithExitCode3)
 
 TEST(CliInvariants, AFailedInternalCheckOnAnActorsStackExitsWithCode3AndLeavesNoOutput)
 {
-  // NodePool::repaired() on a node that is not in repair: a FLEETSIM_CHECK (models/check.hpp), on
+  // NodePool::repaired() on a node that is not in repair: a FLEETSIM_CHECK (models/core/check.hpp), on
   // in the Release build this binary is, failing inside a SimGrid actor.
   TempDir dir;
   const auto r = run_with_fault("repair_up_node", "run " + kScenario + " --seed 5 --out " + (dir / "out"));
   EXPECT_EQ(r.code, 3) << r.text;
-  EXPECT_NE(r.text.find("fleetsim: internal error: models/node_pool.cpp:"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("fleetsim: internal error: models/resilience/node_pool.cpp:"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find(": check 'n.state == NodeState::Repair' failed: only a node in repair comes back from repair"),
             std::string::npos)
       << r.text;

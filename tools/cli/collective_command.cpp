@@ -1,7 +1,7 @@
 // fleetsim collective: one collective on a simulated fabric, beside the alpha-beta prediction.
 #include "commands.hpp"
 
-#include "models/collective_plan.hpp"
+#include "models/network/collective_plan.hpp"
 #include "simulator/run/collective_simulation.hpp"
 #include "simulator/run/step_simulation.hpp"
 #include "simulator/scenario/scenario_loader.hpp"

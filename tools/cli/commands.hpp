@@ -2,8 +2,8 @@
 // The fleetsim command line: parsing and the sub-commands. Exit codes: 0 success, 1 I/O or other
 // failure, 2 bad input (unknown option, bad scenario), 3 internal error (a broken invariant: a bug).
 
-#include "models/check.hpp"
-#include "models/invariant.hpp"
+#include "models/core/check.hpp"
+#include "models/core/invariant.hpp"
 #include "simulator/scenario/scenario.hpp"
 
 #include <optional>
@@ -22,7 +22,7 @@ constexpr int kExitInternal = models::kInternalErrorExitCode;  // a failed FLEET
 /// and returns kExitInternal.
 int report_internal_error(const models::InvariantViolation& e);
 
-/// Until the next call, a failed internal check (models/check.hpp, which ends the process) first
+/// Until the next call, a failed internal check (models/core/check.hpp, which ends the process) first
 /// removes `dir`, an output directory this process is creating, so that nothing half-written is left
 /// behind. An empty `dir` stops it.
 void remove_on_internal_error(const std::string& dir);

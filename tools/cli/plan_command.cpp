@@ -1,7 +1,7 @@
-// fleetsim plan: the layout search of models/layout_search.hpp on a scenario's model and hardware.
+// fleetsim plan: the layout search of models/step/layout_search.hpp on a scenario's model and hardware.
 #include "commands.hpp"
 
-#include "models/layout_search.hpp"
+#include "models/step/layout_search.hpp"
 #include "simulator/run/step_source.hpp"
 
 #include <algorithm>

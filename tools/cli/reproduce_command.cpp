@@ -6,7 +6,7 @@
 #include "commands.hpp"
 #include "replica_runner.hpp"
 
-#include "models/statistics.hpp"
+#include "models/core/statistics.hpp"
 #include "simulator/metrics/metric_registry.hpp"
 #include "simulator/run/step_source.hpp"
 #include "simulator/scenario/scenario_loader.hpp"

@@ -4,7 +4,7 @@
 
 #include "simulator/logging/logging.hpp"
 
-#include "models/statistics.hpp"
+#include "models/core/statistics.hpp"
 #include "simulator/output/run_outputs.hpp"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 #include "run_report.hpp"
 
-#include "models/trace_records.hpp"
+#include "models/accounting/trace_records.hpp"
 #include "simulator/metrics/metric_registry.hpp"
 
 #include "checkpoint_report.hpp"

@@ -1,8 +1,8 @@
 #include "case_metrics.hpp"
 
-#include "models/checkpoint_interval.hpp"
-#include "models/collectives.hpp"
-#include "models/stragglers.hpp"
+#include "models/checkpoint/checkpoint_interval.hpp"
+#include "models/network/collectives.hpp"
+#include "models/step/stragglers.hpp"
 #include "simulator/metrics/metric_registry.hpp"
 
 namespace fleetsim::validation {

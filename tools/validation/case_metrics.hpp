@@ -8,8 +8,8 @@
 //    any number in a run's summary.json.
 // No SimGrid here.
 
-#include "models/step_model.hpp"
-#include "models/units.hpp"
+#include "models/step/step_model.hpp"
+#include "models/core/units.hpp"
 #include "simulator/scenario/scenario.hpp"
 
 #include <map>

@@ -1,0 +1,41 @@
+// elastic: restart at once on as many whole data-parallel replicas as the healthy nodes hold (at
+// least recovery.elastic_min_dp), and grow back with a planned restart (checkpoint, restart, reload,
+// warm-up) when repaired nodes make room for more replicas.
+#include "builtin_policies.hpp"
+
+#include "models/resilience/run_plan.hpp"
+
+namespace fleetsim::models {
+namespace {
+
+// Replicas the healthy nodes hold, at most the layout's dp.
+int healthy_width(const RecoveryView& v)
+{
+  return elastic_width(v.pool.active() + v.pool.idle(), v.replica_gpus, v.gpus_per_node, v.full_dp, v.pool.job_slots());
+}
+
+class ElasticPolicy final : public RecoveryPolicy {
+public:
+  [[nodiscard]] std::optional<int> restart_width(const RecoveryView& v) const override
+  {
+    const int dp = healthy_width(v);
+    return dp >= v.spec.elastic_min_dp ? std::optional<int>(dp) : std::nullopt;
+  }
+  [[nodiscard]] bool resizes() const override { return true; }
+  [[nodiscard]] int width_now(const RecoveryView& v) const override { return healthy_width(v); }
+  [[nodiscard]] std::optional<int> grow_width(const RecoveryView& v) const override
+  {
+    const int dp = healthy_width(v);
+    return dp > v.dp ? std::optional<int>(dp) : std::nullopt;
+  }
+  [[nodiscard]] std::vector<std::pair<std::string, long>> reported(const PolicyCounters& c) const override
+  {
+    return {{"shrinks", c.shrinks}, {"regrows", c.regrows}, {"min_dp", c.min_dp}};
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<RecoveryPolicy> make_elastic_policy() { return std::make_unique<ElasticPolicy>(); }
+
+}  // namespace fleetsim::models

@@ -1,0 +1,32 @@
+// in_memory: host-memory snapshots every step (or recovery.memory_snapshot_interval) held by the
+// node and recovery.memory_copies - 1 peers one rack apart (Gemini-style). A recovery reloads from
+// memory (recovery.memory_reload), losing only the training since the last snapshot; from storage
+// when a failure left some shard with no surviving copy.
+#include "builtin_policies.hpp"
+
+#include "models/resilience/node_pool.hpp"
+
+namespace fleetsim::models {
+namespace {
+
+class InMemoryPolicy final : public RecoveryPolicy {
+public:
+  [[nodiscard]] bool restores_from_memory(const RecoveryView& v) const override
+  {
+    return memory_copies_survive(v.lost_slots, v.pool.job_slots(), v.spec.memory_copies, v.pool.nodes_per_rack());
+  }
+  [[nodiscard]] std::optional<double> snapshot_interval(const RecoverySpec& spec) const override
+  {
+    return spec.memory_snapshot_interval.si();
+  }
+  [[nodiscard]] std::vector<std::pair<std::string, long>> reported(const PolicyCounters& c) const override
+  {
+    return {{"memory_restores", c.memory_restores}, {"storage_restores", c.storage_restores}};
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<RecoveryPolicy> make_in_memory_policy() { return std::make_unique<InMemoryPolicy>(); }
+
+}  // namespace fleetsim::models
