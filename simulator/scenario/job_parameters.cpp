@@ -74,7 +74,9 @@ std::vector<ParamSpec> job_parameters()
                         "fabric of the simulated step: Clos of racks and pods, rail-optimized pods, or a 3-D torus "
                         "(TPU-style) (models/network/topology.hpp: the registry)",
                         models::topology_names),
-      text("network.torus_dims", "", "torus shape XxYxZ, product = cluster.gpus (topology torus only)"),
+      text("network.torus_dims", "",
+           "torus shape XxYxZ whose product is the step's GPUs: cluster.gpus, or in a fleet the layout's tp x cp x pp "
+           "x dp (network.topology torus only)"),
       quantity("network.torus_link_bandwidth", BW, "45GB/s", "each direction of each torus link (topology torus only)"),
       quantity("network.torus_hop_latency", T, "1us", "latency of one torus hop (topology torus only)", 0.0, false),
       real("network.rack_oversubscription", "1", "rack (top-of-rack switch) uplink oversubscription within a pod", 1.0,

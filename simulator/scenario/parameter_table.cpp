@@ -24,7 +24,7 @@ std::vector<ParamSpec> build_table()
       real("run.token_target", "0",
            "tokens to train (e.g. 15.6e12): summary.json reports when the net tokens trained reached them for good "
            "(time_to_target); 0 = no target. The run still lasts run.duration: make it long enough",
-           0.0, false, std::nullopt),
+           0.0, false, std::nullopt).job_only(),
       integer("run.seed", "1", "root random seed (overridden by --seed)", 0, 9.007199254740992e15),
       choice("run.step_model", "simulated",
              "source of the step time: one iteration simulated on the fabric (cached), or the alpha-beta formulas",
@@ -33,11 +33,11 @@ std::vector<ParamSpec> build_table()
       // ---- a fleet's carbon-aware scheduling (docs/models/energy.md)
       flag("scheduler.carbon_aware", "false",
            "fleet: a deferrable job starts at the hour, within its deferrable delay, whose grid intensity over its "
-           "run is lowest (needs power.carbon.intensity)"),
+           "run is lowest (needs power.carbon.intensity)").fleet_only(),
       quantity("workload.jobs.<name>.deferrable", T, "0s",
                "how long the job may wait past its submit for a cleaner grid (scheduler.carbon_aware; 0: not "
                "deferrable)",
-               0.0, false),
+               0.0, false).fleet_only(),
   };
   table.insert(table.end(), more.begin(), more.end());
   for (ParamSpec& p : step_detail_parameters())
@@ -146,6 +146,16 @@ bool is_section(std::string_view prefix)
 std::vector<std::string> choices_of(const ParamSpec& spec)
 {
   return spec.choices_from != nullptr ? spec.choices_from() : spec.choices;
+}
+
+std::string_view applies_name(Applies a)
+{
+  switch (a) {
+    case Applies::Job: return "job";
+    case Applies::Fleet: return "fleet";
+    case Applies::Both: break;
+  }
+  return "both";
 }
 
 std::string kind_description(const ParamSpec& spec)

@@ -17,6 +17,11 @@ namespace fleetsim::scenario {
 
 enum class Kind { Int, Float, Bool, String, Enum, Quantity };
 
+/// Which runs a parameter reaches: a single job's replay, a fleet (a scenario with `workload`), or
+/// both. A scenario that gives a key its kind of run does not model is refused (exit 2, at the key),
+/// never silently ignored.
+enum class Applies { Both, Job, Fleet };
+
 struct ParamSpec {
   std::string key;
   Kind kind = Kind::Float;
@@ -30,7 +35,23 @@ struct ParamSpec {
   /// Kind::Enum whose values come from a registry (recovery.policy): asked when needed, so that
   /// values registered at start-up (a test's policy, a plugin's) are valid too.
   std::vector<std::string> (*choices_from)() = nullptr;
+  Applies applies = Applies::Both;
+
+  /// The declaration, for a single job's replay only (a fleet refuses it) or a fleet only.
+  [[nodiscard]] ParamSpec job_only() &&
+  {
+    applies = Applies::Job;
+    return std::move(*this);
+  }
+  [[nodiscard]] ParamSpec fleet_only() &&
+  {
+    applies = Applies::Fleet;
+    return std::move(*this);
+  }
 };
+
+/// "job", "fleet" or "both".
+[[nodiscard]] std::string_view applies_name(Applies a);
 
 /// The valid values of an Enum parameter.
 [[nodiscard]] std::vector<std::string> choices_of(const ParamSpec& spec);

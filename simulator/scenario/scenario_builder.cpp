@@ -285,10 +285,19 @@ void check_cross_keys(Reader& r, const Scenario& s)
     double product = 1;  // three int dimensions can overflow a long
     for (int d : s.fabric.torus_dims)
       product *= d;
-    if (s.fabric.torus_dims.empty() || product != static_cast<double>(s.fleet.gpus))
+    // The torus is the fabric of the step: the cluster's, or in a fleet the layout's own GPUs.
+    const long gpus = job_model_gpus(s);
+    if (s.fabric.torus_dims.empty() || product != static_cast<double>(gpus))
       r.error_at_first_given({"network.torus_dims", "network.topology", "cluster.gpus"},
-                             "network.topology torus needs network.torus_dims whose product is cluster.gpus (" +
-                                 std::to_string(s.fleet.gpus) + ")");
+                             "network.topology torus needs network.torus_dims whose product is " +
+                                 std::string(s.is_fleet() ? "the GPUs of the layout's step (tp x cp x pp x dp = "
+                                                          : "cluster.gpus (") +
+                                 std::to_string(gpus) + ")");
+  } else {
+    for (const char* key : {"network.torus_dims", "network.torus_link_bandwidth", "network.torus_hop_latency"})
+      if (r.given_apart_from_default(key))
+        r.error(key, "'" + std::string(key) + "' describes a torus: it needs network.topology: torus (the topology is " +
+                         s.fabric.topology + ")");
   }
   if (s.fabric.topology == "rail_optimized" && s.fleet.gpus_per_node < 2)
     r.error_at_first_given({"network.topology", "cluster.gpus_per_node"},
@@ -388,6 +397,30 @@ void read_power(Reader& r, Scenario& s)
   s.step.accelerator.speed = models::energy::compute_speed(p);
 }
 
+namespace {
+
+// A key the scenario gives that its kind of run does not model is refused at the key: a fleet
+// does not read a replay-only key (parameter_table.hpp's Applies), nor a single job a fleet's.
+void check_applies(Reader& r, const std::vector<ResolvedValue>& resolved)
+{
+  const bool fleet = gives_workload(resolved);  // a workload that failed to load is still a fleet's
+  for (const ResolvedValue& v : resolved) {
+    const ParamSpec* spec = v.is_default ? nullptr : find_param(v.key);
+    if (spec == nullptr)
+      continue;
+    if (fleet && spec->applies == Applies::Job)
+      r.error_at_first_given({v.key}, "'" + v.key +
+                                          "' applies to a single job's replay; a fleet (workload.*) does not model it "
+                                          "yet: leave it out (docs/models/fleet.md says what a fleet models)");
+    else if (!fleet && spec->applies == Applies::Fleet)
+      r.error_at_first_given({v.key}, "'" + v.key +
+                                          "' applies to a fleet, and this scenario has none: it gives no "
+                                          "workload.jobs, workload.trace or workload.generator");
+  }
+}
+
+}  // namespace
+
 Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::string& file, Diagnostics& diags)
 {
   Reader r(resolved, file, diags);
@@ -412,6 +445,7 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
   s.step_model = r.text("run.step_model");
   detail::read_fleet(r, resolved, file, s);
   detail::read_carbon(r, file, s);
+  check_applies(r, resolved);
 
   s.fleet.gpus_per_pod = s.fabric.pod_size;
   if (!diags.empty())

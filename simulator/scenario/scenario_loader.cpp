@@ -410,11 +410,23 @@ LoadResult load_scenario_file(const std::string& path, const std::vector<std::st
   return result;
 }
 
+bool gives_workload(const std::vector<ResolvedValue>& resolved)
+{
+  return std::any_of(resolved.begin(), resolved.end(), [](const ResolvedValue& v) {
+    return v.key.rfind("workload.jobs.", 0) == 0 ||
+           (!v.is_default && (v.key.rfind("workload.trace.", 0) == 0 || v.key.rfind("workload.generator.", 0) == 0));
+  });
+}
+
 std::string dump_resolved(const std::vector<ResolvedValue>& resolved)
 {
   std::string out;
   std::vector<std::string> open;  // currently open sections
+  // Only the keys this kind of run reads: the others are refused when given (ParamSpec::applies).
+  const Applies other = gives_workload(resolved) ? Applies::Job : Applies::Fleet;
   for (const auto& v : resolved) {
+    if (const ParamSpec* spec = find_param(v.key); spec != nullptr && spec->applies == other)
+      continue;
     std::vector<std::string> segs;
     std::stringstream ss(v.key);
     for (std::string s; std::getline(ss, s, '.');)

@@ -39,4 +39,8 @@ struct LoadResult {
 /// The resolved scenario as YAML; defaults, and values from included files (FILE:LINE), marked with a comment.
 [[nodiscard]] std::string dump_resolved(const std::vector<ResolvedValue>& resolved);
 
+/// True when the values declare a workload (a job under workload.jobs, or a workload.trace or
+/// workload.generator key the scenario gives): the scenario is a fleet.
+[[nodiscard]] bool gives_workload(const std::vector<ResolvedValue>& resolved);
+
 }  // namespace fleetsim::scenario

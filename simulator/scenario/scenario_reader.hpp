@@ -25,6 +25,17 @@ public:
 
   bool has(const std::string& key) const { return values_.count(key) != 0; }
 
+  /// True when the scenario (or an include, or --set) gives `key` a value other than its default
+  /// (a dumped scenario, --dump-resolved, spells every default out).
+  bool given_apart_from_default(const std::string& key) const
+  {
+    auto it = values_.find(key);
+    if (it == values_.end() || it->second->is_default)
+      return false;
+    const ParamSpec* spec = find_param(key);
+    return spec == nullptr || !spec->default_value || it->second->text != *spec->default_value;
+  }
+
   SourceLocation where(const std::string& key) const
   {
     auto it = values_.find(key);

@@ -240,7 +240,7 @@ void read_fleet(Reader& r, const std::vector<ResolvedValue>& resolved, const std
   read_generator(r, s);
 }
 
-// What a fleet scenario cannot combine yet, and jobs that cannot fit the cluster.
+// Jobs that cannot fit the cluster (what a fleet does not model is refused by key: check_applies).
 void check_fleet(Reader& r, const Scenario& s)
 {
   const long cluster_gpus = s.fleet.gpus;
@@ -254,18 +254,6 @@ void check_fleet(Reader& r, const Scenario& s)
                              "fleet job '" + d.name + "' asks for " + std::to_string(gpus) +
                                  " GPUs, more than the cluster schedules (cluster.gpus less the spare nodes)");
   }
-  const std::vector<std::pair<bool, std::string>> unsupported = {
-      {s.planned.count > 0, "planned.count"},
-      {s.stragglers.any(), "stragglers.persistent_fraction"},
-      {s.heterogeneous.any(), "heterogeneous.fraction"},
-      {s.checkpoint.strategy != CheckpointStrategy::Sync, "checkpoint.strategy"},
-      {s.data.bytes_per_token.si() > 0, "data.bytes_per_token"},
-      {s.checkpoint.policy != "fixed", "checkpoint.policy"},
-      {s.checkpoint.corrupt_probability > 0, "checkpoint.corrupt_probability"},
-  };
-  for (const auto& [set, key] : unsupported)
-    if (set)
-      r.error_at_first_given({key}, key + " is not modelled for a fleet workload yet (workload.*): leave it out");
 }
 
 }  // namespace fleetsim::scenario::detail

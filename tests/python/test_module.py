@@ -209,10 +209,13 @@ class OtherCommandsTest(unittest.TestCase):
 
     def test_describe_lists_every_parameter(self):
         df = fleetsim.describe()
-        self.assertEqual(list(df.columns), ["key", "type", "default", "range", "description"])
+        self.assertEqual(list(df.columns), ["key", "type", "default", "range", "applies_to", "description"])
         row = df[df["key"] == "checkpoint.interval"]
         self.assertEqual(len(row), 1)
         self.assertIn("time", row["type"].iloc[0])
+        self.assertEqual(row["applies_to"].iloc[0], "job")  # a fleet's jobs have their own intervals
+        self.assertEqual(df[df["key"] == "scheduler.policy"]["applies_to"].iloc[0], "fleet")
+        self.assertEqual(df[df["key"] == "cluster.gpus"]["applies_to"].iloc[0], "both")
 
     def test_help_is_useful(self):
         doc = fleetsim.run.__doc__

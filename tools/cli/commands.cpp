@@ -273,10 +273,11 @@ int cmd_describe(const Options& opts)
 {
   const auto& table = scenario::parameter_table();
   if (opts.markdown) {
-    std::cout << "| key | type | default | valid range | description |\n|---|---|---|---|---|\n";
+    std::cout << "| key | type | default | valid range | runs | description |\n|---|---|---|---|---|---|\n";
     for (const auto& p : table)
       std::cout << "| `" << p.key << "` | " << scenario::kind_description(p) << " | " << cell(p.default_value) << " | "
-                << scenario::range_description(p) << " | " << p.description << " |\n";
+                << scenario::range_description(p) << " | " << scenario::applies_name(p.applies) << " | "
+                << p.description << " |\n";
     return kExitOk;
   }
   std::string section;
@@ -289,6 +290,8 @@ int cmd_describe(const Options& opts)
     std::cout << "  " << p.key << "  [" << scenario::kind_description(p) << "]  default " << cell(p.default_value);
     if (auto r = scenario::range_description(p); !r.empty())
       std::cout << "  range " << r;
+    if (p.applies != scenario::Applies::Both)
+      std::cout << "  (" << scenario::applies_name(p.applies) << " only)";
     std::cout << "\n      " << p.description << "\n";
   }
   std::cout << "\nQuantities need a unit:\n";

@@ -97,6 +97,7 @@ std::vector<std::map<std::string, std::string>> parameters()
                    {"type", fleetsim::scenario::kind_description(p)},
                    {"default", p.default_value.value_or("")},
                    {"range", fleetsim::scenario::range_description(p)},
+                   {"applies_to", std::string(fleetsim::scenario::applies_name(p.applies))},
                    {"description", p.description}});
   return out;
 }
@@ -115,5 +116,5 @@ PYBIND11_MODULE(_native, m)
   m.def("source_path", &fleetsim::cli::default_source_path, py::arg("relative"),
         "`relative` itself when it exists from the working directory, else the same path in fleetsim's source "
         "tree when it exists there, else `relative`.");
-  m.def("parameters", &parameters, "Every scenario parameter: key, type, default, range, description.");
+  m.def("parameters", &parameters, "Every scenario parameter: key, type, default, range, applies_to, description.");
 }

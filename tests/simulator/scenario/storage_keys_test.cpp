@@ -74,7 +74,9 @@ TEST(StorageKeys, AFleetRefusesWhatItDoesNotModelYet)
                             "checkpoint: {policy: daly}\n", "checkpoint: {corrupt_probability: 0.1}\n"}) {
     const auto d = only_error(load(fleet + extra));
     EXPECT_EQ(d.where.line, 7) << extra;
-    EXPECT_NE(d.message.find("not modelled for a fleet workload yet"), std::string::npos) << d.message;
+    EXPECT_NE(d.message.find("applies to a single job's replay; a fleet (workload.*) does not model it yet"),
+              std::string::npos)
+        << d.message;
   }
 }
 

@@ -373,7 +373,8 @@ def _parse_diagnostics(stderr: str) -> List[Diagnostic]:
 
 def describe() -> "Any":
     """Every scenario parameter, as ``fleetsim describe`` prints them: a pandas DataFrame with
-    columns key, type, default, range and description."""
+    columns key, type, default, range, applies_to (``both``, ``job``: a single job's replay only, or
+    ``fleet``: a scenario with a workload only) and description."""
     import pandas as pd
 
-    return pd.DataFrame(_native.parameters(), columns=["key", "type", "default", "range", "description"])
+    return pd.DataFrame(_native.parameters(), columns=["key", "type", "default", "range", "applies_to", "description"])

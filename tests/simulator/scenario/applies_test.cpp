@@ -1,0 +1,89 @@
+// Which runs a key reaches (ParamSpec::applies): a key the scenario's kind of run does not read is
+// refused at the key, and the keys of the torus need the torus. tests/python/key_walk.py walks
+// every key; these are the loader's rules, quick and under the sanitizers.
+#include "simulator/scenario/parameter_table.hpp"
+#include "simulator/scenario/scenario_loader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace fleetsim::scenario {
+namespace {
+
+LoadResult load(std::string_view yaml, std::vector<std::string> sets = {})
+{
+  return load_scenario_text(yaml, "test.yaml", sets);
+}
+
+constexpr const char* kJob =
+    "name: t\ncluster: {gpus: 64}\nparallelism: {tp: 8, pp: 1, dp: 8}\nrun: {step_model: analytic}\n";
+constexpr const char* kFleet = "name: f\ncluster: {gpus: 64}\nparallelism: {tp: 8, pp: 1, dp: 4}\n"
+                               "run: {step_model: analytic}\nworkload:\n  jobs:\n    a: {gpus: 8, work: 1h}\n";
+
+TEST(Applies, AFleetRefusesAReplayOnlyKeyAtThatKeyNamingIt)
+{
+  // Formerly a slowdown key was refused under the name of the first straggler key.
+  const auto r = load(std::string(kFleet) + "stragglers: {diurnal_amplitude: 0.01}\n");
+  ASSERT_EQ(r.diagnostics.items().size(), 1U) << r.diagnostics.to_string();
+  const Diagnostic& d = r.diagnostics.items().front();
+  EXPECT_EQ(d.where.line, 8);
+  EXPECT_NE(d.message.find("'stragglers.diurnal_amplitude' applies to a single job's replay"), std::string::npos)
+      << d.message;
+  const auto set = load(kFleet, {"recovery.policy=hot_spare"});
+  ASSERT_EQ(set.diagnostics.items().size(), 1U) << set.diagnostics.to_string();
+  EXPECT_NE(set.diagnostics.items().front().message.find("--set recovery.policy: 'recovery.policy' applies to a "
+                                                         "single job's replay"),
+            std::string::npos)
+      << set.diagnostics.to_string();
+}
+
+TEST(Applies, ASingleJobRefusesAFleetOnlyKeyAndReadsEveryOther)
+{
+  const auto r = load(std::string(kJob) + "scheduler: {policy: fifo}\n");
+  ASSERT_EQ(r.diagnostics.items().size(), 1U) << r.diagnostics.to_string();
+  EXPECT_NE(r.diagnostics.items().front().message.find("'scheduler.policy' applies to a fleet"), std::string::npos);
+  EXPECT_TRUE(load(std::string(kJob) + "stragglers: {diurnal_amplitude: 0.01}\n").scenario);
+}
+
+TEST(Applies, EveryKeyDeclaresWhichRunsItReaches)
+{
+  long job = 0, fleet = 0;
+  for (const ParamSpec& p : parameter_table()) {
+    job += p.applies == Applies::Job;
+    fleet += p.applies == Applies::Fleet;
+    if (p.key.rfind("workload.", 0) == 0 || p.key.rfind("scheduler.", 0) == 0)
+      EXPECT_EQ(p.applies, Applies::Fleet) << p.key;
+    if (p.key.rfind("stragglers.", 0) == 0 || p.key.rfind("planned.", 0) == 0)
+      EXPECT_EQ(p.applies, Applies::Job) << p.key;
+  }
+  EXPECT_GT(job, 40);
+  EXPECT_GT(fleet, 40);
+  EXPECT_EQ(applies_name(Applies::Both), "both");
+}
+
+TEST(Applies, TheTorusKeysNeedTheTorusAndAFleetsTorusIsTheLayouts)
+{
+  const auto clos = load(std::string(kJob) + "network: {torus_dims: 4x4x4}\n");
+  ASSERT_EQ(clos.diagnostics.items().size(), 1U) << clos.diagnostics.to_string();
+  EXPECT_NE(clos.diagnostics.items().front().message.find("needs network.topology: torus"), std::string::npos);
+  EXPECT_TRUE(load(std::string(kJob) + "network: {topology: torus, torus_dims: 4x4x4}\n").scenario);
+  // A fleet's step runs on the layout's 32 GPUs, not the cluster's 64: its torus is the layout's.
+  EXPECT_FALSE(load(std::string(kFleet) + "network: {topology: torus, torus_dims: 4x4x4}\n").scenario);
+  EXPECT_TRUE(load(std::string(kFleet) + "network: {topology: torus, torus_dims: 2x4x4}\n").scenario);
+}
+
+TEST(Applies, ADumpedScenarioReloadsWithoutTheKeysItsKindDoesNotRead)
+{
+  for (const char* yaml : {kJob, kFleet}) {
+    const auto r = load(yaml);
+    ASSERT_TRUE(r.scenario) << r.diagnostics.to_string();
+    const std::string dump = dump_resolved(r.resolved);
+    EXPECT_EQ(dump.find(r.scenario->is_fleet() ? "stragglers:" : "scheduler:"), std::string::npos) << dump;
+    const auto again = load(dump);
+    EXPECT_TRUE(again.scenario) << again.diagnostics.to_string();
+  }
+}
+
+}  // namespace
+}  // namespace fleetsim::scenario
