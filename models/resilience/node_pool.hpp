@@ -29,10 +29,10 @@
 namespace fleetsim::models {
 
 struct LemonSpec {
-  double fraction = 0;          // of the cluster's nodes, [0, 1]
-  double rate_multiplier = 10;  // a lemon's failure rate over a normal node's, >= 1
-  int retire_after = 0;         // failures within retire_window that retire a node; 0 = never
-  double retire_window = 0;     // seconds
+  double fraction = 0;                 // of the cluster's nodes, [0, 1]
+  double rate_multiplier = 10;         // a lemon's failure rate over a normal node's, >= 1
+  int retire_after = 0;                // failures within retire_window that retire a node; 0 = never
+  double retire_window = 7 * 86400.0;  // seconds
   [[nodiscard]] bool any() const { return fraction > 0 && rate_multiplier > 1; }
 };
 

@@ -12,8 +12,8 @@
 // RecoveryPolicy, one line in registry() (recovery_policy.cpp) or, outside the
 // simulator's sources, register_recovery_policy(); its tests; its paragraph in docs/extending.md.
 
-#include "node_pool.hpp"
 #include "models/core/units.hpp"
+#include "node_pool.hpp"
 
 #include <functional>
 #include <memory>
@@ -27,16 +27,16 @@ namespace fleetsim::models {
 
 /// The scenario's recovery section (recovery.*), in SI units.
 struct RecoverySpec {
-  units::Seconds detection{0};
-  units::Seconds watchdog_timeout{0};  // detection of hangs
-  units::Seconds restart{0};
+  units::Seconds detection{300};
+  units::Seconds watchdog_timeout{600};  // detection of hangs
+  units::Seconds restart{600};
   units::Seconds warmup{0};
   std::string policy_name = "restart";
-  units::Seconds spare_swap{0};           // hot_spare: replaces restart
+  units::Seconds spare_swap{120};         // hot_spare: replaces restart
   bool elastic_keep_global_batch = true;  // elastic: global batch kept (else per-replica batch kept)
   int elastic_min_dp = 1;
   units::Seconds memory_snapshot_interval{0};  // in_memory: 0 = every step
-  units::Seconds memory_reload{0};
+  units::Seconds memory_reload{30};
   int memory_copies = 2;
 };
 

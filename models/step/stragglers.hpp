@@ -22,18 +22,18 @@ struct StragglerSpec {
   // Slowdown episodes: each node, independently, enters an episode at exponential intervals of mean
   // episode_interval (s; 0 = never) and runs at episode_speed for a duration of mean episode_duration.
   double episode_interval = 0;
-  double episode_duration = 0;
+  double episode_duration = 1800;
   bool episode_exponential = true;  // else every episode lasts episode_duration
   double episode_speed = 1;
   // Diurnal thermal swing: every node's clock runs at 1 - amplitude * (1 + cos(2 pi (t - peak) / 1 d)) / 2,
   // slowest at `peak` seconds into each day, updated every `diurnal_resolution` seconds.
   double diurnal_amplitude = 0;
-  double diurnal_peak = 0;
+  double diurnal_peak = 15 * 3600.0;
   double diurnal_resolution = 3600;  // s (the scenario's default is 1h)
   // Mitigation: a node running below drain_below for drain_after seconds is drained (0: never).
   double drain_below = 0;
-  double drain_after = 0;
-  double drain_repair = 0;  // seconds until a drained node is back, healthy
+  double drain_after = 600;
+  double drain_repair = 4 * 3600.0;  // seconds until a drained node is back, healthy
   [[nodiscard]] bool any() const
   {
     return (persistent_fraction > 0 && persistent_speed < 1) || (transient_probability > 0 && transient_speed < 1) ||

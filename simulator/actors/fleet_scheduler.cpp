@@ -31,10 +31,11 @@ void FleetScheduler::operator()()
       for (long n : fleet_.take_repaired())
         pool_.repaired(n);
     } else {
-      std::visit(Overloaded{[&](const msg::Submit& e) { fleet_.submit(e.job, sg4::Engine::get_clock()); },
-                            [&](const msg::Failure& f) { on_failure(f); },
-                            [&](const msg::IoFinished& d) { fleet_.io_done(d.job, d.epoch, sg4::Engine::get_clock()); }},
-                 *m);
+      std::visit(
+          Overloaded{[&](const msg::Submit& e) { fleet_.submit(e.job, sg4::Engine::get_clock()); },
+                     [&](const msg::Failure& f) { on_failure(f); },
+                     [&](const msg::IoFinished& d) { fleet_.io_done(d.job, d.epoch, sg4::Engine::get_clock()); }},
+          *m);
     }
     start_io();
   }

@@ -7,9 +7,9 @@
 #include "message.hpp"
 #include "storage_channel.hpp"
 
+#include "models/core/random_stream.hpp"
 #include "models/fleet/fleet_state.hpp"
 #include "models/resilience/node_pool.hpp"
-#include "models/core/random_stream.hpp"
 #include "simulator/platform/platform_builder.hpp"
 #include "simulator/scenario/scenario.hpp"
 

@@ -45,7 +45,8 @@ void print_table(std::ostream& out, const scenario::Scenario& s, const Outcome& 
 
 std::string output_files(const Outcome& o)
 {
-  return o.fleet() != nullptr ? "summary.json, jobs.csv, timeline.csv" : "summary.json, timeline.csv, events.csv, storage.csv";
+  return o.fleet() != nullptr ? "summary.json, jobs.csv, timeline.csv"
+                              : "summary.json, timeline.csv, events.csv, storage.csv";
 }
 
 }  // namespace fleetsim::sim

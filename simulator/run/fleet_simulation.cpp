@@ -1,8 +1,8 @@
 #include "fleet_simulation.hpp"
 
 #include "models/core/invariant.hpp"
-#include "models/resilience/node_pool.hpp"
 #include "models/core/random_stream.hpp"
+#include "models/resilience/node_pool.hpp"
 #include "models/resilience/run_plan.hpp"
 #include "simulator/actors/failure_injector.hpp"
 #include "simulator/actors/fleet_scheduler.hpp"

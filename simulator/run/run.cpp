@@ -20,9 +20,6 @@ Outcome run(const scenario::Scenario& s, std::uint64_t seed, const Prepared& pre
   return Outcome(run_simulation(s, seed, *prepared.step, progress));
 }
 
-Outcome run(const scenario::Scenario& s, std::uint64_t seed)
-{
-  return run(s, seed, prepare(s));
-}
+Outcome run(const scenario::Scenario& s, std::uint64_t seed) { return run(s, seed, prepare(s)); }
 
 }  // namespace fleetsim::sim

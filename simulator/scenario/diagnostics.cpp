@@ -20,6 +20,26 @@ void Diagnostics::error(SourceLocation where, std::string message)
   items_.push_back({std::move(where), std::move(message)});
 }
 
+void Diagnostics::sort_by_position()
+{
+  std::vector<std::string> files;
+  auto rank = [&files](const Diagnostic& d) {
+    const auto it = std::find(files.begin(), files.end(), d.where.file);
+    return static_cast<size_t>(it - files.begin());
+  };
+  for (const Diagnostic& d : items_)
+    if (rank(d) == files.size())
+      files.push_back(d.where.file);
+  std::stable_sort(items_.begin(), items_.end(), [&rank](const Diagnostic& a, const Diagnostic& b) {
+    const size_t fa = rank(a), fb = rank(b);
+    if (fa != fb)
+      return fa < fb;
+    if (a.where.line != b.where.line)
+      return a.where.line < b.where.line;
+    return a.where.column < b.where.column;
+  });
+}
+
 std::string Diagnostics::to_string() const
 {
   std::string out;

@@ -26,6 +26,9 @@ public:
   [[nodiscard]] bool empty() const { return items_.empty(); }
   [[nodiscard]] const std::vector<Diagnostic>& items() const { return items_; }
   [[nodiscard]] std::string to_string() const;  // one line per diagnostic
+  /// In the order of the files (as they first appear) and of the lines and columns within each,
+  /// so that the user reads them top to bottom whatever order the checks ran in.
+  void sort_by_position();
 
 private:
   std::vector<Diagnostic> items_;

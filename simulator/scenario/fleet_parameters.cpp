@@ -32,28 +32,36 @@ std::vector<ParamSpec> fleet_parameters()
   return {
       // ---- a fleet: many jobs on one cluster (docs/models/fleet.md). Any workload key makes the
       // scenario a fleet; without one, the scenario is the one job its model and layout describe.
-      quantity("workload.jobs.<name>.submit", T, "0s", "when the job (its first copy) is submitted", 0.0, false).fleet_only(),
+      quantity("workload.jobs.<name>.submit", T, "0s", "when the job (its first copy) is submitted", 0.0, false)
+          .fleet_only(),
       integer("workload.jobs.<name>.gpus", "0",
               "GPUs the job gangs (0: the layout's, parallelism.tp x cp x pp x dp); a job of more than one node takes "
               "whole nodes",
-              0).fleet_only(),
+              0)
+          .fleet_only(),
       quantity("workload.jobs.<name>.work", T, std::nullopt,
-               "training time at full speed (or give tokens); restarts, checkpoints and lost work come on top").fleet_only(),
+               "training time at full speed (or give tokens); restarts, checkpoints and lost work come on top")
+          .fleet_only(),
       real("workload.jobs.<name>.tokens", std::nullopt,
            "tokens to train, at the speed the step model gives the scenario's model and layout (instead of work)", 0.0,
-           true, std::nullopt).fleet_only(),
+           true, std::nullopt)
+          .fleet_only(),
       integer("workload.jobs.<name>.count", "1", "copies of the job (ids name-1, name-2, ...)", 1, 1e7).fleet_only(),
       quantity("workload.jobs.<name>.every", T, "0s", "time between the copies' submissions", 0.0, false).fleet_only(),
-      integer("workload.jobs.<name>.priority", "0", "higher runs first under scheduler.policy: priority", -1e6, 1e6).fleet_only(),
+      integer("workload.jobs.<name>.priority", "0", "higher runs first under scheduler.policy: priority", -1e6, 1e6)
+          .fleet_only(),
       flag("workload.jobs.<name>.preemptible", "true", "a higher-priority job may preempt it").fleet_only(),
       quantity("workload.jobs.<name>.checkpoint_interval", T, std::nullopt,
-               "training time between checkpoints (default workload.defaults.checkpoint_interval)", 0.0, false).fleet_only(),
+               "training time between checkpoints (default workload.defaults.checkpoint_interval)", 0.0, false)
+          .fleet_only(),
       quantity("workload.jobs.<name>.checkpoint_cost", T, std::nullopt,
-               "training stall per checkpoint (default workload.defaults.checkpoint_cost)", 0.0, false).fleet_only(),
+               "training stall per checkpoint (default workload.defaults.checkpoint_cost)", 0.0, false)
+          .fleet_only(),
       quantity("workload.jobs.<name>.checkpoint_size", B, std::nullopt,
                "its whole checkpoint: when given, its checkpoints are written to and its restarts read from the shared "
                "storage system (storage.*), taking as long as the sharing with other jobs gives them "
-               "(checkpoint_cost is then only the scheduler's estimate)").fleet_only(),
+               "(checkpoint_cost is then only the scheduler's estimate)")
+          .fleet_only(),
       choice(
           "workload.jobs.<name>.checkpoint_strategy", "sync",
           "with a checkpoint_size: sync (the job stalls for the write) or async (it stalls for the device-to-host "
@@ -63,88 +71,121 @@ std::vector<ParamSpec> fleet_parameters()
           .fleet_only(),
       quantity("workload.jobs.<name>.restart_cost", T, std::nullopt,
                "launch, initialisation and checkpoint reload at each start (default workload.defaults.restart_cost)",
-               0.0, false).fleet_only(),
+               0.0, false)
+          .fleet_only(),
       choice("workload.jobs.<name>.recovery", "default",
              "after a failure: requeue (release every GPU, queue again), in_place (keep the healthy nodes, replace the "
              "failed ones from the spares or idle nodes; requeue when there are none), default "
              "(workload.defaults.recovery)",
-             {"default", "requeue", "in_place"}).fleet_only(),
+             {"default", "requeue", "in_place"})
+          .fleet_only(),
       quantity("workload.defaults.checkpoint_interval", T, "0s",
-               "training time between checkpoints of jobs that do not say (0: they never checkpoint)", 0.0, false).fleet_only(),
+               "training time between checkpoints of jobs that do not say (0: they never checkpoint)", 0.0, false)
+          .fleet_only(),
       quantity("workload.defaults.checkpoint_cost", T, "0s", "training stall per checkpoint", 0.0, false).fleet_only(),
-      quantity("workload.defaults.restart_cost", T, "0s", "launch, initialisation and reload at each start", 0.0,
-               false).fleet_only(),
-      choice("workload.defaults.recovery", "requeue", "after a failure: requeue or in_place", {"requeue", "in_place"}).fleet_only(),
+      quantity("workload.defaults.restart_cost", T, "0s", "launch, initialisation and reload at each start", 0.0, false)
+          .fleet_only(),
+      choice("workload.defaults.recovery", "requeue", "after a failure: requeue or in_place", {"requeue", "in_place"})
+          .fleet_only(),
       text("workload.trace.file", std::nullopt,
-           "a CSV job trace (docs/models/workload.md), relative to the scenario file: one job per row").fleet_only(),
+           "a CSV job trace (docs/models/workload.md), relative to the scenario file: one job per row")
+          .fleet_only(),
       registered_choice("workload.trace.preset", "acme",
                         "the trace's column names: acme (AcmeTrace), helios (HeliosData), philly (Philly, flattened "
                         "to CSV), none (workload.trace.columns.* only)",
-                        trace_preset_choices).fleet_only(),
+                        trace_preset_choices)
+          .fleet_only(),
       text("workload.trace.columns.id", std::nullopt,
-           "the trace's column for the job's id (over the preset's; \"\" unmaps it)").fleet_only(),
+           "the trace's column for the job's id (over the preset's; \"\" unmaps it)")
+          .fleet_only(),
       text("workload.trace.columns.user", std::nullopt,
-           "the trace's column for the job's user (over the preset's; \"\" unmaps it)").fleet_only(),
+           "the trace's column for the job's user (over the preset's; \"\" unmaps it)")
+          .fleet_only(),
       text("workload.trace.columns.submit", std::nullopt,
-           "the trace's column for the job's submit (over the preset's; \"\" unmaps it)").fleet_only(),
+           "the trace's column for the job's submit (over the preset's; \"\" unmaps it)")
+          .fleet_only(),
       text("workload.trace.columns.start", std::nullopt,
-           "the trace's column for the job's start (over the preset's; \"\" unmaps it)").fleet_only(),
+           "the trace's column for the job's start (over the preset's; \"\" unmaps it)")
+          .fleet_only(),
       text("workload.trace.columns.end", std::nullopt,
-           "the trace's column for the job's end (over the preset's; \"\" unmaps it)").fleet_only(),
+           "the trace's column for the job's end (over the preset's; \"\" unmaps it)")
+          .fleet_only(),
       text("workload.trace.columns.duration", std::nullopt,
-           "the trace's column for the job's duration (over the preset's; \"\" unmaps it)").fleet_only(),
+           "the trace's column for the job's duration (over the preset's; \"\" unmaps it)")
+          .fleet_only(),
       text("workload.trace.columns.gpus", std::nullopt,
-           "the trace's column for the job's gpus (over the preset's; \"\" unmaps it)").fleet_only(),
+           "the trace's column for the job's gpus (over the preset's; \"\" unmaps it)")
+          .fleet_only(),
       text("workload.trace.columns.nodes", std::nullopt,
-           "the trace's column for the job's nodes (over the preset's; \"\" unmaps it)").fleet_only(),
+           "the trace's column for the job's nodes (over the preset's; \"\" unmaps it)")
+          .fleet_only(),
       text("workload.trace.columns.state", std::nullopt,
-           "the trace's column for the job's state (over the preset's; \"\" unmaps it)").fleet_only(),
+           "the trace's column for the job's state (over the preset's; \"\" unmaps it)")
+          .fleet_only(),
       text("workload.trace.columns.priority", std::nullopt,
-           "the trace's column for the job's priority (over the preset's; \"\" unmaps it)").fleet_only(),
+           "the trace's column for the job's priority (over the preset's; \"\" unmaps it)")
+          .fleet_only(),
       quantity("workload.trace.time_unit", T, "1s", "what one unit of a numeric time or duration cell is").fleet_only(),
       text("workload.trace.states", "",
-           "keep only rows whose state column is one of these (comma separated; \"\": all)").fleet_only(),
+           "keep only rows whose state column is one of these (comma separated; \"\": all)")
+          .fleet_only(),
       registered_choice("workload.generator.preset", "none",
                         "a generator preset (kalos: fitted to AcmeTrace's Kalos summary) whose laws the keys below "
                         "override; none: only the keys below",
-                        generator_preset_choices).fleet_only(),
-      integer("workload.generator.jobs", std::nullopt, "jobs to generate (with window: whichever ends first)", 1, 1e8).fleet_only(),
-      quantity("workload.generator.window", T, std::nullopt, "arrivals stop at this time (default run.duration)").fleet_only(),
+                        generator_preset_choices)
+          .fleet_only(),
+      integer("workload.generator.jobs", std::nullopt, "jobs to generate (with window: whichever ends first)", 1, 1e8)
+          .fleet_only(),
+      quantity("workload.generator.window", T, std::nullopt, "arrivals stop at this time (default run.duration)")
+          .fleet_only(),
       real("workload.generator.arrivals_per_day", std::nullopt, "mean arrival rate (default jobs / window)", 0.0, true,
-           std::nullopt).fleet_only(),
+           std::nullopt)
+          .fleet_only(),
       choice("workload.generator.arrival", "poisson",
              "poisson, or trace_shaped (Poisson modulated by workload.generator.hourly_weights)",
-             {"poisson", "trace_shaped"}).fleet_only(),
+             {"poisson", "trace_shaped"})
+          .fleet_only(),
       text("workload.generator.hourly_weights", std::nullopt,
-           "trace_shaped: 24 relative rates, one per hour of the day").fleet_only(),
+           "trace_shaped: 24 relative rates, one per hour of the day")
+          .fleet_only(),
       text("workload.generator.gpus", std::nullopt,
-           "gang sizes and their weights, \"gpus:weight, ...\" (e.g. \"1:0.6, 8:0.3, 64:0.1\")").fleet_only(),
+           "gang sizes and their weights, \"gpus:weight, ...\" (e.g. \"1:0.6, 8:0.3, 64:0.1\")")
+          .fleet_only(),
       choice("workload.generator.duration", "lognormal",
              "run-time law: lognormal (median, sigma) or weibull "
              "(shape, scale)",
-             {"lognormal", "weibull"}).fleet_only(),
+             {"lognormal", "weibull"})
+          .fleet_only(),
       quantity("workload.generator.median", T, std::nullopt, "lognormal: median run time").fleet_only(),
       real("workload.generator.sigma", std::nullopt, "lognormal: standard deviation of ln(run time)", 0.0, false,
-           std::nullopt).fleet_only(),
-      real("workload.generator.shape", std::nullopt, "weibull: shape k (1: exponential)", 0.0, true, std::nullopt).fleet_only(),
+           std::nullopt)
+          .fleet_only(),
+      real("workload.generator.shape", std::nullopt, "weibull: shape k (1: exponential)", 0.0, true, std::nullopt)
+          .fleet_only(),
       quantity("workload.generator.scale", T, std::nullopt, "weibull: scale").fleet_only(),
       quantity("workload.generator.max_duration", T, std::nullopt, "longer run times are cut to this (0: no cap)", 0.0,
-               false).fleet_only(),
+               false)
+          .fleet_only(),
       real("workload.generator.size_duration_correlation", std::nullopt,
            "the Gaussian copula's correlation between gang size and run time (large jobs run longer); 0: "
            "independent draws",
-           0.0, false, 0.999).fleet_only(),
+           0.0, false, 0.999)
+          .fleet_only(),
       registered_choice("scheduler.policy", "easy_backfill",
                         "fleet scheduling policy (models/fleet/scheduling_policy.hpp: the registry)",
-                        models::fleet::scheduling_policy_names).fleet_only(),
+                        models::fleet::scheduling_policy_names)
+          .fleet_only(),
       choice("scheduler.preemption", "none",
              "how the priority policy preempts: none, kill (the victim loses the work since its last checkpoint) or "
              "checkpoint (the victim writes a checkpoint first)",
-             {"none", "kill", "checkpoint"}).fleet_only(),
+             {"none", "kill", "checkpoint"})
+          .fleet_only(),
       choice("scheduler.placement", "topology",
              "where a multi-node job goes: topology (as few racks and pods as possible) or first_fit (lowest nodes)",
-             {"topology", "first_fit"}).fleet_only(),
-      integer("scheduler.backfill_depth", "1000", "waiting jobs a backfill pass looks at behind the first one", 1, 1e9).fleet_only(),
+             {"topology", "first_fit"})
+          .fleet_only(),
+      integer("scheduler.backfill_depth", "1000", "waiting jobs a backfill pass looks at behind the first one", 1, 1e9)
+          .fleet_only(),
       quantity("scheduler.timeline_interval", T, "1h", "a fleet timeline row's length").fleet_only(),
   };
 }

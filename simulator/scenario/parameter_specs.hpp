@@ -2,14 +2,75 @@
 // Builders of parameter specs, shared by the files that declare parameters (internal to the loader).
 
 #include "parameter_table.hpp"
+#include "scenario.hpp"
+#include "scenario_reader.hpp"
 
+#include <cstdio>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace fleetsim::scenario::detail {
 
 using units::Dimension;
+
+// A field's read from the key's resolved value, by the field's type.
+inline void read_into(double& x, Reader& r, const std::string& key) { x = r.number(key); }
+inline void read_into(int& x, Reader& r, const std::string& key) { x = static_cast<int>(r.integer(key)); }
+inline void read_into(long& x, Reader& r, const std::string& key) { x = r.integer(key); }
+inline void read_into(unsigned long& x, Reader& r, const std::string& key)
+{
+  x = static_cast<unsigned long>(r.integer(key));
+}
+inline void read_into(bool& x, Reader& r, const std::string& key) { x = r.boolean(key); }
+inline void read_into(std::string& x, Reader& r, const std::string& key) { x = r.text(key); }
+template <class Tag>
+void read_into(units::Quantity<Tag>& x, Reader& r, const std::string& key)
+{
+  x = units::Quantity<Tag>(r.number(key));
+}
+
+inline std::string show_field(double x)
+{
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
+inline std::string show_field(int x) { return std::to_string(x); }
+inline std::string show_field(long x) { return std::to_string(x); }
+inline std::string show_field(unsigned long x) { return std::to_string(x); }
+inline std::string show_field(bool x) { return x ? "true" : "false"; }
+inline std::string show_field(const std::string& x) { return x; }
+template <class Tag>
+std::string show_field(const units::Quantity<Tag>& x)
+{
+  return show_field(x.si());
+}
+
+}  // namespace fleetsim::scenario::detail
+
+namespace fleetsim::scenario {
+
+template <class Field>
+ParamSpec ParamSpec::into(Field field) &&
+{
+  binding.read = [field](Scenario& s, detail::Reader& r, const std::string& k) { detail::read_into(field(s), r, k); };
+  binding.show = [field](const Scenario& s) { return detail::show_field(field(s)); };
+  return std::move(*this);
+}
+
+template <class Field>
+ParamSpec ParamSpec::into_flag(Field field, std::string when) &&
+{
+  binding.read = [field, when](Scenario& s, detail::Reader& r, const std::string& k) { field(s) = r.text(k) == when; };
+  binding.show = [field](const Scenario& s) { return detail::show_field(field(s)); };
+  return std::move(*this);
+}
+
+}  // namespace fleetsim::scenario
+
+namespace fleetsim::scenario::detail {
 
 inline ParamSpec quantity(std::string key, Dimension dim, std::optional<std::string> def, std::string desc,
                           std::optional<double> min = 0.0, bool min_exclusive = true)

@@ -20,24 +20,30 @@ std::vector<ParamSpec> build_table()
     for (ParamSpec& p : section())
       table.push_back(std::move(p));
   const std::vector<ParamSpec> more = {
-      quantity("run.duration", T, "54d", "simulated window"),
+      quantity("run.duration", T, "54d", "simulated window").into([](auto& s) -> auto& { return s.duration; }),
       real("run.token_target", "0",
            "tokens to train (e.g. 15.6e12): summary.json reports when the net tokens trained reached them for good "
            "(time_to_target); 0 = no target. The run still lasts run.duration: make it long enough",
-           0.0, false, std::nullopt).job_only(),
-      integer("run.seed", "1", "root random seed (overridden by --seed)", 0, 9.007199254740992e15),
+           0.0, false, std::nullopt)
+          .job_only()
+          .into([](auto& s) -> auto& { return s.token_target; }),
+      integer("run.seed", "1", "root random seed (overridden by --seed)", 0, 9.007199254740992e15).into([
+      ](auto& s) -> auto& { return s.seed; }),
       choice("run.step_model", "simulated",
              "source of the step time: one iteration simulated on the fabric (cached), or the alpha-beta formulas",
-             {"simulated", "analytic"}),
+             {"simulated", "analytic"})
+          .into([](auto& s) -> auto& { return s.step_model; }),
 
       // ---- a fleet's carbon-aware scheduling (docs/models/energy.md)
       flag("scheduler.carbon_aware", "false",
            "fleet: a deferrable job starts at the hour, within its deferrable delay, whose grid intensity over its "
-           "run is lowest (needs power.carbon.intensity)").fleet_only(),
+           "run is lowest (needs power.carbon.intensity)")
+          .fleet_only(),
       quantity("workload.jobs.<name>.deferrable", T, "0s",
                "how long the job may wait past its submit for a cleaner grid (scheduler.carbon_aware; 0: not "
                "deferrable)",
-               0.0, false).fleet_only(),
+               0.0, false)
+          .fleet_only(),
   };
   table.insert(table.end(), more.begin(), more.end());
   for (ParamSpec& p : step_detail_parameters())

@@ -8,12 +8,27 @@
 
 #include "models/core/units.hpp"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace fleetsim::scenario {
+
+struct Scenario;
+namespace detail {
+class Reader;
+}
+
+/// Where a key's value goes in the Scenario: the builder's one loop calls `read` for every key that
+/// has one, and `show` prints the field (a test checks that the structs' own defaults are the
+/// declared ones). Set by ParamSpec::into (parameter_specs.hpp); keys whose value needs other keys
+/// (derived defaults, cross-key rules) are read by their section's builder instead.
+struct Binding {
+  std::function<void(Scenario&, detail::Reader&, const std::string& key)> read;
+  std::function<std::string(const Scenario&)> show;
+};
 
 enum class Kind { Int, Float, Bool, String, Enum, Quantity };
 
@@ -36,6 +51,7 @@ struct ParamSpec {
   /// values registered at start-up (a test's policy, a plugin's) are valid too.
   std::vector<std::string> (*choices_from)() = nullptr;
   Applies applies = Applies::Both;
+  Binding binding;
 
   /// The declaration, for a single job's replay only (a fleet refuses it) or a fleet only.
   [[nodiscard]] ParamSpec job_only() &&
@@ -48,6 +64,14 @@ struct ParamSpec {
     applies = Applies::Fleet;
     return std::move(*this);
   }
+  /// The declaration, bound to the Scenario field `field(scenario)` returns (a generic lambda,
+  /// `[](auto& s) -> auto& { return s.recovery.detection; }`): a number, an integer, a flag, a
+  /// text or a unit quantity. Defined in parameter_specs.hpp, where the declarations are.
+  template <class Field>
+  [[nodiscard]] ParamSpec into(Field field) &&;
+  /// Bound to a bool field that is true when the value is `when` (a two-way choice).
+  template <class Field>
+  [[nodiscard]] ParamSpec into_flag(Field field, std::string when) &&;
 };
 
 /// "job", "fleet" or "both".

@@ -26,10 +26,12 @@ std::vector<ParamSpec> power_parameters()
                "the node's accelerators' compute draw, an assumption)",
                0.0, false),
       real("power.network.scale_up_pj_per_bit", "10",
-           "energy per bit sent over the scale-up links (NVLink, electrical)", 0.0, false, std::nullopt).job_only(),
+           "energy per bit sent over the scale-up links (NVLink, electrical)", 0.0, false, std::nullopt)
+          .job_only(),
       real("power.network.scale_out_pj_per_bit", "5",
            "energy per bit sent through the scale-out network, every hop included (NIC, switches, optics)", 0.0, false,
-           std::nullopt).job_only(),
+           std::nullopt)
+          .job_only(),
       quantity("power.storage.draw", Dimension::Power, "0W", "the storage servers' draw, busy or not", 0.0, false),
       real("power.storage.nj_per_byte", "0", "storage energy per byte written or read", 0.0, false, std::nullopt),
       real("power.pue", "1.1", "power usage effectiveness: facility power over IT power (cooling, power delivery)", 1.0,
@@ -43,11 +45,13 @@ std::vector<ParamSpec> power_parameters()
                "ramp limiter: while the job runs, its accelerators burn at least this much (a dummy load); the "
                "extra is reported as its own component"),
       quantity("power.ramp_time", T, "100ms",
-               "how long a synchronised change of the job's load takes at the facility (ramp rate = swing / this)").job_only(),
+               "how long a synchronised change of the job's load takes at the facility (ramp rate = swing / this)")
+          .job_only(),
       quantity("power.restart_stagger", T, "0s",
                "ramp limiter: after a recovery the job's GPUs start in groups over this time, so its load rises "
                "linearly instead of at once; no step runs until the last group is up (the stagger is warmup time)",
-               0.0, false).job_only(),
+               0.0, false)
+          .job_only(),
       // Carbon: operational from the grid's intensity, embodied amortised over the hardware's life.
       text("power.carbon.intensity", std::nullopt,
            "the grid's hourly carbon intensity: a CSV (hour,gco2_per_kwh; hours 0, 1, ... consecutive), relative "
@@ -66,7 +70,8 @@ std::vector<ParamSpec> power_parameters()
       real("power.fleet_compute_fraction", "0.7",
            "fleet: the fraction of a training GPU's time spent computing, the rest communicating (ASSUMPTION: the "
            "fleet does not simulate steps; a large job's simulated step puts most of its time in compute)",
-           0.0, false, 1.0).fleet_only(),
+           0.0, false, 1.0)
+          .fleet_only(),
   };
 }
 

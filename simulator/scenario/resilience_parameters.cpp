@@ -13,46 +13,86 @@ std::vector<ParamSpec> resilience_parameters()
   const auto B = Dimension::Bytes;
   const auto BW = Dimension::Bandwidth;
   return {
-      real("stragglers.persistent_fraction", "0", "fraction of nodes that always run slow", 0.0, false, 1.0).job_only(),
-      real("stragglers.persistent_speed", "1", "speed of a persistent straggler, relative to nominal", 0.0, true, 1.0).job_only(),
+      real("stragglers.persistent_fraction", "0", "fraction of nodes that always run slow", 0.0, false, 1.0)
+          .job_only()
+          .into([](auto& s) -> auto& { return s.stragglers.persistent_fraction; }),
+      real("stragglers.persistent_speed", "1", "speed of a persistent straggler, relative to nominal", 0.0, true, 1.0)
+          .job_only()
+          .into([](auto& s) -> auto& { return s.stragglers.persistent_speed; }),
       real("stragglers.transient_probability", "0", "probability that a node runs slow in a given step", 0.0, false,
-           1.0).job_only(),
-      real("stragglers.transient_speed", "1", "speed of a node in a slow step, relative to nominal", 0.0, true, 1.0).job_only(),
+           1.0)
+          .job_only()
+          .into([](auto& s) -> auto& { return s.stragglers.transient_probability; }),
+      real("stragglers.transient_speed", "1", "speed of a node in a slow step, relative to nominal", 0.0, true, 1.0)
+          .job_only()
+          .into([](auto& s) -> auto& { return s.stragglers.transient_speed; }),
       quantity("stragglers.episode_interval", T, "0s",
                "mean time between slowdown episodes of one node (0: none); episodes start at exponential intervals",
-               0.0, false).job_only(),
-      quantity("stragglers.episode_duration", T, "30min", "mean duration of a slowdown episode").job_only(),
+               0.0, false)
+          .job_only()
+          .into([](auto& s) -> auto& { return s.stragglers.episode_interval; }),
+      quantity("stragglers.episode_duration", T, "30min", "mean duration of a slowdown episode").job_only().into([
+      ](auto& s) -> auto& { return s.stragglers.episode_duration; }),
       choice("stragglers.episode_distribution", "exponential", "distribution of episode durations around their mean",
-             {"exponential", "fixed"}).job_only(),
+             {"exponential", "fixed"})
+          .job_only()
+          .into_flag(
+              [](auto& s) -> auto& { return s.stragglers.episode_exponential; }, "exponential"),
       real("stragglers.episode_speed", "1", "speed of a node during a slowdown episode, relative to nominal", 0.0, true,
-           1.0).job_only(),
+           1.0)
+          .job_only()
+          .into([](auto& s) -> auto& { return s.stragglers.episode_speed; }),
       real("stragglers.diurnal_amplitude", "0",
-           "peak-to-trough throughput swing of every node over a day (Llama 3 saw 1-2%)", 0.0, false, 0.5).job_only(),
+           "peak-to-trough throughput swing of every node over a day (Llama 3 saw 1-2%)", 0.0, false, 0.5)
+          .job_only()
+          .into([](auto& s) -> auto& { return s.stragglers.diurnal_amplitude; }),
       quantity("stragglers.diurnal_peak", T, "15h",
-               "time of day (from the start of the run) at which nodes are slowest", 0.0, false).job_only(),
-      quantity("stragglers.diurnal_resolution", T, "1h", "how often the replay updates the diurnal speed").job_only(),
+               "time of day (from the start of the run) at which nodes are slowest", 0.0, false)
+          .job_only()
+          .into([](auto& s) -> auto& { return s.stragglers.diurnal_peak; }),
+      quantity("stragglers.diurnal_resolution", T, "1h", "how often the replay updates the diurnal speed")
+          .job_only()
+          .into([](auto& s) -> auto& { return s.stragglers.diurnal_resolution; }),
       real("stragglers.drain_below", "0",
            "mitigation: drain a node whose speed stays below this for stragglers.drain_after (0: never)", 0.0, false,
-           1.0).job_only(),
+           1.0)
+          .job_only()
+          .into([](auto& s) -> auto& { return s.stragglers.drain_below; }),
       quantity("stragglers.drain_after", T, "10min", "mitigation: how long a node must stay slow before it is drained",
-               0.0, false).job_only(),
+               0.0, false)
+          .job_only()
+          .into([](auto& s) -> auto& { return s.stragglers.drain_after; }),
       quantity("stragglers.drain_repair", T, "4h", "mitigation: until a drained node is back, at full speed", 0.0,
-               false).job_only(),
+               false)
+          .job_only()
+          .into([](auto& s) -> auto& { return s.stragglers.drain_repair; }),
 
       real("heterogeneous.fraction", "0", "fraction of the job's nodes that are of an older accelerator generation",
-           0.0, false, 1.0).job_only(),
-      text("heterogeneous.accelerator", "A100-SXM-80GB", "the older generation's accelerator, for reports").job_only(),
+           0.0, false, 1.0)
+          .job_only()
+          .into([](auto& s) -> auto& { return s.heterogeneous.fraction; }),
+      text("heterogeneous.accelerator", "A100-SXM-80GB", "the older generation's accelerator, for reports")
+          .job_only()
+          .into([](auto& s) -> auto& { return s.heterogeneous.accelerator; }),
       real("heterogeneous.speed", "0.315",
            "the older generation's throughput relative to accelerator.peak_flops (A100 312 / H100 989 TFLOPS dense "
            "BF16)",
-           0.0, true, 1.0).job_only(),
+           0.0, true, 1.0)
+          .job_only()
+          .into([](auto& s) -> auto& { return s.heterogeneous.speed; }),
       choice("heterogeneous.placement", "block",
              "where the older nodes sit: the job's last nodes (racks of their own), or spread at random",
-             {"block", "spread"}).job_only(),
+             {"block", "spread"})
+          .job_only()
+          .into_flag(
+              [](auto& s) -> auto& { return s.heterogeneous.spread; }, "spread"),
       choice("heterogeneous.balance", "none",
              "none: every data-parallel replica gets the same batch share, so the slowest gates the step; "
              "micro_batches: replicas get micro-batches in proportion to their generation's speed",
-             {"none", "micro_batches"}).job_only(),
+             {"none", "micro_batches"})
+          .job_only()
+          .into_flag(
+              [](auto& s) -> auto& { return s.heterogeneous.balanced; }, "micro_batches"),
 
       quantity("storage.write_bandwidth", BW, "2TB/s",
                "the storage servers' sustained write bandwidth, shared by every writer"),
@@ -73,99 +113,152 @@ std::vector<ParamSpec> resilience_parameters()
 
       quantity("checkpoint.interval", T, "30min",
                "training time between the end of one checkpoint and the start of the next (checkpoint.policy: "
-               "fixed; the other policies compute it)").job_only(),
+               "fixed; the other policies compute it)")
+          .job_only(),
       choice("checkpoint.policy", "fixed",
              "how the interval is chosen: fixed (checkpoint.interval), young or daly (from the checkpoint cost and "
              "the failure model's MTBF), adaptive (Daly's interval at the MTBF estimated from the failures seen so "
              "far, starting from checkpoint.prior_mtbf)",
-             {"fixed", "young", "daly", "adaptive"}).job_only(),
-      quantity("checkpoint.prior_mtbf", T, "1d", "adaptive: the prior guess of the job's mean time between failures").job_only(),
+             {"fixed", "young", "daly", "adaptive"})
+          .job_only(),
+      quantity("checkpoint.prior_mtbf", T, "1d", "adaptive: the prior guess of the job's mean time between failures")
+          .job_only(),
       real("checkpoint.prior_weight", "1", "adaptive: how many failures' worth of evidence the prior counts as", 0.0,
-           true, std::nullopt).job_only(),
+           true, std::nullopt)
+          .job_only(),
       quantity("checkpoint.state_per_gpu", B, "400MB", "checkpoint bytes written per accelerator").job_only(),
       quantity("checkpoint.state_total", B, std::nullopt,
                "the model's whole checkpoint (e.g. 14 B/parameter x parameters); when given, each GPU writes "
                "state_total / cluster.gpus and checkpoint.state_per_gpu is ignored, so a sweep over cluster.gpus keeps "
-               "the checkpoint one size").job_only(),
+               "the checkpoint one size")
+          .job_only(),
       quantity("checkpoint.write_overhead", T, "0s",
-               "fixed cost of each checkpoint besides the data transfer (barrier, metadata)", 0.0, false).job_only(),
+               "fixed cost of each checkpoint besides the data transfer (barrier, metadata)", 0.0, false)
+          .job_only(),
       choice("checkpoint.strategy", "sync",
              "sync: training pauses for the whole write; async: training pauses for the device-to-host snapshot "
              "and the write drains to storage in the background; multi_level: snapshots to host memory and peers "
              "every interval, every checkpoint.remote_every-th one also drained to storage",
-             {"sync", "async", "multi_level"}).job_only(),
+             {"sync", "async", "multi_level"})
+          .job_only(),
       quantity("checkpoint.snapshot_bandwidth", BW, "25GB/s",
                "async, multi_level: device-to-host copy rate per GPU (the training pause is state_per_gpu over it)"),
       integer("checkpoint.host_buffers", "1",
-              "async: snapshots host memory holds while they drain; a checkpoint due when all are full waits", 1, 64).job_only(),
-      integer("checkpoint.remote_every", "4", "multi_level: every k-th snapshot also goes to remote storage", 1, 1e6).job_only(),
+              "async: snapshots host memory holds while they drain; a checkpoint due when all are full waits", 1, 64)
+          .job_only(),
+      integer("checkpoint.remote_every", "4", "multi_level: every k-th snapshot also goes to remote storage", 1, 1e6)
+          .job_only(),
       choice("checkpoint.files", "per_rank",
              "how a checkpoint is laid out: per_rank (a file per GPU), per_node, or consolidated (one file); each "
              "file costs one metadata operation (storage.metadata_rate)",
              {"per_rank", "per_node", "consolidated"}),
       real("checkpoint.corrupt_probability", "0",
            "chance that a checkpoint turns out unreadable at restore: the job falls back to the previous one", 0.0,
-           false, 0.999).job_only(),
+           false, 0.999)
+          .job_only(),
 
       quantity("data.bytes_per_token", B, "0B",
-               "training data read from storage per token (0: data loading is not modelled)", 0.0, false).job_only(),
+               "training data read from storage per token (0: data loading is not modelled)", 0.0, false)
+          .job_only(),
       integer("data.prefetch_steps", "2", "batches the loader keeps ready ahead of training", 1, 1e6).job_only(),
 
-      quantity("recovery.detection", T, "5min", "from a failure to the job being declared failed"),
+      quantity("recovery.detection", T, "5min", "from a failure to the job being declared failed").into([
+      ](auto& s) -> auto& { return s.recovery.detection; }),
       quantity("recovery.restart", T, "10min", "rescheduling, process start, communicator init and rendezvous", 0.0,
-               false).job_only(),
+               false)
+          .job_only()
+          .into([](auto& s) -> auto& { return s.recovery.restart; }),
       quantity("recovery.warmup", T, "0s", "time after reload before steps run at full speed (counted as lost)", 0.0,
-               false).job_only(),
+               false)
+          .job_only()
+          .into([](auto& s) -> auto& { return s.recovery.warmup; }),
       quantity("recovery.watchdog_timeout", T, "10min",
-               "collective timeout that detects hangs (PyTorch's NCCL default is 10 min)"),
+               "collective timeout that detects hangs (PyTorch's NCCL default is 10 min)")
+          .into([](auto& s) -> auto& { return s.recovery.watchdog_timeout; }),
       registered_choice("recovery.policy", "restart",
                         "what happens after a failure: restart = resubmit the whole job from the last checkpoint; "
                         "hot_spare = keep the allocation, swap warm spare nodes in (recovery.spare_swap); elastic = "
                         "continue on fewer data-parallel replicas and grow back when nodes return; in_memory = restore "
                         "from checkpoint copies in peers' host memory (Gemini-style), remote storage only when every "
                         "copy of a shard is lost (models/resilience/recovery_policy.hpp: the registry)",
-                        models::recovery_policy_names).job_only(),
+                        models::recovery_policy_names)
+          .job_only()
+          .into([](auto& s) -> auto& { return s.recovery.policy_name; }),
       quantity("recovery.spare_swap", T, "2min",
                "hot_spare: restart in the job's own allocation with warm spares swapped in (replaces recovery.restart)",
-               0.0, false).job_only(),
+               0.0, false)
+          .job_only()
+          .into([](auto& s) -> auto& { return s.recovery.spare_swap; }),
       choice("recovery.elastic_batch", "global",
              "elastic: keep the global batch (more micro-batches per replica) or the per-replica batch (smaller global "
              "batch)",
-             {"global", "per_replica"}).job_only(),
+             {"global", "per_replica"})
+          .job_only()
+          .into_flag(
+              [](auto& s) -> auto& { return s.recovery.elastic_keep_global_batch; }, "global"),
       integer("recovery.elastic_min_dp", "1",
-              "elastic: fewest data-parallel replicas to train on; below it the job waits for nodes", 1, 1e8).job_only(),
+              "elastic: fewest data-parallel replicas to train on; below it the job waits for nodes", 1, 1e8)
+          .job_only()
+          .into([](auto& s) -> auto& { return s.recovery.elastic_min_dp; }),
       quantity("recovery.memory_snapshot_interval", T, "0s",
                "in_memory: training time between snapshots to host memory (0: every step); snapshots are assumed "
                "hidden behind training",
-               0.0, false).job_only(),
+               0.0, false)
+          .job_only()
+          .into([](auto& s) -> auto& { return s.recovery.memory_snapshot_interval; }),
       quantity("recovery.memory_reload", T, "30s",
-               "in_memory: restoring the state from host memory and peers (replaces the storage reload)", 0.0, false).job_only(),
+               "in_memory: restoring the state from host memory and peers (replaces the storage reload)", 0.0, false)
+          .job_only()
+          .into([](auto& s) -> auto& { return s.recovery.memory_reload; }),
       integer("recovery.memory_copies", "2",
-              "in_memory: copies of each node's shard, on its own node and on peers in other racks", 1, 64).job_only(),
+              "in_memory: copies of each node's shard, on its own node and on peers in other racks", 1, 64)
+          .job_only()
+          .into([](auto& s) -> auto& { return s.recovery.memory_copies; }),
 
-      integer("spares.nodes", "0", "warm spare nodes beside the job's; failures strike them too", 0, 1e7),
+      integer("spares.nodes", "0", "warm spare nodes beside the job's; failures strike them too", 0, 1e7).into([
+      ](auto& s) -> auto& { return s.capacity.spare_nodes; }),
       quantity("repair.time", T, "0s",
                "mean time until a failed node is back in service (0: the scheduler always finds a healthy replacement "
                "at once)",
-               0.0, false),
+               0.0, false)
+          .into([](auto& s) -> auto& { return s.capacity.repair_time; }),
       choice("repair.distribution", "exponential", "distribution of repair times around their mean",
-             {"exponential", "fixed"}),
+             {"exponential", "fixed"})
+          .into_flag(
+              [](auto& s) -> auto& { return s.capacity.repair_exponential; }, "exponential"),
 
       real("lemons.fraction", "0",
-           "fraction of nodes that fail much more often than the others (GPU- and node-scope causes)", 0.0, false, 1.0),
+           "fraction of nodes that fail much more often than the others (GPU- and node-scope causes)", 0.0, false, 1.0)
+          .into([](auto& s) -> auto& { return s.capacity.lemons.fraction; }),
       real("lemons.rate_multiplier", "10",
            "failure rate of a lemon node over a normal node's (the fleet average stays as configured)", 1.0, false,
-           std::nullopt),
+           std::nullopt)
+          .into([](auto& s) -> auto& { return s.capacity.lemons.rate_multiplier; }),
       integer("lemons.retire_after", "0",
-              "retire a node after this many of its own failures within lemons.retire_window (0: never)", 0, 1e6).job_only(),
-      quantity("lemons.retire_window", T, "7d", "window over which a node's failures count toward retirement").job_only(),
-      quantity("lemons.replace_time", T, "0s", "until a retired node's position holds a new, healthy node", 0.0, false).job_only(),
+              "retire a node after this many of its own failures within lemons.retire_window (0: never)", 0, 1e6)
+          .job_only()
+          .into([](auto& s) -> auto& { return s.capacity.lemons.retire_after; }),
+      quantity("lemons.retire_window", T, "7d", "window over which a node's failures count toward retirement")
+          .job_only()
+          .into([](auto& s) -> auto& { return s.capacity.lemons.retire_window; }),
+      quantity("lemons.replace_time", T, "0s", "until a retired node's position holds a new, healthy node", 0.0, false)
+          .job_only()
+          .into([](auto& s) -> auto& { return s.capacity.lemon_replace_time; }),
 
-      real("planned.count", "0", "planned interruptions per planned.window", 0.0, false, std::nullopt).job_only(),
-      quantity("planned.window", T, "54d", "window over which planned.count is given").job_only(),
-      quantity("planned.duration", T, "15min", "downtime of one planned interruption, restart included", 0.0, false).job_only(),
-      flag("planned.checkpoint_before", "true", "write a checkpoint just before a planned interruption").job_only(),
-      choice("planned.arrival", "uniform", "evenly spaced, or a Poisson process", {"uniform", "poisson"}).job_only(),
+      real("planned.count", "0", "planned interruptions per planned.window", 0.0, false, std::nullopt).job_only().into([
+      ](auto& s) -> auto& { return s.planned.count; }),
+      quantity("planned.window", T, "54d", "window over which planned.count is given").job_only().into([
+      ](auto& s) -> auto& { return s.planned.window; }),
+      quantity("planned.duration", T, "15min", "downtime of one planned interruption, restart included", 0.0, false)
+          .job_only()
+          .into([](auto& s) -> auto& { return s.planned.duration; }),
+      flag("planned.checkpoint_before", "true", "write a checkpoint just before a planned interruption")
+          .job_only()
+          .into([](auto& s) -> auto& { return s.planned.checkpoint_before; }),
+      choice("planned.arrival", "uniform", "evenly spaced, or a Poisson process", {"uniform", "poisson"})
+          .job_only()
+          .into_flag(
+              [](auto& s) -> auto& { return s.planned.poisson; }, "poisson"),
 
       integer("failures.reference_gpus", "16384", "fleet size at which failure counts were observed", 1, 1e9),
       quantity("failures.reference_window", T, "54d", "window over which failure counts were observed"),

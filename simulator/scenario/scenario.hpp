@@ -2,18 +2,18 @@
 // A validated scenario as plain structs: what the loader produces and the simulator consumes.
 // No SimGrid, no YAML: every value is already in SI units and inside its valid range.
 
+#include "models/core/units.hpp"
 #include "models/energy/carbon.hpp"
 #include "models/energy/power_model.hpp"
-#include "models/resilience/failure_model.hpp"
 #include "models/fleet/cluster.hpp"
 #include "models/fleet/job_generator.hpp"
 #include "models/fleet/job_spec.hpp"
 #include "models/fleet/scheduling_policy.hpp"
+#include "models/resilience/failure_model.hpp"
 #include "models/resilience/node_pool.hpp"
 #include "models/resilience/recovery_policy.hpp"
 #include "models/step/step_model.hpp"
 #include "models/step/stragglers.hpp"
-#include "models/core/units.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -37,8 +37,8 @@ struct FabricShape {
   double rack_oversubscription = 1;  // rack (ToR) uplinks: 1:1 unless the scenario says otherwise
   std::string topology = "clos";     // clos | rail_optimized | torus
   std::vector<int> torus_dims;
-  double torus_link_bandwidth = 0;  // bytes/s
-  double torus_hop_latency = 0;     // s
+  double torus_link_bandwidth = 45e9;  // bytes/s
+  double torus_hop_latency = 1e-6;     // s
 };
 
 /// The shared storage system (simulator/platform/storage_system.hpp). 0 = not given.
@@ -91,8 +91,8 @@ struct CapacitySpec {
 
 struct PlannedSpec {
   double count = 0;  // per window
-  units::Seconds window{0};
-  units::Seconds duration{0};
+  units::Seconds window{54 * 86400.0};
+  units::Seconds duration{900};
   bool checkpoint_before = true;
   bool poisson = false;  // false: evenly spaced
 };
@@ -100,8 +100,8 @@ struct PlannedSpec {
 /// Mixed accelerator generations in one job.
 struct HeterogeneousSpec {
   double fraction = 0;
-  std::string accelerator;
-  double speed = 1;
+  std::string accelerator = "A100-SXM-80GB";
+  double speed = 0.315;
   bool spread = false;
   bool balanced = false;
   [[nodiscard]] bool any() const { return fraction > 0 && speed < 1; }
@@ -138,13 +138,13 @@ struct SchedulerSpec {
 };
 
 struct Scenario {
-  std::string name;
+  std::string name = "unnamed";
   std::string description;
   std::string source;  // file the scenario came from, as given
 
   models::FleetShape fleet;
-  std::string accelerator_name;
-  units::Watts accelerator_power{0};
+  std::string accelerator_name = "H100-SXM-80GB";
+  units::Watts accelerator_power{700};
   models::StepInputs step;
   FabricShape fabric;
   models::StragglerSpec stragglers;  // nodes that slow every synchronous step
@@ -159,7 +159,7 @@ struct Scenario {
   std::vector<models::FailureCause> causes;  // in the order the scenario names them
   models::energy::PowerSpec power;           // power.* (docs/models/energy.md)
 
-  units::Seconds duration{0};
+  units::Seconds duration{54 * 86400.0};
   double token_target = 0;  // tokens to train (0: none): summary.json reports when they were reached
   std::uint64_t seed = 1;
   std::string step_model = "simulated";

@@ -16,66 +16,17 @@ namespace {
 
 using detail::Reader;
 
+// The step inputs no declaration binds: the two enums and the torus shape.
 void read_step_inputs(Reader& r, Scenario& s)
 {
   auto& w = s.step.workload;
-  w.parameters = r.number("model.parameters");
-  w.layers = static_cast<int>(r.integer("model.layers"));
-  w.hidden = static_cast<int>(r.integer("model.hidden"));
-  w.sequence_length = static_cast<int>(r.integer("model.sequence_length"));
-  w.global_batch_tokens = r.number("model.global_batch_tokens");
-  w.micro_batch_size = static_cast<int>(r.integer("model.micro_batch_size"));
-  w.bytes_per_value = r.number("model.bytes_per_value");
-  w.attention_heads = static_cast<int>(r.integer("model.attention_heads"));
-  w.kv_heads = static_cast<int>(r.integer("model.kv_heads"));
-  w.experts = static_cast<int>(r.integer("model.experts"));
-  w.experts_per_token = static_cast<int>(r.integer("model.experts_per_token"));
-  w.expert_parameters = r.number("model.expert_parameters");
-  w.ffn_hidden = static_cast<int>(r.integer("model.ffn_hidden"));
-  w.gated_mlp = r.boolean("model.gated_mlp");
-  w.vocabulary = static_cast<int>(r.integer("model.vocabulary"));
-  w.dropout = r.boolean("model.dropout");
-  w.flash_attention = r.boolean("model.flash_attention");
   w.attention_flops = r.text("model.attention_flops") == "causal" ? models::AttentionFlops::Causal
                                                                   : models::AttentionFlops::Full;
   const std::string recompute = r.text("model.recompute");
   w.recompute = recompute == "full"        ? models::Recompute::Full
                 : recompute == "selective" ? models::Recompute::Selective
                                            : models::Recompute::None;
-  auto& a = s.step.accelerator;
-  a.peak_flops = units::FlopsPerSecond(r.number("accelerator.peak_flops"));
-  a.memory = units::Bytes(r.number("accelerator.memory"));
-  a.gemm_efficiency = r.number("accelerator.gemm_efficiency");
-  a.gemm_curve.max_efficiency = r.number("accelerator.gemm.max_efficiency");
-  a.gemm_curve.kernel_overhead = r.number("accelerator.gemm.kernel_overhead");
-  a.hbm_bandwidth = units::BytesPerSecond(r.number("accelerator.hbm_bandwidth"));
-  a.memory_reserved = units::Bytes(r.number("accelerator.memory_reserved"));
-  a.check_memory = r.boolean("accelerator.memory_check");
-  auto& l = s.step.layout;
-  l.tp = static_cast<int>(r.integer("parallelism.tp"));
-  l.pp = static_cast<int>(r.integer("parallelism.pp"));
-  l.dp = static_cast<int>(r.integer("parallelism.dp"));
-  l.cp = static_cast<int>(r.integer("parallelism.cp"));
-  l.ep = static_cast<int>(r.integer("parallelism.ep"));
-  l.virtual_stages = static_cast<int>(r.integer("parallelism.virtual_stages"));
-  l.sequence_parallel = r.boolean("parallelism.sequence_parallel");
-  l.distributed_optimizer = r.boolean("parallelism.distributed_optimizer");
-  l.sharded_gradients = r.boolean("parallelism.sharded_gradients");
-  l.gradients_after_flush = r.boolean("parallelism.gradients_after_flush");
-  auto& f = s.step.fabric;
-  f.nvlink_bandwidth = units::BytesPerSecond(r.number("network.nvlink_bandwidth"));
-  f.nvlink_latency = units::Seconds(r.number("network.nvlink_latency"));
-  f.nic_bandwidth = units::BytesPerSecond(r.number("network.nic_bandwidth"));
-  f.nic_latency = units::Seconds(r.number("network.nic_latency"));
-  f.dp_overlap = r.number("network.dp_overlap");
-  f.tp_overlap = r.number("network.tp_overlap");
-  s.fabric.pod_size = r.integer("network.pod_size");
-  s.fabric.pod_oversubscription = r.number("network.pod_oversubscription");
-  s.fabric.rack_oversubscription = r.number("network.rack_oversubscription");
-  s.fabric.topology = r.text("network.topology");
   (void)r.text("network.preset");  // validated here; the loader already put its values in place
-  s.fabric.torus_link_bandwidth = r.number("network.torus_link_bandwidth");
-  s.fabric.torus_hop_latency = r.number("network.torus_hop_latency");
   const std::string dims = r.text("network.torus_dims");
   if (!dims.empty()) {
     // XxYxZ: positive integers separated by 'x'.
@@ -135,57 +86,6 @@ void read_causes(Reader& r, const std::vector<ResolvedValue>& resolved, Scenario
                              "failure cause '" + name + "' needs a rate: count (over the reference window) or mtbf");
     s.causes.push_back(std::move(c));
   }
-}
-
-void read_recovery_and_capacity(Reader& r, Scenario& s)
-{
-  s.recovery.detection = units::Seconds(r.number("recovery.detection"));
-  s.recovery.restart = units::Seconds(r.number("recovery.restart"));
-  s.recovery.watchdog_timeout = units::Seconds(r.number("recovery.watchdog_timeout"));
-  s.recovery.warmup = units::Seconds(r.number("recovery.warmup"));
-  s.recovery.policy_name = r.text("recovery.policy");
-  s.recovery.spare_swap = units::Seconds(r.number("recovery.spare_swap"));
-  s.recovery.elastic_keep_global_batch = r.text("recovery.elastic_batch") == "global";
-  s.recovery.elastic_min_dp = static_cast<int>(r.integer("recovery.elastic_min_dp"));
-  s.recovery.memory_snapshot_interval = units::Seconds(r.number("recovery.memory_snapshot_interval"));
-  s.recovery.memory_reload = units::Seconds(r.number("recovery.memory_reload"));
-  s.recovery.memory_copies = static_cast<int>(r.integer("recovery.memory_copies"));
-  s.capacity.spare_nodes = r.integer("spares.nodes");
-  s.capacity.repair_time = units::Seconds(r.number("repair.time"));
-  s.capacity.repair_exponential = r.text("repair.distribution") == "exponential";
-  s.capacity.lemons.fraction = r.number("lemons.fraction");
-  s.capacity.lemons.rate_multiplier = r.number("lemons.rate_multiplier");
-  s.capacity.lemons.retire_after = static_cast<int>(r.integer("lemons.retire_after"));
-  s.capacity.lemons.retire_window = r.number("lemons.retire_window");
-  s.capacity.lemon_replace_time = units::Seconds(r.number("lemons.replace_time"));
-  s.planned.count = r.number("planned.count");
-  s.planned.window = units::Seconds(r.number("planned.window"));
-  s.planned.duration = units::Seconds(r.number("planned.duration"));
-  s.planned.checkpoint_before = r.boolean("planned.checkpoint_before");
-  s.planned.poisson = r.text("planned.arrival") == "poisson";
-}
-
-void read_stragglers(Reader& r, Scenario& s)
-{
-  s.stragglers.persistent_fraction = r.number("stragglers.persistent_fraction");
-  s.stragglers.persistent_speed = r.number("stragglers.persistent_speed");
-  s.stragglers.transient_probability = r.number("stragglers.transient_probability");
-  s.stragglers.transient_speed = r.number("stragglers.transient_speed");
-  s.heterogeneous.fraction = r.number("heterogeneous.fraction");
-  s.heterogeneous.accelerator = r.text("heterogeneous.accelerator");
-  s.heterogeneous.speed = r.number("heterogeneous.speed");
-  s.heterogeneous.spread = r.text("heterogeneous.placement") == "spread";
-  s.heterogeneous.balanced = r.text("heterogeneous.balance") == "micro_batches";
-  s.stragglers.episode_interval = r.number("stragglers.episode_interval");
-  s.stragglers.episode_duration = r.number("stragglers.episode_duration");
-  s.stragglers.episode_exponential = r.text("stragglers.episode_distribution") == "exponential";
-  s.stragglers.episode_speed = r.number("stragglers.episode_speed");
-  s.stragglers.diurnal_amplitude = r.number("stragglers.diurnal_amplitude");
-  s.stragglers.diurnal_peak = r.number("stragglers.diurnal_peak");
-  s.stragglers.diurnal_resolution = r.number("stragglers.diurnal_resolution");
-  s.stragglers.drain_below = r.number("stragglers.drain_below");
-  s.stragglers.drain_after = r.number("stragglers.drain_after");
-  s.stragglers.drain_repair = r.number("stragglers.drain_repair");
 }
 
 // GPUs the scenario's model and layout run on: the cluster, or in a fleet the layout's own.
@@ -288,16 +188,17 @@ void check_cross_keys(Reader& r, const Scenario& s)
     // The torus is the fabric of the step: the cluster's, or in a fleet the layout's own GPUs.
     const long gpus = job_model_gpus(s);
     if (s.fabric.torus_dims.empty() || product != static_cast<double>(gpus))
-      r.error_at_first_given({"network.torus_dims", "network.topology", "cluster.gpus"},
-                             "network.topology torus needs network.torus_dims whose product is " +
-                                 std::string(s.is_fleet() ? "the GPUs of the layout's step (tp x cp x pp x dp = "
-                                                          : "cluster.gpus (") +
-                                 std::to_string(gpus) + ")");
+      r.error_at_first_given(
+          {"network.torus_dims", "network.topology", "cluster.gpus"},
+          "network.topology torus needs network.torus_dims whose product is " +
+              std::string(s.is_fleet() ? "the GPUs of the layout's step (tp x cp x pp x dp = " : "cluster.gpus (") +
+              std::to_string(gpus) + ")");
   } else {
     for (const char* key : {"network.torus_dims", "network.torus_link_bandwidth", "network.torus_hop_latency"})
       if (r.given_apart_from_default(key))
-        r.error(key, "'" + std::string(key) + "' describes a torus: it needs network.topology: torus (the topology is " +
-                         s.fabric.topology + ")");
+        r.error(key, "'" + std::string(key) +
+                         "' describes a torus: it needs network.topology: torus (the topology is " + s.fabric.topology +
+                         ")");
   }
   if (s.fabric.topology == "rail_optimized" && s.fleet.gpus_per_node < 2)
     r.error_at_first_given({"network.topology", "cluster.gpus_per_node"},
@@ -426,23 +327,15 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
   Reader r(resolved, file, diags);
   Scenario s;
   s.source = file;
-  s.name = r.text("name");
-  s.description = r.text("description");
-  s.fleet.gpus = r.integer("cluster.gpus");
-  s.fleet.gpus_per_node = static_cast<int>(r.integer("cluster.gpus_per_node"));
-  s.fleet.gpus_per_rack = static_cast<int>(r.integer("cluster.gpus_per_rack"));
-  s.accelerator_name = r.text("accelerator.name");
-  s.accelerator_power = units::Watts(r.number("accelerator.power"));
+  // Every key whose declaration binds it to a field (ParamSpec::into); the section builders below
+  // read the rest: derived defaults, enums, the wildcard sections and what depends on other keys.
+  for (const ParamSpec& p : parameter_table())
+    if (p.binding.read)
+      p.binding.read(s, r, p.key);
   read_step_inputs(r, s);
   read_storage_and_checkpoint(r, s);
-  read_recovery_and_capacity(r, s);
   read_causes(r, resolved, s);
-  read_stragglers(r, s);
   read_power(r, s);
-  s.duration = units::Seconds(r.number("run.duration"));
-  s.token_target = r.number("run.token_target");
-  s.seed = static_cast<std::uint64_t>(r.integer("run.seed"));
-  s.step_model = r.text("run.step_model");
   detail::read_fleet(r, resolved, file, s);
   detail::read_carbon(r, file, s);
   check_applies(r, resolved);

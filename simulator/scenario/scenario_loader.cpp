@@ -391,6 +391,7 @@ LoadResult load_scenario_text(std::string_view yaml, const std::string& display_
   result.resolved = resolve(given, display_name);
   // Keep going after structural errors: value errors are reported in the same pass.
   result.scenario = build_scenario(result.resolved, display_name, result.diagnostics);
+  result.diagnostics.sort_by_position();
   if (!result.diagnostics.empty())
     result.scenario.reset();
   return result;

@@ -14,22 +14,34 @@ std::vector<ParamSpec> step_detail_parameters()
       real("accelerator.gemm.max_efficiency", "0",
            "kernel times by shape: the fraction of peak a large GEMM sustains (0: use accelerator.gemm_efficiency "
            "for every kernel). See docs/models/kernels-and-memory.md",
-           0.0, false, 1.0),
+           0.0, false, 1.0)
+          .into([](auto& s) -> auto& { return s.step.accelerator.gemm_curve.max_efficiency; }),
       quantity("accelerator.gemm.kernel_overhead", T, "0s",
-               "time every kernel adds to its roofline time (launch, the last partial wave)", 0.0, false),
+               "time every kernel adds to its roofline time (launch, the last partial wave)", 0.0, false)
+          .into([](auto& s) -> auto& { return s.step.accelerator.gemm_curve.kernel_overhead; }),
       quantity("accelerator.hbm_bandwidth", BW, "0B/s",
                "HBM bandwidth: the roofline of GEMMs and the time of element-wise kernels (0: not modelled)", 0.0,
-               false),
+               false)
+          .into([](auto& s) -> auto& { return s.step.accelerator.hbm_bandwidth; }),
       flag("accelerator.memory_check", "false",
            "reject a layout whose weights, gradients, optimizer state and activations do not fit in HBM, naming the "
-           "biggest term (docs/models/kernels-and-memory.md)"),
+           "biggest term (docs/models/kernels-and-memory.md)")
+          .into([](auto& s) -> auto& { return s.step.accelerator.check_memory; }),
       quantity("accelerator.memory_reserved", B, "0B",
-               "HBM the model cannot use (CUDA context, communication buffers, fragmentation)", 0.0, false),
-      integer("model.ffn_hidden", "0", "MLP inner dimension (0: 4 x hidden)", 0, 1e8),
-      flag("model.gated_mlp", "false", "SwiGLU-style MLP: three hidden x ffn matrices instead of two"),
-      integer("model.vocabulary", "0", "vocabulary size: the logit GEMM and its memory (0: left out)", 0, 1e8),
-      flag("model.dropout", "false", "dropout layers, whose masks are kept as activations"),
-      flag("model.flash_attention", "false", "fused attention: scores never stored, recomputed in the backward kernel"),
+               "HBM the model cannot use (CUDA context, communication buffers, fragmentation)", 0.0, false)
+          .into([](auto& s) -> auto& { return s.step.accelerator.memory_reserved; }),
+      integer("model.ffn_hidden", "0", "MLP inner dimension (0: 4 x hidden)", 0, 1e8).into([](auto& s) -> auto& {
+        return s.step.workload.ffn_hidden;
+      }),
+      flag("model.gated_mlp", "false", "SwiGLU-style MLP: three hidden x ffn matrices instead of two").into([
+      ](auto& s) -> auto& { return s.step.workload.gated_mlp; }),
+      integer("model.vocabulary", "0", "vocabulary size: the logit GEMM and its memory (0: left out)", 0, 1e8).into([
+      ](auto& s) -> auto& { return s.step.workload.vocabulary; }),
+      flag("model.dropout", "false", "dropout layers, whose masks are kept as activations").into([](auto& s) -> auto& {
+        return s.step.workload.dropout;
+      }),
+      flag("model.flash_attention", "false", "fused attention: scores never stored, recomputed in the backward kernel")
+          .into([](auto& s) -> auto& { return s.step.workload.flash_attention; }),
       choice("model.attention_flops", "full",
              "how attention counts in model FLOPs: full (every query against every key: Narayanan et al. 2021, "
              "Korthikanti et al. 2022, PaLM) or causal (the unmasked half)",
@@ -40,17 +52,22 @@ std::vector<ParamSpec> step_detail_parameters()
              {"none", "selective", "full"}),
       flag("parallelism.sequence_parallel", "false",
            "sequence parallelism: TP all-reduces become reduce-scatter + all-gather, and norms, dropout and their "
-           "activations are split over tp"),
+           "activations are split over tp")
+          .into([](auto& s) -> auto& { return s.step.layout.sequence_parallel; }),
       flag("parallelism.distributed_optimizer", "false",
-           "optimizer state (FP32 weights, Adam moments) sharded over the dp x cp replicas (ZeRO-1)"),
+           "optimizer state (FP32 weights, Adam moments) sharded over the dp x cp replicas (ZeRO-1)")
+          .into([](auto& s) -> auto& { return s.step.layout.distributed_optimizer; }),
       flag("parallelism.sharded_gradients", "false",
            "gradients sharded over the dp x cp replicas as well as the optimizer state (ZeRO-2; PyTorch FSDP as "
-           "Llama 3 used it); memory only, the traffic is that of the distributed optimizer"),
+           "Llama 3 used it); memory only, the traffic is that of the distributed optimizer")
+          .into([](auto& s) -> auto& { return s.step.layout.sharded_gradients; }),
       flag("parallelism.gradients_after_flush", "false",
            "every chunk's gradient reduce-scatter waits until the stage's whole backward is done (Megatron's local "
-           "DDP of 2021-22, which overlapped none of it); false: each chunk's starts after that chunk's last backward"),
+           "DDP of 2021-22, which overlapped none of it); false: each chunk's starts after that chunk's last backward")
+          .into([](auto& s) -> auto& { return s.step.layout.gradients_after_flush; }),
       real("network.tp_overlap", "0", "fraction of tensor-parallel communication hidden behind the GEMMs next to it",
-           0.0, false, 1.0),
+           0.0, false, 1.0)
+          .into([](auto& s) -> auto& { return s.step.fabric.tp_overlap; }),
   };
 }
 

@@ -5,11 +5,11 @@
 
 #include <algorithm>
 #include <charconv>
-#include <optional>
-#include <string_view>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <string_view>
 
 namespace fleetsim::scenario::detail {
 namespace {
@@ -202,8 +202,8 @@ void read_generator(Reader& r, Scenario& s)
     for (size_t h = 0; h < std::min<size_t>(24, items.size()); ++h) {
       const auto w = whole_number<double>(items[h]);
       if (!w)
-        r.error(g + "hourly_weights",
-                "workload.generator.hourly_weights: '" + items[h] + "' (hour " + std::to_string(h) + ") is not a number");
+        r.error(g + "hourly_weights", "workload.generator.hourly_weights: '" + items[h] + "' (hour " +
+                                          std::to_string(h) + ") is not a number");
       spec.hourly_weights[h] = w.value_or(0);
     }
   }
