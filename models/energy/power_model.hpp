@@ -29,11 +29,11 @@ inline constexpr std::array<GpuState, kGpuStates> kAllGpuStates = {GpuState::Com
 struct PowerSpec {
   std::array<double, kGpuStates> gpu_w{700, 350, 100, 150, 0};  // by GpuState
   double node_w = 0;                                            // per powered node, GPUs excluded
-  double scale_up_j_per_bit = 0;                                // NVLink
-  double scale_out_j_per_bit = 0;                               // NIC to NIC, switches and optics included
+  double scale_up_j_per_bit = 10e-12;                           // NVLink
+  double scale_out_j_per_bit = 5e-12;                           // NIC to NIC, switches and optics included
   double storage_w = 0;                                         // storage servers, whether busy or not
   double storage_j_per_byte = 0;                                // each byte written or read
-  double pue = 1;                                               // facility power / IT power
+  double pue = 1.1;                                             // facility power / IT power
   double gpu_power_limit_w = 0;                                 // 0: none
   double dvfs_exponent = 3;                                     // compute draw above idle grows as speed^exponent
   double power_floor_w = 0;                                     // 0: none

@@ -8,15 +8,6 @@
 
 namespace fleetsim::models::fleet {
 
-std::optional<Packing> packing_from_name(std::string_view name)
-{
-  if (name == "first_fit")
-    return Packing::FirstFit;
-  if (name == "topology")
-    return Packing::Topology;
-  return std::nullopt;
-}
-
 Cluster::Cluster(long nodes, int gpus_per_node, int nodes_per_rack, long nodes_per_pod, long spare_nodes)
     : gpn_(std::max(1, gpus_per_node)),
       npr_(std::max(1, nodes_per_rack)),

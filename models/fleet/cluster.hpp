@@ -14,6 +14,8 @@
 //               nodes first.
 // Every placement records the racks and pods it spans.
 
+#include "models/core/names.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -24,7 +26,12 @@
 namespace fleetsim::models::fleet {
 
 enum class Packing { FirstFit, Topology };
-[[nodiscard]] std::optional<Packing> packing_from_name(std::string_view name);
+inline constexpr NameTable<Packing, 2> kPackingNames{
+    {{"topology", Packing::Topology}, {"first_fit", Packing::FirstFit}}};
+[[nodiscard]] inline std::optional<Packing> packing_from_name(std::string_view name)
+{
+  return from_name(kPackingNames, name);
+}
 
 struct Placement {
   std::vector<std::pair<long, int>> parts;  // (node, GPUs held on it)

@@ -8,17 +8,6 @@
 
 namespace fleetsim::models::fleet {
 
-std::optional<Preemption> preemption_from_name(std::string_view name)
-{
-  if (name == "none")
-    return Preemption::None;
-  if (name == "kill")
-    return Preemption::Kill;
-  if (name == "checkpoint")
-    return Preemption::Checkpoint;
-  return std::nullopt;
-}
-
 void easy_backfill_behind(SchedulerOps& ops, long head, const std::vector<long>& queue)
 {
   const Cluster& cluster = ops.cluster();

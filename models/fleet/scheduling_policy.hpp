@@ -14,9 +14,11 @@
 #include "cluster.hpp"
 #include "job_spec.hpp"
 
+#include "models/core/names.hpp"
 #include <functional>
 #include <limits>
 #include <memory>
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,7 +31,12 @@ enum class Preemption {
   Kill,        // the victim stops at once and loses the work since its last checkpoint
   Checkpoint,  // the victim writes a checkpoint (its checkpoint cost), then stops, losing nothing
 };
-[[nodiscard]] std::optional<Preemption> preemption_from_name(std::string_view name);
+inline constexpr NameTable<Preemption, 3> kPreemptionNames{
+    {{"none", Preemption::None}, {"kill", Preemption::Kill}, {"checkpoint", Preemption::Checkpoint}}};
+[[nodiscard]] inline std::optional<Preemption> preemption_from_name(std::string_view name)
+{
+  return from_name(kPreemptionNames, name);
+}
 
 /// A running job as a policy sees it.
 struct RunningView {

@@ -2,9 +2,9 @@
 
 #include "models/core/check.hpp"
 
-#include "models/network/collectives.hpp"
 #include "layer_cost.hpp"
 #include "memory_model.hpp"
+#include "models/network/collectives.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -266,7 +266,7 @@ double ep_alltoall_bytes(const StepInputs& in)
   return tokens * w.hidden * w.bytes_per_value / l.tp * w.experts_per_token * (l.ep - 1.0) / l.ep;
 }
 
-const char* attention_flops_name(AttentionFlops a) { return a == AttentionFlops::Causal ? "causal" : "full"; }
+const char* attention_flops_name(AttentionFlops a) { return name_of(kAttentionFlopsNames, a).data(); }
 
 double backward_collectives_factor(const Workload& w) { return w.recompute == Recompute::Full ? 2.0 : 1.0; }
 
@@ -276,10 +276,7 @@ double tp_backward_collectives_factor(const Workload& w, const ParallelLayout& l
   return backward_collectives_factor(w) + (l.sequence_parallel && l.tp > 1 ? kSequenceParallelRegather : 0.0);
 }
 
-const char* recompute_name(Recompute r)
-{
-  return r == Recompute::Full ? "full" : r == Recompute::Selective ? "selective" : "none";
-}
+const char* recompute_name(Recompute r) { return name_of(kRecomputeNames, r).data(); }
 
 namespace {
 
@@ -348,7 +345,8 @@ StageCompute compute_time(const StepInputs& in, int micro_batches)
 
 double pipeline_bubble_fraction(int stages, int micro_batches, int virtual_stages)
 {
-  FLEETSIM_CHECK(stages >= 1 && micro_batches >= 1 && virtual_stages >= 1, "a pipeline has at least one stage, micro-batch and chunk");
+  FLEETSIM_CHECK(stages >= 1 && micro_batches >= 1 && virtual_stages >= 1,
+                 "a pipeline has at least one stage, micro-batch and chunk");
   return (stages - 1.0) / (static_cast<double>(virtual_stages) * micro_batches);
 }
 

@@ -5,6 +5,7 @@
 // StepTimeModel is the interface the run-level simulation asks for a step time; the analytic model
 // below is the first implementation (a simulated fabric will be another).
 
+#include "models/core/names.hpp"
 #include "models/core/units.hpp"
 
 #include <string>
@@ -20,6 +21,10 @@ enum class AttentionFlops { Full, Causal };
 /// core (scores, softmax, dropout, value product) in the backward pass (Korthikanti et al. 2022);
 /// `full` keeps only each layer's input and reruns the whole layer forward.
 enum class Recompute { None, Selective, Full };
+inline constexpr NameTable<AttentionFlops, 2> kAttentionFlopsNames{
+    {{"full", AttentionFlops::Full}, {"causal", AttentionFlops::Causal}}};
+inline constexpr NameTable<Recompute, 3> kRecomputeNames{
+    {{"none", Recompute::None}, {"selective", Recompute::Selective}, {"full", Recompute::Full}}};
 
 [[nodiscard]] const char* attention_flops_name(AttentionFlops a);
 [[nodiscard]] const char* recompute_name(Recompute r);

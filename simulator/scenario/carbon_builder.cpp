@@ -48,7 +48,6 @@ void read_carbon(Reader& r, const std::string& file, Scenario& s)
   s.carbon.embodied.gpu_kg = r.number("power.embodied.gpu_kg");
   s.carbon.embodied.node_kg = r.number("power.embodied.node_kg");
   s.carbon.embodied.lifetime_s = r.number("power.embodied.lifetime");
-  s.fleet_compute_fraction = r.number("power.fleet_compute_fraction");
   if (s.scheduler.carbon_aware && !r.has("power.carbon.intensity"))
     r.error_at_first_given({"scheduler.carbon_aware"},
                            "scheduler.carbon_aware needs the grid's carbon intensity: give power.carbon.intensity "

@@ -174,19 +174,24 @@ std::vector<ParamSpec> fleet_parameters()
       registered_choice("scheduler.policy", "easy_backfill",
                         "fleet scheduling policy (models/fleet/scheduling_policy.hpp: the registry)",
                         models::fleet::scheduling_policy_names)
+          .fleet_only()
+          .into([](auto& s) -> auto& { return s.scheduler.policy; }),
+      enum_choice(
+          "scheduler.preemption", "none",
+          "how the priority policy preempts: none, kill (the victim loses the work since its last checkpoint) or "
+          "checkpoint (the victim writes a checkpoint first)",
+          models::fleet::kPreemptionNames, [](auto& s) -> auto& { return s.scheduler.preemption; })
           .fleet_only(),
-      choice("scheduler.preemption", "none",
-             "how the priority policy preempts: none, kill (the victim loses the work since its last checkpoint) or "
-             "checkpoint (the victim writes a checkpoint first)",
-             {"none", "kill", "checkpoint"})
-          .fleet_only(),
-      choice("scheduler.placement", "topology",
-             "where a multi-node job goes: topology (as few racks and pods as possible) or first_fit (lowest nodes)",
-             {"topology", "first_fit"})
+      enum_choice(
+          "scheduler.placement", "topology",
+          "where a multi-node job goes: topology (as few racks and pods as possible) or first_fit (lowest nodes)",
+          models::fleet::kPackingNames, [](auto& s) -> auto& { return s.scheduler.packing; })
           .fleet_only(),
       integer("scheduler.backfill_depth", "1000", "waiting jobs a backfill pass looks at behind the first one", 1, 1e9)
-          .fleet_only(),
-      quantity("scheduler.timeline_interval", T, "1h", "a fleet timeline row's length").fleet_only(),
+          .fleet_only()
+          .into([](auto& s) -> auto& { return s.scheduler.backfill_depth; }),
+      quantity("scheduler.timeline_interval", T, "1h", "a fleet timeline row's length").fleet_only().into([
+      ](auto& s) -> auto& { return s.scheduler.timeline_interval; }),
   };
 }
 

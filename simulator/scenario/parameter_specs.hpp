@@ -61,6 +61,27 @@ ParamSpec ParamSpec::into(Field field) &&
 }
 
 template <class Field>
+ParamSpec ParamSpec::into_scaled(Field field, double factor) &&
+{
+  binding.read = [field, factor](Scenario& s, detail::Reader& r, const std::string& k) {
+    field(s) = r.number(k) * factor;
+  };
+  binding.show = [field](const Scenario& s) { return detail::show_field(field(s)); };
+  return std::move(*this);
+}
+
+template <class Field, class Table>
+ParamSpec ParamSpec::into_enum(Field field, const Table& names) &&
+{
+  binding.read = [field, &names](Scenario& s, detail::Reader& r, const std::string& k) {
+    if (auto e = models::from_name(names, r.text(k)))  // a name outside the table was reported by text()
+      field(s) = *e;
+  };
+  binding.show = [field, &names](const Scenario& s) { return std::string(models::name_of(names, field(s))); };
+  return std::move(*this);
+}
+
+template <class Field>
 ParamSpec ParamSpec::into_flag(Field field, std::string when) &&
 {
   binding.read = [field, when](Scenario& s, detail::Reader& r, const std::string& k) { field(s) = r.text(k) == when; };
@@ -114,6 +135,11 @@ inline ParamSpec registered_choice(std::string key, std::string def, std::string
   return p;
 }
 
+/// A choice among an enum's names (its name table, models/core/names.hpp), bound to `field`.
+template <class Field, class E, std::size_t N>
+ParamSpec enum_choice(std::string key, std::string def, std::string desc, const models::NameTable<E, N>& names,
+                      Field field);
+
 inline ParamSpec choice(std::string key, std::string def, std::string desc, std::vector<std::string> choices)
 {
   return ParamSpec{std::move(key), Kind::Enum, Dimension::Time, std::move(def),    std::move(desc),
@@ -135,5 +161,12 @@ inline ParamSpec choice(std::string key, std::string def, std::string desc, std:
 
 /// The power section (models/energy/power_model.hpp, docs/models/energy.md).
 [[nodiscard]] std::vector<ParamSpec> power_parameters();
+
+template <class Field, class E, std::size_t N>
+ParamSpec enum_choice(std::string key, std::string def, std::string desc, const models::NameTable<E, N>& names,
+                      Field field)
+{
+  return choice(std::move(key), std::move(def), std::move(desc), models::names(names)).into_enum(field, names);
+}
 
 }  // namespace fleetsim::scenario::detail

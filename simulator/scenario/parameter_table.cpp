@@ -38,7 +38,8 @@ std::vector<ParamSpec> build_table()
       flag("scheduler.carbon_aware", "false",
            "fleet: a deferrable job starts at the hour, within its deferrable delay, whose grid intensity over its "
            "run is lowest (needs power.carbon.intensity)")
-          .fleet_only(),
+          .fleet_only()
+          .into([](auto& s) -> auto& { return s.scheduler.carbon_aware; }),
       quantity("workload.jobs.<name>.deferrable", T, "0s",
                "how long the job may wait past its submit for a cleaner grid (scheduler.carbon_aware; 0: not "
                "deferrable)",

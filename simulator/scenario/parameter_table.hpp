@@ -69,6 +69,12 @@ struct ParamSpec {
   /// text or a unit quantity. Defined in parameter_specs.hpp, where the declarations are.
   template <class Field>
   [[nodiscard]] ParamSpec into(Field field) &&;
+  /// Bound to a number field that holds the value times `factor` (pJ per bit stored as J per bit).
+  template <class Field>
+  [[nodiscard]] ParamSpec into_scaled(Field field, double factor) &&;
+  /// Bound to an enum field through the enum's name table (models/core/names.hpp).
+  template <class Field, class Table>
+  [[nodiscard]] ParamSpec into_enum(Field field, const Table& names) &&;
   /// Bound to a bool field that is true when the value is `when` (a two-way choice).
   template <class Field>
   [[nodiscard]] ParamSpec into_flag(Field field, std::string when) &&;

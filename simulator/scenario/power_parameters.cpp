@@ -27,31 +27,42 @@ std::vector<ParamSpec> power_parameters()
                0.0, false),
       real("power.network.scale_up_pj_per_bit", "10",
            "energy per bit sent over the scale-up links (NVLink, electrical)", 0.0, false, std::nullopt)
-          .job_only(),
+          .job_only()
+          .into_scaled(
+              [](auto& s) -> auto& { return s.power.scale_up_j_per_bit; }, 1e-12),
       real("power.network.scale_out_pj_per_bit", "5",
            "energy per bit sent through the scale-out network, every hop included (NIC, switches, optics)", 0.0, false,
            std::nullopt)
-          .job_only(),
-      quantity("power.storage.draw", Dimension::Power, "0W", "the storage servers' draw, busy or not", 0.0, false),
-      real("power.storage.nj_per_byte", "0", "storage energy per byte written or read", 0.0, false, std::nullopt),
+          .job_only()
+          .into_scaled(
+              [](auto& s) -> auto& { return s.power.scale_out_j_per_bit; }, 1e-12),
+      quantity("power.storage.draw", Dimension::Power, "0W", "the storage servers' draw, busy or not", 0.0, false)
+          .into([](auto& s) -> auto& { return s.power.storage_w; }),
+      real("power.storage.nj_per_byte", "0", "storage energy per byte written or read", 0.0, false, std::nullopt)
+          .into_scaled(
+              [](auto& s) -> auto& { return s.power.storage_j_per_byte; }, 1e-9),
       real("power.pue", "1.1", "power usage effectiveness: facility power over IT power (cooling, power delivery)", 1.0,
-           false, 10.0),
+           false, 10.0)
+          .into([](auto& s) -> auto& { return s.power.pue; }),
       quantity("power.gpu_power_limit", Dimension::Power, std::nullopt,
                "accelerator power limit: caps every state's draw and slows the compute (power.dvfs_exponent)"),
       real("power.dvfs_exponent", "3",
            "above idle, an accelerator's draw grows as its speed to this power (dynamic power ~ f V^2, V ~ f)", 1.0,
-           false, 10.0),
+           false, 10.0)
+          .into([](auto& s) -> auto& { return s.power.dvfs_exponent; }),
       quantity("power.floor", Dimension::Power, std::nullopt,
                "ramp limiter: while the job runs, its accelerators burn at least this much (a dummy load); the "
                "extra is reported as its own component"),
       quantity("power.ramp_time", T, "100ms",
                "how long a synchronised change of the job's load takes at the facility (ramp rate = swing / this)")
-          .job_only(),
+          .job_only()
+          .into([](auto& s) -> auto& { return s.power.ramp_s; }),
       quantity("power.restart_stagger", T, "0s",
                "ramp limiter: after a recovery the job's GPUs start in groups over this time, so its load rises "
                "linearly instead of at once; no step runs until the last group is up (the stagger is warmup time)",
                0.0, false)
-          .job_only(),
+          .job_only()
+          .into([](auto& s) -> auto& { return s.power.restart_stagger_s; }),
       // Carbon: operational from the grid's intensity, embodied amortised over the hardware's life.
       text("power.carbon.intensity", std::nullopt,
            "the grid's hourly carbon intensity: a CSV (hour,gco2_per_kwh; hours 0, 1, ... consecutive), relative "
@@ -71,7 +82,8 @@ std::vector<ParamSpec> power_parameters()
            "fleet: the fraction of a training GPU's time spent computing, the rest communicating (ASSUMPTION: the "
            "fleet does not simulate steps; a large job's simulated step puts most of its time in compute)",
            0.0, false, 1.0)
-          .fleet_only(),
+          .fleet_only()
+          .into([](auto& s) -> auto& { return s.fleet_compute_fraction; }),
   };
 }
 

@@ -95,38 +95,50 @@ std::vector<ParamSpec> resilience_parameters()
               [](auto& s) -> auto& { return s.heterogeneous.balanced; }, "micro_batches"),
 
       quantity("storage.write_bandwidth", BW, "2TB/s",
-               "the storage servers' sustained write bandwidth, shared by every writer"),
-      quantity("storage.read_bandwidth", BW, "2TB/s", "the storage servers' read bandwidth, shared by every reader"),
+               "the storage servers' sustained write bandwidth, shared by every writer")
+          .into([](auto& s) -> auto& { return s.storage.write_bandwidth; }),
+      quantity("storage.read_bandwidth", BW, "2TB/s", "the storage servers' read bandwidth, shared by every reader")
+          .into([](auto& s) -> auto& { return s.storage.read_bandwidth; }),
       quantity("storage.bandwidth", BW, std::nullopt,
                "the servers' total throughput, which reads and writes share (default: the larger of the write and "
-               "read bandwidths, so they only contend above it)"),
+               "read bandwidths, so they only contend above it)")
+          .into([](auto& s) -> auto& { return s.storage.bandwidth; }),
       quantity("storage.burst_bandwidth", BW, std::nullopt,
-               "token bucket: the servers' total throughput while burst credit lasts (above storage.bandwidth)"),
+               "token bucket: the servers' total throughput while burst credit lasts (above storage.bandwidth)")
+          .into([](auto& s) -> auto& { return s.storage.burst_bandwidth; }),
       quantity("storage.burst_bytes", B, std::nullopt,
                "token bucket: the burst credit, spent at the excess over storage.bandwidth and refilled by its "
-               "shortfall"),
+               "shortfall")
+          .into([](auto& s) -> auto& { return s.storage.burst_bytes; }),
       quantity("storage.client_bandwidth", BW, std::nullopt,
-               "each node's storage NIC (a job's I/O is limited by the sum over its nodes; default: no limit)"),
+               "each node's storage NIC (a job's I/O is limited by the sum over its nodes; default: no limit)")
+          .into([](auto& s) -> auto& { return s.storage.client_bandwidth; }),
       real("storage.metadata_rate", std::nullopt,
            "file opens and creates the metadata service serves per second, shared by all clients (default: free)", 0.0,
-           true, std::nullopt),
+           true, std::nullopt)
+          .into([](auto& s) -> auto& { return s.storage.metadata_rate; }),
 
       quantity("checkpoint.interval", T, "30min",
                "training time between the end of one checkpoint and the start of the next (checkpoint.policy: "
                "fixed; the other policies compute it)")
-          .job_only(),
+          .job_only()
+          .into([](auto& s) -> auto& { return s.checkpoint.interval; }),
       choice("checkpoint.policy", "fixed",
              "how the interval is chosen: fixed (checkpoint.interval), young or daly (from the checkpoint cost and "
              "the failure model's MTBF), adaptive (Daly's interval at the MTBF estimated from the failures seen so "
              "far, starting from checkpoint.prior_mtbf)",
              {"fixed", "young", "daly", "adaptive"})
-          .job_only(),
+          .job_only()
+          .into([](auto& s) -> auto& { return s.checkpoint.policy; }),
       quantity("checkpoint.prior_mtbf", T, "1d", "adaptive: the prior guess of the job's mean time between failures")
-          .job_only(),
+          .job_only()
+          .into([](auto& s) -> auto& { return s.checkpoint.prior_mtbf; }),
       real("checkpoint.prior_weight", "1", "adaptive: how many failures' worth of evidence the prior counts as", 0.0,
            true, std::nullopt)
-          .job_only(),
-      quantity("checkpoint.state_per_gpu", B, "400MB", "checkpoint bytes written per accelerator").job_only(),
+          .job_only()
+          .into([](auto& s) -> auto& { return s.checkpoint.prior_weight; }),
+      quantity("checkpoint.state_per_gpu", B, "400MB", "checkpoint bytes written per accelerator").job_only().into([
+      ](auto& s) -> auto& { return s.checkpoint.state_per_gpu; }),
       quantity("checkpoint.state_total", B, std::nullopt,
                "the model's whole checkpoint (e.g. 14 B/parameter x parameters); when given, each GPU writes "
                "state_total / cluster.gpus and checkpoint.state_per_gpu is ignored, so a sweep over cluster.gpus keeps "
@@ -134,33 +146,42 @@ std::vector<ParamSpec> resilience_parameters()
           .job_only(),
       quantity("checkpoint.write_overhead", T, "0s",
                "fixed cost of each checkpoint besides the data transfer (barrier, metadata)", 0.0, false)
-          .job_only(),
-      choice("checkpoint.strategy", "sync",
-             "sync: training pauses for the whole write; async: training pauses for the device-to-host snapshot "
-             "and the write drains to storage in the background; multi_level: snapshots to host memory and peers "
-             "every interval, every checkpoint.remote_every-th one also drained to storage",
-             {"sync", "async", "multi_level"})
+          .job_only()
+          .into([](auto& s) -> auto& { return s.checkpoint.write_overhead; }),
+      enum_choice(
+          "checkpoint.strategy", "sync",
+          "sync: training pauses for the whole write; async: training pauses for the device-to-host snapshot "
+          "and the write drains to storage in the background; multi_level: snapshots to host memory and peers "
+          "every interval, every checkpoint.remote_every-th one also drained to storage",
+          kCheckpointStrategyNames, [](auto& s) -> auto& { return s.checkpoint.strategy; })
           .job_only(),
       quantity("checkpoint.snapshot_bandwidth", BW, "25GB/s",
-               "async, multi_level: device-to-host copy rate per GPU (the training pause is state_per_gpu over it)"),
+               "async, multi_level: device-to-host copy rate per GPU (the training pause is state_per_gpu over it)")
+          .into([](auto& s) -> auto& { return s.checkpoint.snapshot_bandwidth; }),
       integer("checkpoint.host_buffers", "1",
               "async: snapshots host memory holds while they drain; a checkpoint due when all are full waits", 1, 64)
-          .job_only(),
+          .job_only()
+          .into([](auto& s) -> auto& { return s.checkpoint.host_buffers; }),
       integer("checkpoint.remote_every", "4", "multi_level: every k-th snapshot also goes to remote storage", 1, 1e6)
-          .job_only(),
-      choice("checkpoint.files", "per_rank",
-             "how a checkpoint is laid out: per_rank (a file per GPU), per_node, or consolidated (one file); each "
-             "file costs one metadata operation (storage.metadata_rate)",
-             {"per_rank", "per_node", "consolidated"}),
+          .job_only()
+          .into([](auto& s) -> auto& { return s.checkpoint.remote_every; }),
+      enum_choice(
+          "checkpoint.files", "per_rank",
+          "how a checkpoint is laid out: per_rank (a file per GPU), per_node, or consolidated (one file); each "
+          "file costs one metadata operation (storage.metadata_rate)",
+          kCheckpointFilesNames, [](auto& s) -> auto& { return s.checkpoint.files; }),
       real("checkpoint.corrupt_probability", "0",
            "chance that a checkpoint turns out unreadable at restore: the job falls back to the previous one", 0.0,
            false, 0.999)
-          .job_only(),
+          .job_only()
+          .into([](auto& s) -> auto& { return s.checkpoint.corrupt_probability; }),
 
       quantity("data.bytes_per_token", B, "0B",
                "training data read from storage per token (0: data loading is not modelled)", 0.0, false)
-          .job_only(),
-      integer("data.prefetch_steps", "2", "batches the loader keeps ready ahead of training", 1, 1e6).job_only(),
+          .job_only()
+          .into([](auto& s) -> auto& { return s.data.bytes_per_token; }),
+      integer("data.prefetch_steps", "2", "batches the loader keeps ready ahead of training", 1, 1e6).job_only().into([
+      ](auto& s) -> auto& { return s.data.prefetch_steps; }),
 
       quantity("recovery.detection", T, "5min", "from a failure to the job being declared failed").into([
       ](auto& s) -> auto& { return s.recovery.detection; }),

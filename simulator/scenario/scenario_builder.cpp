@@ -16,16 +16,9 @@ namespace {
 
 using detail::Reader;
 
-// The step inputs no declaration binds: the two enums and the torus shape.
+// The step input no declaration binds: the torus shape.
 void read_step_inputs(Reader& r, Scenario& s)
 {
-  auto& w = s.step.workload;
-  w.attention_flops = r.text("model.attention_flops") == "causal" ? models::AttentionFlops::Causal
-                                                                  : models::AttentionFlops::Full;
-  const std::string recompute = r.text("model.recompute");
-  w.recompute = recompute == "full"        ? models::Recompute::Full
-                : recompute == "selective" ? models::Recompute::Selective
-                                           : models::Recompute::None;
   (void)r.text("network.preset");  // validated here; the loader already put its values in place
   const std::string dims = r.text("network.torus_dims");
   if (!dims.empty()) {
@@ -205,17 +198,10 @@ void check_cross_keys(Reader& r, const Scenario& s)
                            "network.topology rail_optimized needs more than one GPU per node (one rail per GPU)");
 }
 
-// The storage system, the checkpoint strategy and interval, and data loading.
+// The storage system's token bucket and the checkpoint size given for the whole model (the keys
+// themselves are bound at their declarations).
 void read_storage_and_checkpoint(Reader& r, Scenario& s)
 {
-  auto bw = [&r](const char* key) { return units::BytesPerSecond(r.has(key) ? r.number(key) : 0.0); };
-  s.storage.write_bandwidth = bw("storage.write_bandwidth");
-  s.storage.read_bandwidth = bw("storage.read_bandwidth");
-  s.storage.bandwidth = bw("storage.bandwidth");
-  s.storage.burst_bandwidth = bw("storage.burst_bandwidth");
-  s.storage.burst_bytes = units::Bytes(r.has("storage.burst_bytes") ? r.number("storage.burst_bytes") : 0.0);
-  s.storage.client_bandwidth = bw("storage.client_bandwidth");
-  s.storage.metadata_rate = r.has("storage.metadata_rate") ? r.number("storage.metadata_rate") : 0.0;
   if (s.storage.burst_bandwidth.si() > 0 && s.storage.burst_bytes.si() <= 0)
     r.error("storage.burst_bandwidth", "'storage.burst_bandwidth' needs 'storage.burst_bytes', the burst credit");
   if (s.storage.burst_bandwidth.si() > 0 && s.storage.bandwidth.si() <= 0)
@@ -224,31 +210,10 @@ void read_storage_and_checkpoint(Reader& r, Scenario& s)
   if (s.storage.burst_bandwidth.si() > 0 && s.storage.burst_bandwidth.si() <= s.storage.bandwidth.si())
     r.error("storage.burst_bandwidth", "'storage.burst_bandwidth' must exceed 'storage.bandwidth'");
 
-  CheckpointSpec& c = s.checkpoint;
-  c.interval = units::Seconds(r.number("checkpoint.interval"));
-  c.policy = r.text("checkpoint.policy");
-  c.prior_mtbf = units::Seconds(r.number("checkpoint.prior_mtbf"));
-  c.prior_weight = r.number("checkpoint.prior_weight");
-  c.state_per_gpu = units::Bytes(r.number("checkpoint.state_per_gpu"));
   // The model's whole checkpoint, when given, fixes each GPU's share at any cluster size.
   if (r.has("checkpoint.state_total"))
-    c.state_per_gpu = units::Bytes(r.number("checkpoint.state_total") /
-                                   static_cast<double>(std::max<long>(1, s.fleet.gpus)));
-  c.write_overhead = units::Seconds(r.number("checkpoint.write_overhead"));
-  const std::string strategy = r.text("checkpoint.strategy");
-  c.strategy = strategy == "async"         ? CheckpointStrategy::Async
-               : strategy == "multi_level" ? CheckpointStrategy::MultiLevel
-                                           : CheckpointStrategy::Sync;
-  c.snapshot_bandwidth = units::BytesPerSecond(r.number("checkpoint.snapshot_bandwidth"));
-  c.host_buffers = static_cast<int>(r.integer("checkpoint.host_buffers"));
-  c.remote_every = static_cast<int>(r.integer("checkpoint.remote_every"));
-  const std::string files = r.text("checkpoint.files");
-  c.files = files == "per_node"       ? CheckpointFiles::PerNode
-            : files == "consolidated" ? CheckpointFiles::Consolidated
-                                      : CheckpointFiles::PerRank;
-  c.corrupt_probability = r.number("checkpoint.corrupt_probability");
-  s.data.bytes_per_token = units::Bytes(r.number("data.bytes_per_token"));
-  s.data.prefetch_steps = static_cast<int>(r.integer("data.prefetch_steps"));
+    s.checkpoint.state_per_gpu = units::Bytes(r.number("checkpoint.state_total") /
+                                              static_cast<double>(std::max<long>(1, s.fleet.gpus)));
 }
 
 }  // namespace
@@ -269,16 +234,8 @@ void read_power(Reader& r, Scenario& s)
   at(GpuState::Checkpoint) = watts("power.gpu.checkpoint", compute * 3 / 14);
   at(GpuState::Off) = watts("power.gpu.off", 0);
   p.node_w = watts("power.node", compute * s.fleet.gpus_per_node / 2);
-  p.scale_up_j_per_bit = r.number("power.network.scale_up_pj_per_bit") * 1e-12;
-  p.scale_out_j_per_bit = r.number("power.network.scale_out_pj_per_bit") * 1e-12;
-  p.storage_w = r.number("power.storage.draw");
-  p.storage_j_per_byte = r.number("power.storage.nj_per_byte") * 1e-9;
-  p.pue = r.number("power.pue");
   p.gpu_power_limit_w = watts("power.gpu_power_limit", 0);
-  p.dvfs_exponent = r.number("power.dvfs_exponent");
   p.power_floor_w = watts("power.floor", 0);
-  p.ramp_s = r.number("power.ramp_time");
-  p.restart_stagger_s = r.number("power.restart_stagger");
   // No step completes before the last group of ranks is up: the stagger lengthens each warmup.
   s.recovery.warmup = s.recovery.warmup + units::Seconds(p.restart_stagger_s);
   for (GpuState st : {GpuState::Communicate, GpuState::Idle, GpuState::Checkpoint, GpuState::Off})

@@ -42,14 +42,16 @@ std::vector<ParamSpec> step_detail_parameters()
       }),
       flag("model.flash_attention", "false", "fused attention: scores never stored, recomputed in the backward kernel")
           .into([](auto& s) -> auto& { return s.step.workload.flash_attention; }),
-      choice("model.attention_flops", "full",
-             "how attention counts in model FLOPs: full (every query against every key: Narayanan et al. 2021, "
-             "Korthikanti et al. 2022, PaLM) or causal (the unmasked half)",
-             {"full", "causal"}),
-      choice("model.recompute", "none",
-             "activation recomputation: none, selective (the attention core, Korthikanti et al. 2022) or full "
-             "(every layer's forward again)",
-             {"none", "selective", "full"}),
+      enum_choice(
+          "model.attention_flops", "full",
+          "how attention counts in model FLOPs: full (every query against every key: Narayanan et al. 2021, "
+          "Korthikanti et al. 2022, PaLM) or causal (the unmasked half)",
+          models::kAttentionFlopsNames, [](auto& s) -> auto& { return s.step.workload.attention_flops; }),
+      enum_choice(
+          "model.recompute", "none",
+          "activation recomputation: none, selective (the attention core, Korthikanti et al. 2022) or full "
+          "(every layer's forward again)",
+          models::kRecomputeNames, [](auto& s) -> auto& { return s.step.workload.recompute; }),
       flag("parallelism.sequence_parallel", "false",
            "sequence parallelism: TP all-reduces become reduce-scatter + all-gather, and norms, dropout and their "
            "activations are split over tp")

@@ -66,12 +66,6 @@ void read_workload(Reader& r, const std::vector<ResolvedValue>& resolved, Scenar
       d.tokens = r.number(base + "tokens");
     s.workload.jobs.push_back(std::move(d));
   }
-  s.scheduler.policy = r.text("scheduler.policy");
-  s.scheduler.preemption = mf::preemption_from_name(r.text("scheduler.preemption")).value_or(mf::Preemption::None);
-  s.scheduler.packing = mf::packing_from_name(r.text("scheduler.placement")).value_or(mf::Packing::Topology);
-  s.scheduler.backfill_depth = r.integer("scheduler.backfill_depth");
-  s.scheduler.timeline_interval = units::Seconds(r.number("scheduler.timeline_interval"));
-  s.scheduler.carbon_aware = r.boolean("scheduler.carbon_aware");
 }
 
 // The job fields a trace or the generator does not give: workload.defaults.*.

@@ -100,6 +100,7 @@ ReplayPower small_cluster()
   in.compute_s = 1.5;
   in.step_time = 2.0;
   in.spec.node_w = 1000;
+  in.spec.pue = 1;  // the swings and draws below are IT watts
   in.traffic.scale_up_bytes = 4e9;
   in.traffic.scale_out_bytes = 1e9;
   in.spec.scale_up_j_per_bit = 10e-12;
