@@ -31,16 +31,6 @@ extern "C" int LLVMFuzzerInitialize(int*, char***)
   return 0;
 }
 
-namespace {
-// FLEETSIM_FUZZ_VERBOSE=1 prints each input's outcome: how to check that a new seed loads.
-void report(const fleetsim::scenario::LoadResult& r)
-{
-  static const bool verbose = std::getenv("FLEETSIM_FUZZ_VERBOSE") != nullptr;
-  if (verbose)
-    std::fprintf(stderr, "%s", r.scenario ? "loaded\n" : r.diagnostics.to_string().c_str());
-}
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
   using namespace fleetsim::scenario;
@@ -58,7 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     overrides.push_back(cur);
   static const std::string base = fleetsim::fuzz::scenario_dir() + "/base.yaml";
   const LoadResult r = load_scenario_text(kBase, base, overrides);
-  report(r);
+  fleetsim::fuzz::report(r);
   if (r.scenario.has_value() != r.diagnostics.empty())
     std::abort();
   for (const auto& d : r.diagnostics.items())

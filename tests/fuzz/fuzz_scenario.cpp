@@ -49,16 +49,6 @@ extern "C" int LLVMFuzzerInitialize(int*, char***)
   return 0;
 }
 
-namespace {
-// FLEETSIM_FUZZ_VERBOSE=1 prints each input's outcome: how to check that a new seed loads.
-void report(const fleetsim::scenario::LoadResult& r)
-{
-  static const bool verbose = std::getenv("FLEETSIM_FUZZ_VERBOSE") != nullptr;
-  if (verbose)
-    std::fprintf(stderr, "%s", r.scenario ? "loaded\n" : r.diagnostics.to_string().c_str());
-}
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
   using namespace fleetsim::scenario;
@@ -66,7 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const std::string dump = fleetsim::fuzz::scenario_dir() + "/dump.yaml";
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const LoadResult r = load_scenario_text(text, file, {});
-  report(r);
+  fleetsim::fuzz::report(r);
   check_result(r);
   if (r.scenario) {
     const LoadResult again = load_scenario_text(dump_resolved(r.resolved), dump, {});
