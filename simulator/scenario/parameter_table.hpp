@@ -51,7 +51,7 @@ struct ParamSpec {
   /// values registered at start-up (a test's policy, a plugin's) are valid too.
   std::vector<std::string> (*choices_from)() = nullptr;
   Applies applies = Applies::Both;
-  Binding binding;
+  Binding binding = {};
 
   /// The declaration, for a single job's replay only (a fleet refuses it) or a fleet only.
   [[nodiscard]] ParamSpec job_only() &&

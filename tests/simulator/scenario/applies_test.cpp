@@ -53,10 +53,12 @@ TEST(Applies, EveryKeyDeclaresWhichRunsItReaches)
   for (const ParamSpec& p : parameter_table()) {
     job += p.applies == Applies::Job;
     fleet += p.applies == Applies::Fleet;
-    if (p.key.rfind("workload.", 0) == 0 || p.key.rfind("scheduler.", 0) == 0)
+    if (p.key.rfind("workload.", 0) == 0 || p.key.rfind("scheduler.", 0) == 0) {
       EXPECT_EQ(p.applies, Applies::Fleet) << p.key;
-    if (p.key.rfind("stragglers.", 0) == 0 || p.key.rfind("planned.", 0) == 0)
+    }
+    if (p.key.rfind("stragglers.", 0) == 0 || p.key.rfind("planned.", 0) == 0) {
       EXPECT_EQ(p.applies, Applies::Job) << p.key;
+    }
   }
   EXPECT_GT(job, 40);
   EXPECT_GT(fleet, 40);
