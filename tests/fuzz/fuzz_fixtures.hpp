@@ -14,23 +14,11 @@
 //
 // The copies are read from the source tree the target was built from (FLEETSIM_FUZZ_SOURCE_DIR).
 
-#include "simulator/scenario/scenario_loader.hpp"
-
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 
 namespace fleetsim::fuzz {
 
 /// The directory (created on the first call; aborts with a message when a file cannot be laid out).
 const std::string& scenario_dir();
-
-/// FLEETSIM_FUZZ_VERBOSE=1 prints each input's outcome: how to check that a new seed loads.
-inline void report(const scenario::LoadResult& r)
-{
-  static const bool verbose = std::getenv("FLEETSIM_FUZZ_VERBOSE") != nullptr;
-  if (verbose)
-    std::fprintf(stderr, "%s", r.scenario ? "loaded\n" : r.diagnostics.to_string().c_str());
-}
 
 }  // namespace fleetsim::fuzz

@@ -5,6 +5,7 @@
 // Checks: a Scenario exactly when there is no diagnostic; every diagnostic names a file (the base
 // or "command line") and has a message.
 #include "fuzz_fixtures.hpp"
+#include "fuzz_report.hpp"
 #include "simulator/scenario/scenario_loader.hpp"
 
 #include <cstdint>

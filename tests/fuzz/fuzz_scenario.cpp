@@ -9,6 +9,7 @@
 // values are finite and >= 0; a scenario that loads loads again from dump_resolved (what
 // `fleetsim validate --dump-resolved` prints), in the same directory.
 #include "fuzz_fixtures.hpp"
+#include "fuzz_report.hpp"
 #include "simulator/scenario/scenario_loader.hpp"
 
 #include <cmath>
