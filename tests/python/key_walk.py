@@ -283,7 +283,7 @@ class KeyWalkTest(unittest.TestCase):
         with ThreadPoolExecutor(2) as pool:
             results = list(pool.map(walk, rows))
         problems = []
-        counts = {"changed": 0, "refused": 0, "label": 0}
+        counts = {"changed": 0, "refused": 0, "label": 0, "resolved": 0}
         for key, name, value, runs, before, after in results:
             what = f"{name}={value}"
             if runs == "job":
@@ -302,10 +302,12 @@ class KeyWalkTest(unittest.TestCase):
                 problems.append(f"{what}: exit {after[0]}, neither a run nor a refusal: {after[1]}")
             elif after[0] == 2:
                 counts["refused"] += 1
+            elif key in RESOLVED_ONLY:
+                counts["resolved"] += 1
             else:
                 counts["changed"] += 1
         print(f"\n  {len(rows)} keys: {counts['changed']} changed an output, {counts['refused']} refused, "
-              f"{counts['label']} labels", flush=True)
+              f"{counts['resolved']} changed the resolved scenario only, {counts['label']} labels", flush=True)
         self.assertEqual(problems, [], "\n".join(problems))
 
     def test_a_single_jobs_scenario_refuses_every_fleet_only_key(self):
