@@ -106,129 +106,180 @@ struct Rate {
   }
 };
 
+// Reads a trace record by record into a report: the phases into the breakdown and the timeline, and
+// the model's progress through its three tiers (pending, host memory, storage) as checkpoints
+// commit and interruptions roll it back.
+class Accountant {
+public:
+  Accountant(double step_time, double tokens_per_step, size_t records)
+      : step_time_(step_time), tokens_per_step_(tokens_per_step), r0_(tokens_per_step / step_time),
+        last_{step_time, tokens_per_step, 1}
+  {
+    r_.timeline.reserve(records);  // at most one row per record
+  }
+
+  void add(const TraceRecord& rec)
+  {
+    if (const auto* seg = std::get_if<PhaseSegment>(&rec))
+      segment(*seg);
+    else if (const auto* in = std::get_if<Interruption>(&rec))
+      interruption(*in);
+    else if (const auto* cp = std::get_if<CheckpointCommitted>(&rec))
+      committed(*cp);
+    else if (std::holds_alternative<CheckpointDiscarded>(rec))
+      discarded();
+  }
+
+  GoodputReport close();
+
+private:
+  void timeline_progress(TimelineRow& row) const
+  {
+    const Work net = p_.net();
+    row.productive_s = net.s;
+    row.steps = net.steps;
+    row.tokens = net.tokens;
+    row.goodput = row.t_end > 0 ? row.productive_s / row.t_end : 0;
+  }
+  void segment(const PhaseSegment& seg);
+  void interruption(const Interruption& in);
+  void committed(const CheckpointCommitted& cp);
+  void discarded();
+
+  double step_time_;
+  double tokens_per_step_;
+  double r0_;  // nominal tokens per second
+  GoodputReport r_;
+  Progress p_;
+  Rate last_;
+  std::vector<Work> stored_at_;  // the work in storage after each checkpoint still held
+  std::string cause_;            // what the recovery phases in progress are charged to
+  double clock_ = 0;
+};
+
+void Accountant::segment(const PhaseSegment& seg)
+{
+  check_invariant(std::fabs(seg.t_begin - clock_) < 1e-6, "phases tile the window", [&] {
+    return "a " + std::string(phase_name(seg.phase)) + " segment begins at " + std::to_string(seg.t_begin) +
+           " s, where the previous one ended at " + std::to_string(clock_) + " s";
+  });
+  const double d = seg.t_end - seg.t_begin;
+  if (seg.phase == Phase::Training) {
+    last_ = seg.step_time > 0 ? Rate{seg.step_time, seg.tokens_per_step, seg.straggler_factor}
+                              : Rate{step_time_, tokens_per_step_, 1};
+    p_.pending += last_.work(d, seg.steps, r0_);
+  } else {
+    bucket(r_.breakdown, seg.phase) += d;
+    const char* charged = seg.phase == Phase::Checkpoint  ? "checkpoint"
+                          : seg.phase == Phase::Planned   ? "planned"
+                          : seg.phase == Phase::DataStall ? "data_stall"
+                                                          : nullptr;
+    r_.lost_by_cause[charged != nullptr ? std::string(charged)
+                     : cause_.empty()   ? std::string("unattributed")
+                                        : cause_] += d;
+  }
+  clock_ = seg.t_end;
+  TimelineRow row;
+  row.t_begin = seg.t_begin;
+  row.t_end = seg.t_end;
+  row.phase = seg.phase;
+  row.interrupted = seg.interrupted;
+  row.active_gpus = seg.active_gpus;
+  row.step_time = seg.step_time > 0 ? seg.step_time : last_.step_time;
+  timeline_progress(row);
+  r_.timeline.push_back(row);
+}
+
+void Accountant::interruption(const Interruption& in)
+{
+  Work lost = p_.pending;
+  p_.pending = Work{};
+  if (!in.from_memory) {
+    lost += p_.memory;
+    p_.memory = Work{};
+  }
+  r_.breakdown.lost_work += lost.s;
+  r_.lost_per_interruption.push_back(lost.s);
+  cause_ = in.cause;
+  r_.lost_by_cause[cause_] += lost.s;
+  // The interruption happens at the end of the last row: show the rolled-back progress there.
+  if (!r_.timeline.empty())
+    timeline_progress(r_.timeline.back());
+  if (in.reconfiguration)
+    r_.reconfigurations++;
+  else
+    (in.planned ? r_.planned : r_.unexpected)++;
+}
+
+void Accountant::committed(const CheckpointCommitted& cp)
+{
+  // Training after the state was captured (an asynchronous write drained meanwhile) stays pending.
+  const Work tail = last_.work(std::min(cp.uncommitted_s, p_.pending.s), cp.uncommitted_steps, r0_);
+  p_.pending -= tail;
+  if (cp.memory) {
+    // Everything but the tail since the last snapshot is now safe in host memory.
+    p_.memory += p_.pending;
+  } else {
+    p_.stored += p_.memory;
+    p_.stored += p_.pending;
+    p_.memory = Work{};
+    r_.checkpoints++;
+    stored_at_.push_back(p_.stored);
+  }
+  p_.pending = tail;
+}
+
+void Accountant::discarded()
+{
+  // The training since the checkpoint before the corrupt one is lost, charged to the corruption.
+  check_invariant(!stored_at_.empty(), "a discarded checkpoint was committed",
+                  [] { return std::string("a checkpoint is discarded with none committed"); });
+  stored_at_.pop_back();
+  const Work before = stored_at_.empty() ? Work{} : stored_at_.back();
+  Work lost = p_.stored;
+  lost -= before;
+  p_.stored = before;
+  r_.breakdown.lost_work += lost.s;
+  r_.lost_by_cause["corrupt_checkpoint"] += lost.s;
+  if (!r_.lost_per_interruption.empty())
+    r_.lost_per_interruption.back() += lost.s;
+  r_.corrupt_checkpoints++;
+  if (!r_.timeline.empty())
+    timeline_progress(r_.timeline.back());
+}
+
+GoodputReport Accountant::close()
+{
+  // The window closes with the pending work still in memory: it counts.
+  const Work net = p_.net();
+  const double clock = clock_;
+  r_.breakdown.productive = net.s;
+  r_.elapsed = clock;
+  r_.ettr = clock > 0 ? r_.breakdown.productive / clock : 0;
+  // Whole steps only; tokens (from time) include the partial step in flight at the window's end.
+  r_.steps = net.steps;
+  r_.tokens = net.tokens;
+  r_.goodput_s = r_.tokens / r0_;
+  r_.goodput_ratio = clock > 0 ? r_.goodput_s / clock : 0;
+  // (Rounding leaves ~1e-16 relative residues where the rates are nominal: not worth a row.)
+  const double negligible = 1e-9 * std::max(1.0, clock);
+  if (std::fabs(net.straggle) > negligible)
+    r_.lost_by_cause["stragglers"] += net.straggle;
+  if (std::fabs(net.shrink) > negligible)
+    r_.lost_by_cause["elastic_shrink"] += net.shrink;
+  check_time_accounting(r_);
+  return std::move(r_);
+}
+
 }  // namespace
 
 GoodputReport account(const TraceLog& log, double step_time, double tokens_per_step)
 {
   FLEETSIM_CHECK(step_time > 0, "a training segment has a positive step time");
-  const double r0 = tokens_per_step / step_time;  // nominal tokens per second
-  GoodputReport r;
-  Progress p;
-  Rate last{step_time, tokens_per_step, 1};
-  std::vector<Work> stored_at;  // the work in storage after each checkpoint still held
-  std::string cause;            // what the recovery phases in progress are charged to
-  double clock = 0;
-  r.timeline.reserve(log.size());  // at most one row per record
-  auto timeline_progress = [&](TimelineRow& row) {
-    const Work net = p.net();
-    row.productive_s = net.s;
-    row.steps = net.steps;
-    row.tokens = net.tokens;
-    row.goodput = row.t_end > 0 ? row.productive_s / row.t_end : 0;
-  };
-  for (const TraceRecord& rec : log) {
-    if (const auto* seg = std::get_if<PhaseSegment>(&rec)) {
-      check_invariant(std::fabs(seg->t_begin - clock) < 1e-6, "phases tile the window", [&] {
-        return "a " + std::string(phase_name(seg->phase)) + " segment begins at " + std::to_string(seg->t_begin) +
-               " s, where the previous one ended at " + std::to_string(clock) + " s";
-      });
-      const double d = seg->t_end - seg->t_begin;
-      if (seg->phase == Phase::Training) {
-        last = seg->step_time > 0 ? Rate{seg->step_time, seg->tokens_per_step, seg->straggler_factor}
-                                  : Rate{step_time, tokens_per_step, 1};
-        p.pending += last.work(d, seg->steps, r0);
-      } else {
-        bucket(r.breakdown, seg->phase) += d;
-        const char* charged = seg->phase == Phase::Checkpoint  ? "checkpoint"
-                              : seg->phase == Phase::Planned   ? "planned"
-                              : seg->phase == Phase::DataStall ? "data_stall"
-                                                               : nullptr;
-        r.lost_by_cause[charged != nullptr ? std::string(charged)
-                        : cause.empty()    ? std::string("unattributed")
-                                           : cause] += d;
-      }
-      clock = seg->t_end;
-      TimelineRow row;
-      row.t_begin = seg->t_begin;
-      row.t_end = seg->t_end;
-      row.phase = seg->phase;
-      row.interrupted = seg->interrupted;
-      row.active_gpus = seg->active_gpus;
-      row.step_time = seg->step_time > 0 ? seg->step_time : last.step_time;
-      timeline_progress(row);
-      r.timeline.push_back(row);
-    } else if (const auto* in = std::get_if<Interruption>(&rec)) {
-      Work lost = p.pending;
-      p.pending = Work{};
-      if (!in->from_memory) {
-        lost += p.memory;
-        p.memory = Work{};
-      }
-      r.breakdown.lost_work += lost.s;
-      r.lost_per_interruption.push_back(lost.s);
-      cause = in->cause;
-      r.lost_by_cause[cause] += lost.s;
-      // The interruption happens at the end of the last row: show the rolled-back progress there.
-      if (!r.timeline.empty())
-        timeline_progress(r.timeline.back());
-      if (in->reconfiguration)
-        r.reconfigurations++;
-      else
-        (in->planned ? r.planned : r.unexpected)++;
-    } else if (const auto* cp = std::get_if<CheckpointCommitted>(&rec)) {
-      if (cp->memory) {
-        // Everything but the tail since the last snapshot is now safe in host memory.
-        const Work tail = last.work(std::min(cp->uncommitted_s, p.pending.s), cp->uncommitted_steps, r0);
-        p.pending -= tail;
-        p.memory += p.pending;
-        p.pending = tail;
-      } else {
-        // Training after the state was captured (an asynchronous write drained meanwhile) stays pending.
-        const Work tail = last.work(std::min(cp->uncommitted_s, p.pending.s), cp->uncommitted_steps, r0);
-        p.pending -= tail;
-        p.stored += p.memory;
-        p.stored += p.pending;
-        p.memory = Work{};
-        p.pending = tail;
-        r.checkpoints++;
-        stored_at.push_back(p.stored);
-      }
-    } else if (std::holds_alternative<CheckpointDiscarded>(rec)) {
-      // The training since the checkpoint before the corrupt one is lost, charged to the corruption.
-      check_invariant(!stored_at.empty(), "a discarded checkpoint was committed",
-                      [] { return std::string("a checkpoint is discarded with none committed"); });
-      stored_at.pop_back();
-      const Work before = stored_at.empty() ? Work{} : stored_at.back();
-      Work lost = p.stored;
-      lost -= before;
-      p.stored = before;
-      r.breakdown.lost_work += lost.s;
-      r.lost_by_cause["corrupt_checkpoint"] += lost.s;
-      if (!r.lost_per_interruption.empty())
-        r.lost_per_interruption.back() += lost.s;
-      r.corrupt_checkpoints++;
-      if (!r.timeline.empty())
-        timeline_progress(r.timeline.back());
-    }
-  }
-  // The window closes with the pending work still in memory: it counts.
-  const Work net = p.net();
-  r.breakdown.productive = net.s;
-  r.elapsed = clock;
-  r.ettr = clock > 0 ? r.breakdown.productive / clock : 0;
-  // Whole steps only; tokens (from time) include the partial step in flight at the window's end.
-  r.steps = net.steps;
-  r.tokens = net.tokens;
-  r.goodput_s = r.tokens / r0;
-  r.goodput_ratio = clock > 0 ? r.goodput_s / clock : 0;
-  // (Rounding leaves ~1e-16 relative residues where the rates are nominal: not worth a row.)
-  const double negligible = 1e-9 * std::max(1.0, clock);
-  if (std::fabs(net.straggle) > negligible)
-    r.lost_by_cause["stragglers"] += net.straggle;
-  if (std::fabs(net.shrink) > negligible)
-    r.lost_by_cause["elastic_shrink"] += net.shrink;
-  check_time_accounting(r);
-  return r;
+  Accountant a(step_time, tokens_per_step, log.size());
+  for (const TraceRecord& rec : log)
+    a.add(rec);
+  return a.close();
 }
 
 void check_time_accounting(const GoodputReport& r)

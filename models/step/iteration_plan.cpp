@@ -143,6 +143,10 @@ double pass_work(double forward, double backward, double logits_forward, int sta
   return op.kind == PassKind::Forward ? forward + logits : backward + 2.0 * logits;
 }
 
+namespace {
+void add_flow_patterns(const StepInputs& in, IterationPlan& plan);
+}  // namespace
+
 IterationPlan make_iteration_plan(const StepInputs& in)
 {
   const Workload& w = in.workload;
@@ -187,9 +191,19 @@ IterationPlan make_iteration_plan(const StepInputs& in)
   plan.dp_group = l.dp * l.cp;
   plan.backward_collectives = backward_collectives_factor(w);
   plan.tp_backward_collectives = tp_backward_collectives_factor(w, l);
-  const bool experts = w.moe() && l.ep > 1;
-  plan.ep_alltoalls_per_pass = experts ? 2.0 * w.layers / (static_cast<double>(l.pp) * l.virtual_stages) : 0.0;
+  plan.ep_alltoalls_per_pass =
+      w.moe() && l.ep > 1 ? 2.0 * w.layers / (static_cast<double>(l.pp) * l.virtual_stages) : 0.0;
+  add_flow_patterns(in, plan);
+  return plan;
+}
 
+namespace {
+
+// The plan's communication patterns: one flow per GPU in each, by the GPU's coordinates.
+void add_flow_patterns(const StepInputs& in, IterationPlan& plan)
+{
+  const ParallelLayout& l = in.layout;
+  const bool experts = in.workload.moe() && l.ep > 1;
   // Every GPU, by coordinates: one flow per GPU in each pattern.
   auto for_all = [&](auto&& emit) {
     for (int d = 0; d < l.dp; ++d)
@@ -242,8 +256,9 @@ IterationPlan make_iteration_plan(const StepInputs& in)
           {layout_rank(l, t, s, d, c), layout_rank(l, t, s, next_d, next_c), plan.dp_chunk_bytes / plan.dp_group});
     });
   }
-  return plan;
 }
+
+}  // namespace
 
 StepBreakdown decompose_played_iteration(const IterationPlan& plan, const PlayedIteration& played,
                                          units::FlopsPerSecond peak_flops)

@@ -25,6 +25,7 @@ std::vector<std::string> generator_preset_choices()
 }  // namespace
 
 // A fleet: the workload's jobs (declared, from a trace or generated) and the scheduler.
+// fleetsim-lint: table (one declaration per key)
 std::vector<ParamSpec> fleet_parameters()
 {
   const auto T = Dimension::Time;

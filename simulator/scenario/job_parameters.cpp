@@ -5,6 +5,7 @@
 namespace fleetsim::scenario::detail {
 
 // The scenario's name, and the job it describes: its cluster, accelerator, model, layout and fabric.
+// fleetsim-lint: table (one declaration per key)
 std::vector<ParamSpec> job_parameters()
 {
   const auto T = Dimension::Time;

@@ -2,6 +2,7 @@
 
 namespace fleetsim::scenario::detail {
 
+// Power, energy and carbon. fleetsim-lint: table (one declaration per key)
 std::vector<ParamSpec> power_parameters()
 {
   const auto T = Dimension::Time;

@@ -7,6 +7,7 @@ namespace fleetsim::scenario::detail {
 
 // What slows, stops and restores the job: stragglers, mixed generations, storage, checkpoints, data
 // loading, recovery, spares, repair, lemons, planned maintenance and the failure causes.
+// fleetsim-lint: table (one declaration per key)
 std::vector<ParamSpec> resilience_parameters()
 {
   const auto T = Dimension::Time;
