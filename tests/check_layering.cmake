@@ -2,6 +2,8 @@
 #  - models/, simulator/scenario/, simulator/logging/, simulator/metrics/, tools/validation/ include no SimGrid header;
 #  - simulator/trace/ (records, atomic files) includes nothing of run/, actors/ or output/;
 #  - simulator/run/ includes nothing of output/ (the sinks sit above the run);
+#  - one place creates a SimGrid Engine: make_engine() (simulator/run/engine_setup.cpp), called only in run/;
+#  - tools/ does not branch on the kind of run (is_fleet()): the facade (simulator/run/run.hpp) does;
 #  - the folders of models/ and simulator/ include each other without a cycle, as docs/architecture.md
 #    shows them (below).
 get_filename_component(ROOT "${ROOT}" ABSOLUTE)
@@ -24,6 +26,16 @@ endfunction()
 forbid("models;simulator/scenario;simulator/logging;simulator/metrics;tools/validation" "#include *[<\"](simgrid|xbt)" "includes SimGrid")
 forbid("simulator/trace" "#include *\"simulator/(run|actors|output)/" "trace/ includes a layer above it")
 forbid("simulator/run" "#include *\"simulator/output/" "run/ includes output/ (the sinks)")
+forbid("models;simulator/actors;simulator/metrics;simulator/output;simulator/platform;simulator/scenario;simulator/trace;tools"
+       "make_engine\\(|s4u::Engine>?\\(|Engine>\\(" "creates a SimGrid Engine outside simulator/run/")
+file(GLOB run_sources ${ROOT}/simulator/run/*.cpp ${ROOT}/simulator/run/*.hpp)
+foreach(f ${run_sources})
+  file(STRINGS ${f} hits REGEX "s4u::Engine>?\\(|Engine>\\(")
+  if(hits AND NOT f MATCHES "engine_setup\\.cpp$")
+    set(bad "${bad}\n  ${f}: constructs an Engine (make_engine() in engine_setup.cpp is the one place)")
+  endif()
+endforeach()
+forbid("tools" "is_fleet\\(" "branches on is_fleet() (the facade, simulator/run/run.hpp, decides)")
 if(bad)
   message(FATAL_ERROR "layering broken:${bad}")
 endif()

@@ -48,4 +48,29 @@ private:
 /// prepare(s), then run(s, seed, ...).
 [[nodiscard]] Outcome run(const scenario::Scenario& s, std::uint64_t seed);
 
+/// One column of compare's terminal table: a metric (simulator/metrics/), its header, its printf
+/// width and precision; a `group` starts a group of columns after a bar: " | hours: ...".
+struct TableColumn {
+  const char* metric;
+  const char* header;
+  int width;
+  int precision;
+  const char* group = nullptr;
+};
+
+/// How a scenario's runs are shown, whichever engine runs them: the built-in metrics compare.csv
+/// and a sweep's results.csv default to (registered metrics follow them), and compare's table.
+struct Presentation {
+  const char* kind;  // in the table's title: "" for a single job, "a fleet, "
+  const std::vector<std::string>& compare_metrics;
+  const std::vector<std::string>& sweep_metrics;
+  std::vector<TableColumn> table;
+};
+
+[[nodiscard]] const Presentation& presentation(const scenario::Scenario& s);
+
+/// The jobs a fleet scenario submits with `seed` (declared, from traces, generated), in submit
+/// order; nullopt for a scenario without a workload.
+[[nodiscard]] std::optional<models::fleet::Workload> fleet_jobs(const scenario::Scenario& s, std::uint64_t seed);
+
 }  // namespace fleetsim::sim

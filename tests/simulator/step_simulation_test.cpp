@@ -7,7 +7,7 @@
 
 #include "models/step/layer_cost.hpp"
 #include "models/step/step_model.hpp"
-#include "simulator/run/simulation.hpp"
+#include "simulator/run/run.hpp"
 #include "simulator/run/step_simulation.hpp"
 #include "simulator/run/step_source.hpp"
 #include "simulator/scenario/scenario_loader.hpp"
@@ -471,7 +471,7 @@ TEST(StepSimulation, AFabricLimitedCheckpointSlowsTheReplaysWrites)
     setenv("FLEETSIM_CACHE_DIR", "off", 1);
     auto s = load(kSmall, {"storage.write_bandwidth=1000TB/s", "checkpoint.write_overhead=0s", "run.duration=1h",
                            "failures.reference_gpus=1024"});
-    const sim::RunResult r = sim::run_simulation(s, 1);
+    const sim::RunResult r = *sim::run(s, 1).job();
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.17g", r.checkpoint_write_s);
     return std::string(buf);
@@ -485,7 +485,7 @@ TEST(StepSimulation, AFabricLimitedCheckpointSlowsTheReplaysWrites)
     auto s = load(kSmall, {"storage.write_bandwidth=2TB/s", "checkpoint.write_overhead=0s", "run.duration=1h",
                            "failures.reference_gpus=1024"});
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17g", sim::run_simulation(s, 1).checkpoint_write_s);
+    std::snprintf(buf, sizeof buf, "%.17g", sim::run(s, 1).job()->checkpoint_write_s);
     return std::string(buf);
   });
   ASSERT_FALSE(storage_bound.empty());

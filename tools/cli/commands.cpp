@@ -154,12 +154,13 @@ int cmd_workload(const Options& opts)
   scenario::Scenario s;
   if (auto done = prepare(opts, s))
     return *done;
-  if (!s.is_fleet()) {
+  const std::uint64_t seed = opts.has_seed ? opts.seed : s.seed;
+  const std::optional<models::fleet::Workload> fleet = sim::fleet_jobs(s, seed);
+  if (!fleet) {
     std::cerr << s.source << ": error: 'workload' writes a fleet's jobs; this scenario has no workload section\n";
     return kExitBadInput;
   }
-  const std::uint64_t seed = opts.has_seed ? opts.seed : s.seed;
-  const models::fleet::Workload jobs = sim::fleet_workload(s, seed);
+  const models::fleet::Workload& jobs = *fleet;
   const std::filesystem::path file(opts.out);
   const std::string dir = file.parent_path().empty() ? "." : file.parent_path().string();
   const auto body = [&](std::ostream& o) { models::fleet::write_trace_csv(jobs, o, s.fleet.gpus_per_node); };

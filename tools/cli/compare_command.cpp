@@ -6,12 +6,13 @@
 
 #include "simulator/metrics/metric_registry.hpp"
 #include "simulator/output/run_outputs.hpp"
-#include "simulator/run/simulation.hpp"
+#include "simulator/run/run.hpp"
 #include "simulator/scenario/scenario_loader.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -27,16 +28,16 @@ struct Row {
   void add(const std::string& k, double v, int n) { mean[k] += v / n; }
 };
 
-// compare.csv's columns (simulator/metrics/metric_registry.hpp): compare's built-ins for a single job
-// or for a fleet, then every registered metric.
-std::vector<const metrics::Metric*> columns(bool fleet)
+// compare.csv's columns (simulator/metrics/metric_registry.hpp): the built-ins the scenario's kind
+// of run shows (sim::presentation), then every registered metric.
+std::vector<const metrics::Metric*> columns(const sim::Presentation& shown)
 {
-  return metrics::default_metrics(fleet ? metrics::fleet_compare_defaults() : metrics::compare_defaults());
+  return metrics::default_metrics(shown.compare_metrics);
 }
 
-void accumulate(Row& row, const nlohmann::json& sum, int n, bool fleet)
+void accumulate(Row& row, const nlohmann::json& sum, int n, const sim::Presentation& shown)
 {
-  for (const metrics::Metric* m : columns(fleet))
+  for (const metrics::Metric* m : columns(shown))
     row.add(m->name, m->read(sum), n);
 }
 
@@ -74,7 +75,8 @@ std::vector<scenario::Scenario> load_points(const std::string& path, const Optio
 }
 
 // Each point's mean over its seeds, from the runs' summaries; nullopt (after saying why) on an unreadable one.
-std::optional<std::vector<Row>> read_rows(const std::vector<ReplicaTask>& tasks, size_t points, int seeds, bool fleet)
+std::optional<std::vector<Row>> read_rows(const std::vector<ReplicaTask>& tasks, size_t points, int seeds,
+                                          const sim::Presentation& shown)
 {
   std::vector<Row> rows(points);
   for (size_t t = 0; t < tasks.size(); ++t) {
@@ -86,25 +88,25 @@ std::optional<std::vector<Row>> read_rows(const std::vector<ReplicaTask>& tasks,
       std::cerr << "fleetsim: error: cannot read " << tasks[t].dir << "/summary.json: " << e.what() << "\n";
       return std::nullopt;
     }
-    accumulate(rows[t / static_cast<size_t>(seeds)], sum, seeds, fleet);
+    accumulate(rows[t / static_cast<size_t>(seeds)], sum, seeds, shown);
   }
   return rows;
 }
 
 void write_csv(std::ostream& o, const std::vector<Axis>& axes, const std::vector<Point>& points, std::vector<Row>& rows,
-               int seeds, bool fleet)
+               int seeds, const sim::Presentation& shown)
 {
   for (const auto& a : axes)
     o << a.key << ',';
   o << "seeds";
-  for (const metrics::Metric* c : columns(fleet))
+  for (const metrics::Metric* c : columns(shown))
     o << ',' << c->name;
   o << '\n';
   for (size_t i = 0; i < points.size(); ++i) {
     for (const auto& set : points[i].sets)
       o << set.substr(set.find('=') + 1) << ',';
     o << seeds;
-    for (const metrics::Metric* c : columns(fleet)) {
+    for (const metrics::Metric* c : columns(shown)) {
       char buf[64];
       std::snprintf(buf, sizeof buf, ",%.10g", rows[i].mean[c->name]);
       o << buf;
@@ -113,34 +115,28 @@ void write_csv(std::ostream& o, const std::vector<Axis>& axes, const std::vector
   }
 }
 
-void print_table(const std::string& name, const std::vector<Point>& points, std::vector<Row>& rows, int seeds,
-                 std::uint64_t first_seed, const std::string& out)
+// The terminal table: a row per point, the columns of the scenario's kind of run (sim::presentation).
+void print_table(const std::string& name, const sim::Presentation& shown, const std::vector<Point>& points,
+                 std::vector<Row>& rows, int seeds, std::uint64_t first_seed, const std::string& out)
 {
-  std::printf("%s: %zu points x %d seed%s from seed %llu\n", name.c_str(), points.size(), seeds, seeds > 1 ? "s" : "",
-              static_cast<unsigned long long>(first_seed));
-  std::printf("  %-44s %7s %7s %6s | hours: %7s %7s %7s %7s %7s %7s %7s\n", "point", "ETTR", "goodput", "unexp",
-              "detect", "restart", "reload", "warmup", "waiting", "lost", "ckpt");
-  for (size_t i = 0; i < points.size(); ++i) {
-    auto& m = rows[i].mean;
-    std::printf("  %-44s %7.4f %7.4f %6.1f | %14.1f %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f\n", points[i].label.c_str(),
-                m["ettr"], m["goodput_ratio"], m["unexpected_interruptions"], m["detection_h"], m["restart_h"],
-                m["reload_h"], m["warmup_h"], m["waiting_h"], m["lost_work_h"], m["checkpoint_h"]);
-  }
-  std::printf("  outputs in %s/ (compare.csv, and each run's own files under <point>/)\n", out.c_str());
-}
-
-void print_fleet_table(const std::string& name, const std::vector<Point>& points, std::vector<Row>& rows, int seeds,
-                       std::uint64_t first_seed, const std::string& out)
-{
-  std::printf("%s: a fleet, %zu points x %d seed%s from seed %llu\n", name.c_str(), points.size(), seeds,
+  std::printf("%s: %s%zu points x %d seed%s from seed %llu\n", name.c_str(), shown.kind, points.size(), seeds,
               seeds > 1 ? "s" : "", static_cast<unsigned long long>(first_seed));
-  std::printf("  %-44s %7s %7s | wait h: %7s %7s %7s | %9s %6s\n", "point", "alloc", "prod", "mean", "p99", "p99 513+",
-              "lost GPUh", "intr");
+  // A group's label sits in its first column's header; its values are as wide as label and header.
+  const auto lead = [](const sim::TableColumn& c) {
+    return c.group == nullptr ? 0 : (c.group[0] != '\0' ? static_cast<int>(std::strlen(c.group)) + 1 : 0);
+  };
+  std::printf("  %-44s", "point");
+  for (const sim::TableColumn& c : shown.table) {
+    if (c.group != nullptr)
+      std::printf(" |%s%s", c.group[0] != '\0' ? " " : "", c.group);
+    std::printf(" %*s", c.width, c.header);
+  }
+  std::printf("\n");
   for (size_t i = 0; i < points.size(); ++i) {
-    auto& m = rows[i].mean;
-    std::printf("  %-44s %7.4f %7.4f | %15.2f %7.2f %8.2f | %9.0f %6.1f\n", points[i].label.c_str(),
-                m["allocated_utilisation"], m["productive_utilisation"], m["wait_mean_h"], m["wait_p99_h"],
-                m["wait_p99_h_513plus"], m["lost_gpu_h"], m["job_interruptions"]);
+    std::printf("  %-44s", points[i].label.c_str());
+    for (const sim::TableColumn& c : shown.table)
+      std::printf("%s %*.*f", c.group != nullptr ? " |" : "", lead(c) + c.width, c.precision, rows[i].mean[c.metric]);
+    std::printf("\n");
   }
   std::printf("  outputs in %s/ (compare.csv, and each run's own files under <point>/)\n", out.c_str());
 }
@@ -183,19 +179,17 @@ int cmd_compare(const Options& opts)
     std::cerr << "fleetsim: error: " << err << "\n";
     return internal ? kExitInternal : kExitFailure;
   }
-  const bool fleet = scenarios.front().is_fleet();
-  auto rows = read_rows(tasks, points.size(), seeds, fleet);
+  const sim::Presentation& shown = sim::presentation(scenarios.front());
+  auto rows = read_rows(tasks, points.size(), seeds, shown);
   if (!rows)
     return kExitFailure;
-  const auto body = [&](std::ostream& o) { write_csv(o, *axes, points, *rows, seeds, fleet); };
+  const auto body = [&](std::ostream& o) { write_csv(o, *axes, points, *rows, seeds, shown); };
   if (std::string err = sim::write_file_atomically(out, "compare.csv", body); !err.empty()) {
     std::cerr << "fleetsim: error: " << err << "\n";
     return kExitFailure;
   }
-  if (!opts.quiet && fleet)
-    print_fleet_table(scenarios.front().name, points, *rows, seeds, first_seed, out);
-  else if (!opts.quiet)
-    print_table(scenarios.front().name, points, *rows, seeds, first_seed, out);
+  if (!opts.quiet)
+    print_table(scenarios.front().name, shown, points, *rows, seeds, first_seed, out);
   return kExitOk;
 }
 

@@ -7,6 +7,7 @@
 #include "sweep_plan.hpp"
 
 #include "simulator/output/run_outputs.hpp"
+#include "simulator/run/run.hpp"
 #include "simulator/scenario/scenario_loader.hpp"
 
 #include <algorithm>
@@ -62,9 +63,9 @@ std::vector<const Metric*> plan_metrics(const SweepFile& sweep, const std::vecto
   const bool target = std::any_of(scenarios.begin(), scenarios.end(),
                                   [](const auto& sc) { return sc.token_target > 0; });
   if (sweep.metrics.empty()) {
-    const bool fleet = !scenarios.empty() && scenarios.front().is_fleet();
-    for (const Metric* m :
-         metrics::default_metrics(fleet ? metrics::fleet_sweep_defaults() : metrics::sweep_defaults()))
+    const std::vector<std::string>& builtins =
+        scenarios.empty() ? metrics::sweep_defaults() : sim::presentation(scenarios.front()).sweep_metrics;
+    for (const Metric* m : metrics::default_metrics(builtins))
       if (target || (m->name != "time_to_target_h" && m->name != "target_reached"))
         out.push_back(m);
     return out;
