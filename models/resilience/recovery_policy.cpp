@@ -1,11 +1,19 @@
 #include "recovery_policy.hpp"
 
+#include "models/core/check.hpp"
 #include "models/core/named_registry.hpp"
 #include "recovery/builtin_policies.hpp"
 
 #include <utility>
 
 namespace fleetsim::models {
+
+double RecoverySpec::extension_value(std::string_view key) const
+{
+  const auto it = extension.find(key);
+  FLEETSIM_CHECK(it != extension.end(), "a policy reads only the extension keys it declared");
+  return it->second;
+}
 
 std::optional<int> RecoveryPolicy::restart_width(const RecoveryView& v) const
 {
@@ -21,14 +29,7 @@ NamedRegistry<RecoveryPolicyEntry>& registry()
   // The built-in policies, one line each (models/resilience/recovery/).
   static NamedRegistry<RecoveryPolicyEntry> r = [] {
     NamedRegistry<RecoveryPolicyEntry> v;
-    for (auto e :
-         {RecoveryPolicyEntry{"restart", "resubmit the whole job from the last checkpoint", make_restart_policy},
-          RecoveryPolicyEntry{"hot_spare", "keep the allocation, swap warm spare nodes in (recovery.spare_swap)",
-                              make_hot_spare_policy},
-          RecoveryPolicyEntry{"elastic", "continue on fewer data-parallel replicas and grow back when nodes return",
-                              make_elastic_policy},
-          RecoveryPolicyEntry{"in_memory", "restore from checkpoint copies in peers' host memory (Gemini-style)",
-                              make_in_memory_policy}})
+    for (auto e : {restart_policy_entry(), hot_spare_policy_entry(), elastic_policy_entry(), in_memory_policy_entry()})
       v.add(e.name, e);
     return v;
   }();

@@ -12,10 +12,12 @@
 // RecoveryPolicy, one line in registry() (recovery_policy.cpp) or, outside the
 // simulator's sources, register_recovery_policy(); its tests; its paragraph in docs/extending.md.
 
+#include "models/core/key_decl.hpp"
 #include "models/core/units.hpp"
 #include "node_pool.hpp"
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,6 +40,11 @@ struct RecoverySpec {
   units::Seconds memory_snapshot_interval{0};  // in_memory: 0 = every step
   units::Seconds memory_reload{30};
   int memory_copies = 2;
+  /// The values of keys declared by policies registered from outside (models::extension_key): key
+  /// -> value in SI units, set by the loader for every such key (its default when not given).
+  std::map<std::string, double, std::less<>> extension;
+  /// An extension key's value; FLEETSIM_CHECK fails when no registered policy declared the key.
+  [[nodiscard]] double extension_value(std::string_view key) const;
 };
 
 /// What the scheduler counted during a run, for summary.json (a policy reports the ones it owns).
@@ -102,6 +109,9 @@ struct RecoveryPolicyEntry {
   std::string name;         // the scenario's recovery.policy value
   std::string description;  // one line, for docs and `fleetsim describe`
   std::function<std::unique_ptr<RecoveryPolicy>()> make;
+  /// The recovery.* keys the policy reads beyond the common ones, declared here, next to it: the
+  /// loader lists them after recovery.policy (a fleet refuses them, as it refuses recovery.policy).
+  std::vector<KeyDecl<RecoverySpec>> keys = {};
 };
 
 [[nodiscard]] const RecoveryPolicyEntry* find_recovery_policy(std::string_view name);

@@ -5,6 +5,7 @@
 #include "scenario.hpp"
 #include "scenario_reader.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -161,6 +162,38 @@ inline ParamSpec choice(std::string key, std::string def, std::string desc, std:
 
 /// The power section (models/energy/power_model.hpp, docs/models/energy.md).
 [[nodiscard]] std::vector<ParamSpec> power_parameters();
+
+/// A key a registry entry declares next to its code (models/core/key_decl.hpp), as a spec bound into
+/// the entry's spec struct, the one `spec_of(scenario)` returns (`[](auto& s) -> auto& { return s.recovery; }`).
+template <class Spec, class SpecOf>
+ParamSpec declared_key(const models::KeyDecl<Spec>& d, SpecOf spec_of)
+{
+  using models::KeyKind;
+  ParamSpec p = d.kind == KeyKind::Duration ? quantity(d.key, Dimension::Time, d.default_value, d.description, d.min,
+                                                       d.min_exclusive)
+                : d.kind == KeyKind::Count  ? integer(d.key, d.default_value, d.description, d.min.value_or(-9e15), d.max)
+                : d.kind == KeyKind::Choice ? choice(d.key, d.default_value, d.description, d.choices)
+                                            : real(d.key, d.default_value, d.description, d.min, d.min_exclusive, d.max);
+  p.max = d.max;  // (quantity() takes no maximum)
+  p.binding.read = [set = d.set, kind = d.kind, choices = d.choices, spec_of](Scenario& s, Reader& r,
+                                                                              const std::string& k) {
+    double v = 0;
+    if (kind == KeyKind::Count) {
+      v = static_cast<double>(r.integer(k));
+    } else if (kind == KeyKind::Choice) {
+      const auto it = std::find(choices.begin(), choices.end(), r.text(k));
+      if (it == choices.end())
+        return;  // text() reported the value outside the choices
+      v = static_cast<double>(it - choices.begin());
+    } else {
+      v = r.number(k);
+    }
+    set(spec_of(s), v);
+  };
+  if (d.show)
+    p.binding.show = [show = d.show, spec_of](const Scenario& s) { return show(spec_of(s)); };
+  return p;
+}
 
 template <class Field, class E, std::size_t N>
 ParamSpec enum_choice(std::string key, std::string def, std::string desc, const models::NameTable<E, N>& names,

@@ -1,6 +1,9 @@
 #include "parameter_table.hpp"
 #include "parameter_specs.hpp"
 
+#include "models/resilience/recovery_policy.hpp"
+
+#include <algorithm>
 #include <cstdio>
 
 namespace fleetsim::scenario {
@@ -51,6 +54,13 @@ std::vector<ParamSpec> build_table()
     table.push_back(std::move(p));
   for (ParamSpec& p : power_parameters())
     table.push_back(std::move(p));
+  // Each recovery policy's own keys, declared in its file (models/resilience/recovery/), after
+  // recovery.policy; registered policies' too: the table is built on first use, after start-up.
+  auto at = std::find_if(table.begin(), table.end(), [](const ParamSpec& p) { return p.key == "recovery.policy"; });
+  at = at == table.end() ? at : at + 1;
+  for (const std::string& name : models::recovery_policy_names())
+    for (const auto& key : models::find_recovery_policy(name)->keys)
+      at = table.insert(at, declared_key(key, [](auto& s) -> auto& { return s.recovery; }).job_only()) + 1;
   return table;
 }
 

@@ -206,36 +206,6 @@ std::vector<ParamSpec> resilience_parameters()
                         models::recovery_policy_names)
           .job_only()
           .into([](auto& s) -> auto& { return s.recovery.policy_name; }),
-      quantity("recovery.spare_swap", T, "2min",
-               "hot_spare: restart in the job's own allocation with warm spares swapped in (replaces recovery.restart)",
-               0.0, false)
-          .job_only()
-          .into([](auto& s) -> auto& { return s.recovery.spare_swap; }),
-      choice("recovery.elastic_batch", "global",
-             "elastic: keep the global batch (more micro-batches per replica) or the per-replica batch (smaller global "
-             "batch)",
-             {"global", "per_replica"})
-          .job_only()
-          .into_flag(
-              [](auto& s) -> auto& { return s.recovery.elastic_keep_global_batch; }, "global"),
-      integer("recovery.elastic_min_dp", "1",
-              "elastic: fewest data-parallel replicas to train on; below it the job waits for nodes", 1, 1e8)
-          .job_only()
-          .into([](auto& s) -> auto& { return s.recovery.elastic_min_dp; }),
-      quantity("recovery.memory_snapshot_interval", T, "0s",
-               "in_memory: training time between snapshots to host memory (0: every step); snapshots are assumed "
-               "hidden behind training",
-               0.0, false)
-          .job_only()
-          .into([](auto& s) -> auto& { return s.recovery.memory_snapshot_interval; }),
-      quantity("recovery.memory_reload", T, "30s",
-               "in_memory: restoring the state from host memory and peers (replaces the storage reload)", 0.0, false)
-          .job_only()
-          .into([](auto& s) -> auto& { return s.recovery.memory_reload; }),
-      integer("recovery.memory_copies", "2",
-              "in_memory: copies of each node's shard, on its own node and on peers in other racks", 1, 64)
-          .job_only()
-          .into([](auto& s) -> auto& { return s.recovery.memory_copies; }),
 
       integer("spares.nodes", "0", "warm spare nodes beside the job's; failures strike them too", 0, 1e7).into([
       ](auto& s) -> auto& { return s.capacity.spare_nodes; }),

@@ -1,5 +1,6 @@
 // Extension points, used as a developer outside the simulator's sources would: this file alone
-// defines a recovery policy and an output metric, registers them, and runs them end to end through
+// defines a recovery policy with a scenario key of its own and an output metric, registers them, and
+// runs them end to end through
 // the real command line (this executable is the whole fleetsim CLI when its first argument is
 // --as-fleetsim; tests/CMakeLists.txt links it like build/fleetsim). Nothing in models/,
 // simulator/ or tools/ knows about either.
@@ -28,11 +29,15 @@ using fleetsim::testing::TempDir;
 
 // ---- the extensions ----------------------------------------------------------------------------------
 
-// A rigid policy whose restart phase takes 1 s whatever recovery.restart says (an idealised
-// "instant rescheduling" design), and which reports how many recoveries it ran.
+// A rigid policy whose restart phase takes recovery.test_restart_time (1 s unless the scenario says
+// otherwise) whatever recovery.restart says (an idealised "instant rescheduling" design), and which
+// reports how many recoveries it ran.
 class InstantRestartPolicy final : public fleetsim::models::RecoveryPolicy {
 public:
-  [[nodiscard]] double restart_seconds(const fleetsim::models::RecoverySpec&) const override { return 1.0; }
+  [[nodiscard]] double restart_seconds(const fleetsim::models::RecoverySpec& spec) const override
+  {
+    return spec.extension_value("recovery.test_restart_time");
+  }
   [[nodiscard]] std::vector<std::pair<std::string, long>> reported(
       const fleetsim::models::PolicyCounters& c) const override
   {
@@ -48,9 +53,15 @@ std::optional<double> checkpoints_per_day(const fleetsim::metrics::RunFacts& run
   return static_cast<double>(run.report.checkpoints) / (run.report.elapsed / 86400);
 }
 
+// The policy's entry declares its key: a duration with its default and range, which the loader
+// reads, checks and lists like every key, and stores in RecoverySpec::extension.
 const bool kRegistered = fleetsim::models::register_recovery_policy(
-                             {"test_instant_restart", "a 1 s restart phase (tests/tools/extension_test.cpp)",
-                              [] { return std::make_unique<InstantRestartPolicy>(); }}) &&
+                             {"test_instant_restart",
+                              "a short restart phase (tests/tools/extension_test.cpp)",
+                              [] { return std::make_unique<InstantRestartPolicy>(); },
+                              {fleetsim::models::extension_key<fleetsim::models::RecoverySpec>(
+                                  "recovery.test_restart_time", fleetsim::models::KeyKind::Duration, "1s",
+                                  "test_instant_restart: the restart phase (replaces recovery.restart)", 0.0, 3600.0)}}) &&
                          fleetsim::metrics::register_metric({"test_checkpoints_per_day", "1/d",
                                                              "committed checkpoints per simulated day", nullptr,
                                                              checkpoints_per_day});
@@ -181,6 +192,41 @@ TEST(Extensions, ASweepAggregatesTheMetricAndItsReportChartsIt)
   const auto report = fleetsim("report " + (tmp / "sw"));
   ASSERT_EQ(report.code, 0) << report.text;
   EXPECT_NE(read_file(tmp / "sw/report.html").find("<h3>test_checkpoints_per_day</h3>"), std::string::npos);
+}
+
+TEST(Extensions, ThePolicysOwnKeyIsReadCheckedAndListedLikeEveryKey)
+{
+  TempDir tmp;
+  const std::string common = kScenario + " --set run.duration=3d --seed 3 --quiet --set recovery.policy=test_instant_restart";
+  const auto five = fleetsim("run " + common + " --set recovery.test_restart_time=5s --out " + (tmp / "five"));
+  ASSERT_EQ(five.code, 0) << five.text;
+  const auto m = summary_of(tmp / "five");
+  const double failures = m["interruptions"]["unexpected"].get<double>();
+  ASSERT_GT(failures, 10);
+  EXPECT_NEAR(m["time_breakdown_s"]["restart"].get<double>(), 5.0 * failures, 5.0 * failures * 0.05);
+  // Its unit converts, its range is checked, and an error names the key.
+  const auto minutes = fleetsim("validate " + kScenario + " --set recovery.test_restart_time=2min");
+  EXPECT_EQ(minutes.code, 0) << minutes.text;
+  for (const char* bad : {"-1s", "2h", "5kg"}) {
+    const auto r = fleetsim("validate " + kScenario + " --set recovery.test_restart_time=" + bad);
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.text;
+    EXPECT_NE(r.text.find("recovery.test_restart_time"), std::string::npos) << r.text;
+  }
+  // A fleet refuses it, as it refuses recovery.policy.
+  const auto fleet = fleetsim("validate " + std::string(FLEETSIM_SOURCE_DIR) +
+                              "/scenarios/fleet_checkpoint_storm.yaml --set recovery.test_restart_time=5s");
+  EXPECT_EQ(fleet.code, 2) << fleet.text;
+  EXPECT_NE(fleet.text.find("recovery.test_restart_time"), std::string::npos) << fleet.text;
+  // describe lists it with its unit, default and description, after recovery.policy.
+  const auto described = fleetsim("describe");
+  ASSERT_EQ(described.code, 0) << described.text;
+  const size_t policy = described.text.find("recovery.policy");
+  const size_t key = described.text.find("recovery.test_restart_time");
+  ASSERT_NE(key, std::string::npos) << described.text;
+  EXPECT_LT(policy, key);
+  const std::string line = described.text.substr(key, described.text.find('\n', key) - key);
+  EXPECT_NE(described.text.find("test_instant_restart: the restart phase", key), std::string::npos);
+  EXPECT_NE(line.find("1s"), std::string::npos) << line;
 }
 
 TEST(Extensions, AnUnregisteredPolicyIsStillABadScenario)

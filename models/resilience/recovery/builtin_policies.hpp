@@ -1,5 +1,6 @@
 #pragma once
-// The built-in recovery policies, one file each; registered by name in recovery_policy.cpp.
+// The built-in recovery policies, one file each: its class, and its entry (name, description,
+// factory and the keys it declares), registered in recovery_policy.cpp.
 
 #include "models/resilience/recovery_policy.hpp"
 
@@ -7,9 +8,9 @@
 
 namespace fleetsim::models {
 
-[[nodiscard]] std::unique_ptr<RecoveryPolicy> make_restart_policy();
-[[nodiscard]] std::unique_ptr<RecoveryPolicy> make_hot_spare_policy();
-[[nodiscard]] std::unique_ptr<RecoveryPolicy> make_elastic_policy();
-[[nodiscard]] std::unique_ptr<RecoveryPolicy> make_in_memory_policy();
+[[nodiscard]] RecoveryPolicyEntry restart_policy_entry();
+[[nodiscard]] RecoveryPolicyEntry hot_spare_policy_entry();
+[[nodiscard]] RecoveryPolicyEntry elastic_policy_entry();
+[[nodiscard]] RecoveryPolicyEntry in_memory_policy_entry();
 
 }  // namespace fleetsim::models

@@ -36,6 +36,18 @@ public:
 
 }  // namespace
 
-std::unique_ptr<RecoveryPolicy> make_elastic_policy() { return std::make_unique<ElasticPolicy>(); }
+RecoveryPolicyEntry elastic_policy_entry()
+{
+  return {"elastic",
+          "continue on fewer data-parallel replicas and grow back when nodes return",
+          [] { return std::make_unique<ElasticPolicy>(); },
+          {flag_choice_key("recovery.elastic_batch", "global",
+                           "elastic: keep the global batch (more micro-batches per replica) or the per-replica batch "
+                           "(smaller global batch)",
+                           "global", "per_replica", &RecoverySpec::elastic_keep_global_batch),
+           count_key("recovery.elastic_min_dp", "1",
+                     "elastic: fewest data-parallel replicas to train on; below it the job waits for nodes",
+                     &RecoverySpec::elastic_min_dp, 1, 1e8)}};
+}
 
 }  // namespace fleetsim::models

@@ -12,6 +12,15 @@ public:
 
 }  // namespace
 
-std::unique_ptr<RecoveryPolicy> make_hot_spare_policy() { return std::make_unique<HotSparePolicy>(); }
+RecoveryPolicyEntry hot_spare_policy_entry()
+{
+  return {"hot_spare",
+          "keep the allocation, swap warm spare nodes in (recovery.spare_swap)",
+          [] { return std::make_unique<HotSparePolicy>(); },
+          {duration_key("recovery.spare_swap", "2min",
+                        "hot_spare: restart in the job's own allocation with warm spares swapped in (replaces "
+                        "recovery.restart)",
+                        &RecoverySpec::spare_swap)}};
+}
 
 }  // namespace fleetsim::models

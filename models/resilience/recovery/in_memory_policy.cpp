@@ -27,6 +27,21 @@ public:
 
 }  // namespace
 
-std::unique_ptr<RecoveryPolicy> make_in_memory_policy() { return std::make_unique<InMemoryPolicy>(); }
+RecoveryPolicyEntry in_memory_policy_entry()
+{
+  return {"in_memory",
+          "restore from checkpoint copies in peers' host memory (Gemini-style)",
+          [] { return std::make_unique<InMemoryPolicy>(); },
+          {duration_key("recovery.memory_snapshot_interval", "0s",
+                        "in_memory: training time between snapshots to host memory (0: every step); snapshots are "
+                        "assumed hidden behind training",
+                        &RecoverySpec::memory_snapshot_interval),
+           duration_key("recovery.memory_reload", "30s",
+                        "in_memory: restoring the state from host memory and peers (replaces the storage reload)",
+                        &RecoverySpec::memory_reload),
+           count_key("recovery.memory_copies", "2",
+                     "in_memory: copies of each node's shard, on its own node and on peers in other racks",
+                     &RecoverySpec::memory_copies, 1, 64)}};
+}
 
 }  // namespace fleetsim::models

@@ -10,6 +10,9 @@ class RestartPolicy final : public RecoveryPolicy {};
 
 }  // namespace
 
-std::unique_ptr<RecoveryPolicy> make_restart_policy() { return std::make_unique<RestartPolicy>(); }
+RecoveryPolicyEntry restart_policy_entry()
+{
+  return {"restart", "resubmit the whole job from the last checkpoint", [] { return std::make_unique<RestartPolicy>(); }};
+}
 
 }  // namespace fleetsim::models
