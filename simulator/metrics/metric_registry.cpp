@@ -165,7 +165,7 @@ std::string metric_names()
 
 bool register_metric(Metric m)
 {
-  if (m.name.empty() || !m.compute || find_metric(m.name) != nullptr)
+  if (m.name.empty() || !m.registered() || find_metric(m.name) != nullptr)
     return false;
   if (!m.read)
     m.read = [name = m.name](const nlohmann::json& j) { return at_path(j, {"metrics", name}, kNaN); };
@@ -253,15 +253,26 @@ const std::vector<std::string>& fleet_compare_defaults()
 
 const std::vector<std::string>& fleet_sweep_defaults() { return fleet_compare_defaults(); }
 
-nlohmann::ordered_json registered_values(const RunFacts& run)
+namespace {
+
+// Each registered metric's value for a run of one kind: null when it has no value, or no
+// computation for this kind of run.
+template <class Facts, class Compute>
+nlohmann::ordered_json values(const Facts& facts, Compute Metric::*compute)
 {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   for (const auto& m : registry())
     if (m.registered()) {
-      const auto v = m.compute(run);
+      const auto v = m.*compute ? (m.*compute)(facts) : std::nullopt;
       j[m.name] = v && std::isfinite(*v) ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
     }
   return j;
 }
+
+}  // namespace
+
+nlohmann::ordered_json registered_values(const RunFacts& run) { return values(run, &Metric::compute); }
+
+nlohmann::ordered_json registered_values(const FleetFacts& fleet) { return values(fleet, &Metric::compute_fleet); }
 
 }  // namespace fleetsim::metrics

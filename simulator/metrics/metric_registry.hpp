@@ -11,6 +11,9 @@
 // No SimGrid here: this library sits between models/ and the simulator, and tools/report/ links it.
 
 #include "models/accounting/goodput.hpp"
+#include "models/fleet/fleet_ledger.hpp"
+#include "models/fleet/fleet_state.hpp"
+#include "models/fleet/job_spec.hpp"
 #include "models/resilience/recovery_policy.hpp"
 #include "models/step/step_model.hpp"
 
@@ -35,15 +38,29 @@ struct RunFacts {
   std::uint64_t seed = 0;
 };
 
+/// What a metric may read of a finished fleet run (models/fleet/ types).
+struct FleetFacts {
+  const models::fleet::GpuTime& total;                 // the cluster's GPU-seconds by use
+  const std::vector<models::fleet::JobRecord>& jobs;   // each job's record (jobs.csv)
+  const models::fleet::Workload& specs;                // each job as submitted, in the same order
+  const models::fleet::FleetTimeline& timeline;        // the fleet's levels over time (timeline.csv)
+  long gpus = 0;                                       // the cluster's GPUs
+  double horizon = 0;                                  // the window (s)
+  std::uint64_t seed = 0;
+};
+
 struct Metric {
   std::string name;         // column name in compare.csv and results.csv
   std::string unit;         // "h", "tokens", "" for ratios and counts
   std::string description;  // one line, for docs and reports
   /// The metric's value in a run's summary.json; NaN when the run has none (e.g. a token target missed).
   std::function<double(const nlohmann::json& summary)> read;
-  /// Registered metrics only: the value from the run, written to summary.json "metrics" (nullopt: null).
+  /// Registered metrics only: the value from a single job's run, written to summary.json "metrics"
+  /// (nullopt: null) ...
   std::function<std::optional<double>(const RunFacts&)> compute;
-  [[nodiscard]] bool registered() const { return static_cast<bool>(compute); }
+  /// ... and from a fleet's (a metric may have either or both; a run of the other kind writes null).
+  std::function<std::optional<double>(const FleetFacts&)> compute_fleet = nullptr;
+  [[nodiscard]] bool registered() const { return compute || compute_fleet; }
 };
 
 /// Every metric: the built-ins, then the registered ones, in registration order.
@@ -66,5 +83,6 @@ bool register_metric(Metric m);
 
 /// The registered metrics' values, as summary.json's "metrics" object (empty when none is registered).
 [[nodiscard]] nlohmann::ordered_json registered_values(const RunFacts& run);
+[[nodiscard]] nlohmann::ordered_json registered_values(const FleetFacts& fleet);
 
 }  // namespace fleetsim::metrics

@@ -4,6 +4,7 @@
 #include "run_outputs.hpp"
 
 #include "models/core/statistics.hpp"
+#include "simulator/metrics/metric_registry.hpp"
 #include "simulator/trace/atomic_file.hpp"
 #include "simulator/trace/fixed_text.hpp"
 
@@ -138,6 +139,10 @@ nlohmann::ordered_json fleet_summary_json(const scenario::Scenario& s, const Fle
   j["repairs"] = r.repairs;
   j["energy"] = fleet_energy_json(s, r);
   j["carbon_aware"] = carbon_aware_json(s, r);
+  if (nlohmann::ordered_json extra =
+          metrics::registered_values({r.total, r.jobs, r.specs, r.timeline, r.gpus, r.horizon, r.seed});
+      !extra.empty())
+    j["metrics"] = std::move(extra);
   j["wall_time_s"] = round_to(r.wall_time_s, 4);
   return j;
 }

@@ -53,6 +53,14 @@ std::optional<double> checkpoints_per_day(const fleetsim::metrics::RunFacts& run
   return static_cast<double>(run.report.checkpoints) / (run.report.elapsed / 86400);
 }
 
+// A fleet's share of its allocated GPU-time that was lost (checkpoints, start-ups, failures, ...).
+std::optional<double> lost_share(const fleetsim::metrics::FleetFacts& fleet)
+{
+  if (!(fleet.total.allocated > 0))
+    return std::nullopt;
+  return fleet.total.lost_total() / fleet.total.allocated;
+}
+
 // The policy's entry declares its key: a duration with its default and range, which the loader
 // reads, checks and lists like every key, and stores in RecoverySpec::extension.
 const bool kRegistered = fleetsim::models::register_recovery_policy(
@@ -64,7 +72,10 @@ const bool kRegistered = fleetsim::models::register_recovery_policy(
                                   "test_instant_restart: the restart phase (replaces recovery.restart)", 0.0, 3600.0)}}) &&
                          fleetsim::metrics::register_metric({"test_checkpoints_per_day", "1/d",
                                                              "committed checkpoints per simulated day", nullptr,
-                                                             checkpoints_per_day});
+                                                             checkpoints_per_day}) &&
+                         fleetsim::metrics::register_metric({"test_lost_share", "",
+                                                             "share of the allocated GPU-time of a fleet that was lost", nullptr,
+                                                             nullptr, lost_share});
 
 // ---- running them --------------------------------------------------------------------------------------
 
@@ -155,7 +166,8 @@ TEST(Extensions, ComparePutsThePolicyAndTheMetricSideBySide)
   const size_t metric = column(header, "test_checkpoints_per_day");
   const size_t restart = column(header, "restart_h");
   ASSERT_LT(metric, header.size()) << rows[0];
-  EXPECT_EQ(metric, header.size() - 1) << "registered metrics come after the built-ins";
+  EXPECT_EQ(metric, header.size() - 2) << "registered metrics come after the built-ins, in registration order";
+  EXPECT_EQ(column(header, "test_lost_share"), header.size() - 1);
   const auto restart_row = cells(rows[1]);
   const auto instant_row = cells(rows[2]);
   EXPECT_EQ(instant_row[0], "test_instant_restart");
@@ -227,6 +239,47 @@ TEST(Extensions, ThePolicysOwnKeyIsReadCheckedAndListedLikeEveryKey)
   const std::string line = described.text.substr(key, described.text.find('\n', key) - key);
   EXPECT_NE(described.text.find("test_instant_restart: the restart phase", key), std::string::npos);
   EXPECT_NE(line.find("1s"), std::string::npos) << line;
+}
+
+// The fleet metric: one declaration (above) reaches a fleet's summary.json, compare.csv, a sweep's
+// results.csv and the fleet report; the single-job metric reads null there, and the other way round.
+TEST(Extensions, AFleetMetricReachesTheSummaryCompareTheSweepAndTheReport)
+{
+  TempDir tmp;
+  const std::string fleet_scenario = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/fleet_checkpoint_storm.yaml";
+  const auto r = fleetsim("run " + fleet_scenario + " --set run.duration=2d --quiet --out " + (tmp / "fleet"));
+  ASSERT_EQ(r.code, 0) << r.text;
+  const auto sum = summary_of(tmp / "fleet");
+  const double expected = sum["gpu_hours"]["lost"].get<double>() / sum["gpu_hours"]["allocated"].get<double>();
+  ASSERT_GT(expected, 0.05);
+  EXPECT_NEAR(sum["metrics"]["test_lost_share"].get<double>(), expected, 1e-6) << "summary.json rounds to 1e-3 GPU-h";
+  EXPECT_TRUE(sum["metrics"]["test_checkpoints_per_day"].is_null()) << "a single job's metric has no fleet value";
+  const auto report = fleetsim("report " + (tmp / "fleet"));
+  ASSERT_EQ(report.code, 0) << report.text;
+  const std::string html = read_file(tmp / "fleet/report.html");
+  EXPECT_NE(html.find("<td>test_lost_share</td>"), std::string::npos);
+  EXPECT_NE(html.find("share of the allocated GPU-time of a fleet that was lost"), std::string::npos);
+  // compare: a longer window loses a smaller share to the start-ups.
+  const auto cmp = fleetsim("compare " + fleet_scenario + " --vary run.duration=1d,3d --quiet --out " + (tmp / "cmp"));
+  ASSERT_EQ(cmp.code, 0) << cmp.text;
+  const auto rows = lines_of(read_file(tmp / "cmp/compare.csv"));
+  ASSERT_EQ(rows.size(), 3u);
+  const size_t col = column(cells(rows[0]), "test_lost_share");
+  ASSERT_LT(col, cells(rows[0]).size()) << rows[0];
+  EXPECT_GT(std::stod(cells(rows[1])[col]), 0);
+  EXPECT_NE(cells(rows[1])[col], cells(rows[2])[col]);
+  // sweep: its mean and interval in results.csv.
+  const std::string sweep = tmp.write("f.yaml", "base: " + fleet_scenario +
+                                                    "\nreplicas: 2\nset: {run.duration: 1d}\nvary:\n  "
+                                                    "storage.write_bandwidth: [400Gbps, 6400Gbps]\n");
+  const auto sw = fleetsim("sweep " + sweep + " -j 2 --quiet --out " + (tmp / "sw"));
+  ASSERT_EQ(sw.code, 0) << sw.text;
+  const auto results = lines_of(read_file(tmp / "sw/results.csv"));
+  ASSERT_EQ(results.size(), 3u);
+  const size_t mean = column(cells(results[0]), "test_lost_share_mean");
+  ASSERT_LT(mean, cells(results[0]).size()) << results[0];
+  EXPECT_GT(std::stod(cells(results[1])[mean]), std::stod(cells(results[2])[mean]))
+      << "slower storage stalls the checkpoints longer";
 }
 
 TEST(Extensions, AnUnregisteredPolicyIsStillABadScenario)

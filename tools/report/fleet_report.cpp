@@ -192,6 +192,8 @@ std::string fleet_report_html(const std::string& dir)
     body += fleet_energy_section(*energy);
   body += "<h2>Jobs that lost the most GPU-hours</h2>\n" + top_jobs_section(d);
   body += "<h2>More figures</h2>\n" + more_section(d);
+  // A fleet's own metrics and the registered ones (the single job's read as absent or 0 here).
+  body += metrics_section(d.summary, metrics::default_metrics(metrics::fleet_compare_defaults()));
   return html_page("fleetsim report: " + json_string_at(d.summary, "scenario", "fleet"), body);
 }
 

@@ -406,17 +406,15 @@ StateColumns state_columns(const std::vector<StateSegment>& segments, double t_e
   return sc;
 }
 
-// Every metric of the registry (simulator/metrics/metric_registry.hpp) that this run has, as
-// compare.csv and a sweep's results.csv would show it.
-std::string metrics_section(const RunData& d)
+std::string metrics_section(const nlohmann::ordered_json& ordered, const std::vector<const metrics::Metric*>& shown)
 {
-  const nlohmann::json summary = nlohmann::json::parse(d.summary.dump());
+  const nlohmann::json summary = nlohmann::json::parse(ordered.dump());
   std::vector<std::vector<Cell>> rows;
-  for (const metrics::Metric& m : metrics::all_metrics()) {
-    const double v = m.read(summary);
+  for (const metrics::Metric* m : shown) {
+    const double v = m->read(summary);
     if (std::isnan(v))
       continue;
-    rows.push_back({m.name, format_number(v, 6), m.unit, m.description});
+    rows.push_back({m->name, format_number(v, 6), m->unit, m->description});
   }
   return "<h2>Metrics</h2>\n<p class=\"note\">The values compare.csv and a sweep's results.csv take from this run's "
          "summary.json: every metric it has a value for (the recovery counters a policy does not report read as "
@@ -450,7 +448,10 @@ std::string run_report_html(const std::string& dir)
     body += storage_section(*d.storage);
   if (d.energy)
     body += energy_section(*d.energy);
-  body += metrics_section(d);
+  std::vector<const metrics::Metric*> all;
+  for (const metrics::Metric& m : metrics::all_metrics())
+    all.push_back(&m);
+  body += metrics_section(d.summary, all);
   const std::string scenario = d.summary.contains("scenario") && d.summary["scenario"].is_string()
                                    ? d.summary["scenario"].get<std::string>()
                                    : "run";

@@ -3,6 +3,10 @@
 // DIR/storage.csv (as `fleetsim run --out DIR` writes them) turned into one self-contained HTML page,
 // with the energy section when timeline.csv and summary.json carry the power model's outputs.
 
+#include "simulator/metrics/metric_registry.hpp"
+
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
@@ -22,6 +26,12 @@ struct StateSegment {
   std::string state;
 };
 [[nodiscard]] StateColumns state_columns(const std::vector<StateSegment>& segments, double t_end, int columns);
+
+/// The "Metrics" section of a run's or a fleet's page: each of `shown` (metrics of the registry,
+/// simulator/metrics/metric_registry.hpp) that the summary has a value for, as compare.csv and a
+/// sweep's results.csv would show it.
+[[nodiscard]] std::string metrics_section(const nlohmann::ordered_json& summary,
+                                          const std::vector<const metrics::Metric*>& shown);
 
 /// The HTML report of the run in `dir`. Throws InputError on a missing or malformed file.
 [[nodiscard]] std::string run_report_html(const std::string& dir);
