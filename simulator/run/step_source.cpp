@@ -4,6 +4,7 @@
 
 #include "simulator/run/child_process.hpp"
 #include "simulator/run/step_simulation.hpp"
+#include "simulator/scenario/parameter_table.hpp"
 #include "simulator/trace/atomic_file.hpp"
 #include "simulator/trace/step_json.hpp"
 
@@ -17,12 +18,13 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 namespace fleetsim::sim {
 namespace {
 
 // Bump when the simulated step's model changes, so old cache entries are not reused.
-constexpr int kStepSimulationVersion = 10;
+constexpr int kStepSimulationVersion = 11;
 
 std::string g17(double v)
 {
@@ -66,39 +68,38 @@ nlohmann::json simulate_in_child(const scenario::Scenario& s)
   return nlohmann::json::parse(*text);
 }
 
+// The keys whose values shape a simulated step: every key of the sections that describe the job's
+// model, layout, accelerator and fabric, and the three that time its checkpoint write.
+bool shapes_step(std::string_view key)
+{
+  for (std::string_view section : {"cluster.", "model.", "parallelism.", "accelerator.", "network."})
+    if (key.substr(0, section.size()) == section)
+      return true;
+  return key == "storage.write_bandwidth" || key == "storage.read_bandwidth" || key == "checkpoint.state_per_gpu";
+}
+
 }  // namespace
 
 std::string step_cache_key(const scenario::Scenario& s)
 {
-  const auto& in = s.step;
+  // Derived from the declarations: each bound key of those sections with its value in the scenario
+  // (a field changed after loading shows too), so a new key of theirs joins the key by itself ...
   std::ostringstream k;
-  k << "fleetsim-step v" << kStepSimulationVersion << " workload " << g17(in.workload.parameters) << ' '
-    << in.workload.layers << ' ' << in.workload.hidden << ' ' << in.workload.sequence_length << ' '
-    << g17(in.workload.global_batch_tokens) << ' ' << in.workload.micro_batch_size << ' '
-    << g17(in.workload.bytes_per_value) << " accelerator " << g17(in.accelerator.peak_flops.si()) << ' '
-    << g17(in.accelerator.gemm_efficiency) << " layout " << in.layout.tp << ' ' << in.layout.pp << ' ' << in.layout.dp
-    << ' ' << in.layout.virtual_stages << ' ' << in.layout.cp << " heads " << in.workload.attention_heads << ' '
-    << in.workload.kv_heads << " moe " << in.workload.experts << ' ' << in.workload.experts_per_token << ' '
-    << g17(in.workload.expert_parameters) << ' ' << in.layout.ep << " fabric";
-  const auto& w = in.workload;
-  const auto& a = in.accelerator;
-  k << " speed " << g17(a.speed) << " kernels " << g17(a.gemm_curve.max_efficiency) << ' '
-    << g17(a.gemm_curve.kernel_overhead) << ' ' << g17(a.hbm_bandwidth.si()) << ' ' << g17(a.memory.si()) << ' '
-    << g17(a.memory_reserved.si()) << ' ' << a.check_memory << " shape " << w.ffn_hidden << ' ' << w.gated_mlp << ' '
-    << w.vocabulary << ' ' << w.dropout << ' ' << w.flash_attention << ' '
-    << models::attention_flops_name(w.attention_flops) << ' ' << models::recompute_name(w.recompute) << ' '
-    << in.layout.sequence_parallel << ' ' << in.layout.distributed_optimizer << ' ' << in.layout.sharded_gradients
-    << ' ' << in.layout.gradients_after_flush << ' ' << g17(in.fabric.tp_overlap);
-  const FabricSpec f = fabric_spec(s, static_cast<int>(in.layout.gpus()));
+  k << "fleetsim-step v" << kStepSimulationVersion;
+  for (const scenario::ParamSpec& p : scenario::parameter_table())
+    if (p.binding.show && shapes_step(p.key))
+      k << ' ' << p.key << '=' << p.binding.show(s);
+  // ... and the fabric the topology lays out from them for the job's GPUs (network.preset and
+  // network.torus_dims, which no field binds, resolve into it).
+  const FabricSpec f = fabric_spec(s, static_cast<int>(s.step.layout.gpus()));
+  k << " fabric";
   for (double v : {f.nic_bandwidth, f.nic_latency, f.pod_oversubscription, f.gpu_flops, f.nvlink_bandwidth,
-                   f.nvlink_latency, f.rack_oversubscription})
+                   f.nvlink_latency, f.rack_oversubscription, f.torus_link_bandwidth, f.torus_hop_latency,
+                   f.storage_write_bandwidth, f.storage_read_bandwidth})
     k << ' ' << g17(v);
   k << ' ' << f.pod_size << ' ' << f.gpus_per_node << ' ' << f.rack_size << " topology " << f.topology;
   for (int d : f.torus_dims)
     k << ' ' << d;
-  k << ' ' << g17(f.torus_link_bandwidth) << ' ' << g17(f.torus_hop_latency) << " storage "
-    << g17(f.storage_write_bandwidth) << ' ' << g17(f.storage_read_bandwidth) << ' '
-    << g17(s.checkpoint.state_per_gpu.si());
   return k.str();
 }
 

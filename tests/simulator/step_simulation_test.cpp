@@ -430,6 +430,12 @@ TEST(StepSimulation, CacheKeyChangesWithFabricAndLayoutButNotWithRunSettings)
   // Settings the iteration does not depend on share the entry.
   EXPECT_EQ(sim::step_cache_key(load(kSmall, {"run.duration=3d", "checkpoint.interval=1h", "run.seed=9"})), key);
   EXPECT_EQ(sim::step_cache_key(load(kSmall, {"network.nic_bandwidth=50GB/s"})), key);  // 400 Gbps, spelled in bytes
+  // The key is derived from the declarations' bound fields: a field changed after loading changes it.
+  auto changed = base;
+  changed.step.fabric.tp_overlap += 0.25;
+  EXPECT_NE(sim::step_cache_key(changed), key);
+  EXPECT_NE(key.find("network.tp_overlap="), std::string::npos) << key;
+  EXPECT_EQ(key.find("run.duration"), std::string::npos) << key;
 }
 
 // ---- storage on the fabric ---------------------------------------------------------------------------
