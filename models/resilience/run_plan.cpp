@@ -8,12 +8,6 @@
 
 namespace fleetsim::models {
 
-long steps_per_checkpoint(units::Seconds interval, units::Seconds step_time)
-{
-  FLEETSIM_CHECK(step_time.si() > 0, "a positive step time");
-  return std::max(1L, std::lround(interval.si() / step_time.si()));
-}
-
 double uniform_arrival_time(long k, double rate)
 {
   FLEETSIM_CHECK(rate > 0, "a positive rate");
@@ -24,12 +18,6 @@ double rate_per_second(double count, units::Seconds window)
 {
   FLEETSIM_CHECK(window.si() > 0, "a positive window");
   return count / window.si();
-}
-
-units::Seconds checkpoint_write_time(units::Bytes bytes, units::BytesPerSecond write_bandwidth, units::Seconds overhead)
-{
-  FLEETSIM_CHECK(write_bandwidth.si() > 0, "a positive write bandwidth");
-  return overhead + bytes / write_bandwidth;
 }
 
 units::Seconds detection_delay(const FailureCause& cause, units::Seconds fallback, units::Seconds watchdog)

@@ -7,9 +7,6 @@
 
 namespace fleetsim::models {
 
-/// Steps between checkpoints: the interval rounded to whole steps, at least one.
-[[nodiscard]] long steps_per_checkpoint(units::Seconds interval, units::Seconds step_time);
-
 /// How long one node stays in repair: exponential around `mean` (one draw from `draws`, also when
 /// the mean is 0), or exactly `mean`. 0: the node is replaced at once.
 [[nodiscard]] double repair_duration(double mean, bool exponential, RandomStream& draws);
@@ -19,10 +16,6 @@ namespace fleetsim::models {
 
 /// Events per second of a count given over a window (planned interruptions: 47 per 54 days).
 [[nodiscard]] double rate_per_second(double count, units::Seconds window);
-
-/// Uncontended time of one blocking checkpoint: fixed overhead + bytes / write bandwidth (delta).
-[[nodiscard]] units::Seconds checkpoint_write_time(units::Bytes bytes, units::BytesPerSecond write_bandwidth,
-                                                   units::Seconds overhead);
 
 /// The detection delay of a cause: its own; else the watchdog timeout for a hang; else the default.
 [[nodiscard]] units::Seconds detection_delay(const FailureCause& cause, units::Seconds fallback,

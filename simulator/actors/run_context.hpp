@@ -62,16 +62,7 @@ struct DataDemand {
   bool following = false;  // the loader's
 };
 
-/// How the job checkpoints (checkpoint.strategy).
-struct CheckpointPlan {
-  scenario::CheckpointStrategy strategy = scenario::CheckpointStrategy::Sync;
-  double write_overhead = 0;  // the fixed part of a checkpoint (s)
-  double snapshot_s = 0;      // async: the device-to-host copy (s), after the fixed part
-  int host_buffers = 1;       // async: snapshots host memory holds while they drain
-  int remote_every = 1;       // multi_level: every k-th snapshot also drains to remote storage
-  double bytes = 0;           // whole-job checkpoint size
-  double files = 1;           // files per checkpoint (metadata operations)
-};
+using models::CheckpointPlan;  // models/checkpoint/checkpoint_plan.hpp
 
 /// The training job.
 struct JobWiring {

@@ -1,5 +1,6 @@
 #include "straggler_control.hpp"
 
+#include "models/checkpoint/checkpoint_plan.hpp"
 #include "models/resilience/run_plan.hpp"
 #include "models/step/stragglers.hpp"
 
@@ -77,12 +78,9 @@ bool StragglerControl::refresh(JobShape& shape, long replica_slots) const
   shape.step_time = shape.uniform_step_time * f;
   // checkpoint.interval is training time: the next stretch's step count follows the step time.
   shape.steps_per_checkpoint = models::steps_per_checkpoint(s_.checkpoint.interval, units::Seconds(shape.step_time));
-  if (shape.steps_per_snapshot > 0) {
-    const double every = policy_.snapshot_interval(s_.recovery).value_or(0);
-    shape.steps_per_snapshot = every > 0 ? models::steps_per_checkpoint(units::Seconds(every),
-                                                                        units::Seconds(shape.step_time))
-                                         : 1;
-  }
+  if (shape.steps_per_snapshot > 0)
+    shape.steps_per_snapshot =
+        models::steps_per_snapshot(policy_.snapshot_interval(s_.recovery).value_or(0), shape.step_time);
   return true;
 }
 

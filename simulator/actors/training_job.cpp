@@ -3,6 +3,7 @@
 #include "checkpoint_state.hpp"
 #include "storage_channel.hpp"
 
+#include "models/checkpoint/checkpoint_plan.hpp"
 #include "models/resilience/run_plan.hpp"
 
 #include <algorithm>

@@ -57,12 +57,11 @@ mf::Workload fleet_workload(const scenario::Scenario& s, std::uint64_t seed)
         j.work = d.tokens / tokens_per_second;
         j.tokens_per_second = tokens_per_second;
       }
-      if (j.checkpoint_async && s.checkpoint.snapshot_bandwidth.si() > 0)  // every GPU copies its share at once
-        j.snapshot_cost = j.checkpoint_bytes / static_cast<double>(j.gpus) / s.checkpoint.snapshot_bandwidth.si();
-      const long gpn = s.fleet.gpus_per_node;
-      j.checkpoint_files = s.checkpoint.files == scenario::CheckpointFiles::PerRank   ? static_cast<double>(j.gpus)
-                           : s.checkpoint.files == scenario::CheckpointFiles::PerNode ? std::ceil(1.0 * j.gpus / gpn)
-                                                                                      : 1.0;
+      // The checkpoint rules of a replay (models/checkpoint/checkpoint_plan.hpp), at the job's size.
+      if (j.checkpoint_async)
+        j.snapshot_cost =
+            models::snapshot_pause(j.checkpoint_bytes / static_cast<double>(j.gpus), s.checkpoint.snapshot_bandwidth);
+      j.checkpoint_files = models::checkpoint_files(s.checkpoint.files, j.gpus, s.fleet.gpus_per_node);
       w.push_back(std::move(j));
     }
   w.insert(w.end(), s.workload.trace_jobs.begin(), s.workload.trace_jobs.end());

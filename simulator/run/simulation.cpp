@@ -1,6 +1,7 @@
 #include "simulation.hpp"
 
 #include "models/checkpoint/checkpoint_interval.hpp"
+#include "models/checkpoint/checkpoint_plan.hpp"
 #include "models/resilience/failure_model.hpp"
 #include "models/core/invariant.hpp"
 #include "models/resilience/run_plan.hpp"
@@ -64,11 +65,8 @@ JobShape job_shape(const scenario::Scenario& s, const models::StepBreakdown& ste
   const auto snapshots = s.checkpoint.strategy == scenario::CheckpointStrategy::MultiLevel
                              ? std::nullopt
                              : policy.snapshot_interval(s.recovery);
-  if (snapshots) {
-    const double every = *snapshots;
-    j.steps_per_snapshot = every > 0 ? models::steps_per_checkpoint(units::Seconds(every), units::Seconds(j.step_time))
-                                     : 1;
-  }
+  if (snapshots)
+    j.steps_per_snapshot = models::steps_per_snapshot(*snapshots, j.step_time);
   return j;
 }
 
@@ -131,71 +129,10 @@ scenario::Scenario with_fabric_write_rate(const scenario::Scenario& given, const
   return s;
 }
 
-// Files per checkpoint, each one metadata operation.
-double checkpoint_files(const scenario::Scenario& s)
+// The job's checkpoint plan at its size (models/checkpoint/checkpoint_plan.hpp).
+models::CheckpointPlan checkpoint_plan(const scenario::Scenario& s)
 {
-  switch (s.checkpoint.files) {
-    case scenario::CheckpointFiles::PerRank: return static_cast<double>(s.fleet.gpus);
-    case scenario::CheckpointFiles::PerNode:
-      return std::ceil(static_cast<double>(s.fleet.gpus) / s.fleet.gpus_per_node);
-    case scenario::CheckpointFiles::Consolidated: return 1;
-  }
-  return 1;
-}
-
-// The rate one read gets with the storage to itself: the read cap, the servers' total, the job's NICs.
-double alone_read_rate(const scenario::Scenario& s)
-{
-  const scenario::StorageSpec& st = s.storage;
-  double rate = st.read_bandwidth.si() > 0 ? st.read_bandwidth.si() : st.write_bandwidth.si();
-  if (st.bandwidth.si() > 0)
-    rate = std::min(rate, std::max(st.bandwidth.si(), st.burst_bandwidth.si()));
-  if (st.client_bandwidth.si() > 0)
-    rate = std::min(rate,
-                    st.client_bandwidth.si() * std::ceil(static_cast<double>(s.fleet.gpus) / s.fleet.gpus_per_node));
-  return rate;
-}
-
-CheckpointPlan checkpoint_plan(const scenario::Scenario& s)
-{
-  CheckpointPlan p;
-  p.strategy = s.checkpoint.strategy;
-  p.write_overhead = s.checkpoint.write_overhead.si();
-  // Every GPU copies its own state to host memory at once: the pause is one GPU's share over the copy rate.
-  if (s.checkpoint.snapshot_bandwidth.si() > 0)
-    p.snapshot_s = s.checkpoint.state_per_gpu.si() / s.checkpoint.snapshot_bandwidth.si();
-  p.host_buffers = s.checkpoint.host_buffers;
-  p.remote_every = p.strategy == scenario::CheckpointStrategy::MultiLevel ? s.checkpoint.remote_every : 1;
-  p.bytes = s.checkpoint_bytes().si();
-  p.files = checkpoint_files(s);
-  return p;
-}
-
-// The training time one checkpoint costs (Young's and Daly's delta): the whole write when training
-// waits for it, the pause alone when the write drains in the background.
-double checkpoint_cost(const scenario::Scenario& s, const CheckpointPlan& p)
-{
-  if (p.strategy != scenario::CheckpointStrategy::Sync)
-    return p.snapshot_s;
-  return models::checkpoint_write_time(s.checkpoint_bytes(), s.storage.write_bandwidth, s.checkpoint.write_overhead)
-      .si();
-}
-
-models::IntervalPolicySpec interval_spec(const scenario::Scenario& s, const CheckpointPlan& p)
-{
-  models::IntervalPolicySpec spec;
-  // An asynchronous checkpoint costs training only its pause, but its write must drain before the
-  // host buffers are needed again: no interval shorter than that.
-  if (p.strategy != scenario::CheckpointStrategy::Sync)
-    spec.min_s = models::checkpoint_write_time(s.checkpoint_bytes(), s.storage.write_bandwidth,
-                                               s.checkpoint.write_overhead)
-                     .si() /
-                 (p.host_buffers * p.remote_every);  // multi_level drains one checkpoint in remote_every
-  spec.kind = models::parse_interval_policy(s.checkpoint.policy).value_or(models::IntervalPolicyKind::Fixed);
-  spec.fixed_s = s.checkpoint.interval.si();
-  spec.prior_mtbf_s = s.checkpoint.prior_mtbf.si();
-  spec.prior_weight = s.checkpoint.prior_weight;
-  return spec;
+  return models::make_checkpoint_plan(s.checkpoint, s.checkpoint_bytes().si(), s.fleet.gpus, s.fleet.gpus_per_node);
 }
 
 // A training and a checkpoint segment per interval, a commit, and a dozen records around each
@@ -248,7 +185,8 @@ public:
         shapes_{{full.dp, full}},
         full_(full),
         plan_(checkpoint_plan(s)),
-        interval_(interval_spec(s, plan_), checkpoint_cost(s, plan_), models::job_mtbf(s.causes, s.fleet).si()),
+        interval_(models::interval_spec(plan_, s.checkpoint, s.storage), models::checkpoint_cost(plan_, s.storage),
+                  models::job_mtbf(s.causes, s.fleet).si()),
         history_(s.checkpoint.corrupt_probability, seed)
   {
     trace_.reserve(expected_records(s));
@@ -340,7 +278,7 @@ void Replay::start_actors(const Platform& platform, const ProgressFn& progress)
     const double bytes = s_.data.bytes_per_token.si() * full_.tokens_per_step;
     const LoaderWiring loader{
         storage, batches_, loader_inbox_,          job_inbox_,
-        demand_, bytes,    s_.data.prefetch_steps, bytes / alone_read_rate(s_) >= full_.step_time};
+        demand_, bytes,    s_.data.prefetch_steps, bytes / models::alone_read_rate(s_.storage, s_.fleet.gpus, s_.fleet.gpus_per_node) >= full_.step_time};
     daemon(platform, "data-reader", StorageChannel(storage, 0, batches_));
     daemon(platform, "data-loader", DataLoader(loader));
   }
@@ -423,7 +361,7 @@ RunResult run_simulation(const scenario::Scenario& given, std::uint64_t seed, co
     throw;
   }
   result.counters = replay.counters();
-  result.checkpoint_pause_s = checkpoint_cost(s, replay.plan());
+  result.checkpoint_pause_s = models::checkpoint_cost(replay.plan(), s.storage);
   result.final_interval_s = replay.interval().interval(s.duration.si());
   result.estimated_mtbf_s = replay.interval().policy().estimated_mtbf_s();
   result.policy_reported = policy->reported(result.counters);

@@ -2,6 +2,7 @@
 // A validated scenario as plain structs: what the loader produces and the simulator consumes.
 // No SimGrid, no YAML: every value is already in SI units and inside its valid range.
 
+#include "models/checkpoint/checkpoint_plan.hpp"
 #include "models/core/names.hpp"
 #include "models/core/units.hpp"
 #include "models/energy/carbon.hpp"
@@ -42,43 +43,14 @@ struct FabricShape {
   double torus_hop_latency = 1e-6;     // s
 };
 
-/// The shared storage system (simulator/platform/storage_system.hpp). 0 = not given (the write and
-/// read bandwidths always are: Llama 3's Tectonic by default).
-struct StorageSpec {
-  units::BytesPerSecond write_bandwidth{2e12};
-  units::BytesPerSecond read_bandwidth{2e12};
-  units::BytesPerSecond bandwidth{0};         // servers' total, reads and writes together
-  units::BytesPerSecond burst_bandwidth{0};   // token bucket: the rate while credit lasts
-  units::Bytes burst_bytes{0};                // token bucket: the credit
-  units::BytesPerSecond client_bandwidth{0};  // per node
-  double metadata_rate = 0;                   // file operations per second
-};
-
-enum class CheckpointStrategy { Sync, Async, MultiLevel };
-inline constexpr models::NameTable<CheckpointStrategy, 3> kCheckpointStrategyNames{
-    {{"sync", CheckpointStrategy::Sync},
-     {"async", CheckpointStrategy::Async},
-     {"multi_level", CheckpointStrategy::MultiLevel}}};
-enum class CheckpointFiles { PerRank, PerNode, Consolidated };
-inline constexpr models::NameTable<CheckpointFiles, 3> kCheckpointFilesNames{
-    {{"per_rank", CheckpointFiles::PerRank},
-     {"per_node", CheckpointFiles::PerNode},
-     {"consolidated", CheckpointFiles::Consolidated}}};
-
-struct CheckpointSpec {
-  units::Seconds interval{1800};      // training time between checkpoints
-  units::Bytes state_per_gpu{400e6};  // bytes written per accelerator
-  units::Seconds write_overhead{0};   // fixed part of each checkpoint
-  std::string policy = "fixed";       // fixed | young | daly | adaptive (models/checkpoint/interval_policy.hpp)
-  units::Seconds prior_mtbf{86400};   // adaptive
-  double prior_weight = 1;            // adaptive
-  CheckpointStrategy strategy = CheckpointStrategy::Sync;
-  units::BytesPerSecond snapshot_bandwidth{25e9};  // device-to-host, per GPU
-  int host_buffers = 1;
-  int remote_every = 4;  // multi_level
-  CheckpointFiles files = CheckpointFiles::PerRank;
-  double corrupt_probability = 0;
-};
+// The checkpoint section and the storage (models/checkpoint/checkpoint_plan.hpp: the checkpoint
+// rules that the replay and a fleet's jobs share read them there).
+using models::CheckpointFiles;
+using models::CheckpointSpec;
+using models::CheckpointStrategy;
+using models::kCheckpointFilesNames;
+using models::kCheckpointStrategyNames;
+using models::StorageSpec;
 
 /// Training data read from storage while the job trains.
 struct DataSpec {

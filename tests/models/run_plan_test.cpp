@@ -1,3 +1,4 @@
+#include "models/checkpoint/checkpoint_plan.hpp"
 #include "models/resilience/run_plan.hpp"
 
 #include <gtest/gtest.h>
