@@ -1,6 +1,10 @@
 #include "diagnostics.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <fstream>
+#include <ostream>
 
 namespace fleetsim::scenario {
 
@@ -13,6 +17,36 @@ std::string Diagnostic::to_string() const
       out += ":" + std::to_string(where.column);
   }
   return out + ": error: " + message;
+}
+
+namespace {
+
+std::string& sink_path()
+{
+  static std::string path;
+  return path;
+}
+
+}  // namespace
+
+void set_diagnostics_sink(std::string path) { sink_path() = std::move(path); }
+
+void report(const Diagnostics& d, std::ostream& err, const std::string& context)
+{
+  if (!context.empty())
+    err << context << ":\n";
+  err << d.to_string();
+  if (sink_path().empty())
+    return;
+  std::ofstream sink(sink_path(), std::ios::app);
+  for (const Diagnostic& x : d.items())
+    sink << nlohmann::ordered_json{{"file", x.where.file},
+                                   {"line", x.where.line},
+                                   {"column", x.where.column},
+                                   {"message", x.message},
+                                   {"context", context}}
+                .dump()
+         << '\n';
 }
 
 void Diagnostics::error(SourceLocation where, std::string message)

@@ -3,6 +3,7 @@
 //   file:line:col: error: message
 // (lower-case, no final period), exit code 2 at the CLI.
 
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,14 @@ public:
 private:
   std::vector<Diagnostic> items_;
 };
+
+/// Reports bad input: prints `d` to `err` (after a "`context`:" line when one is given) and, when a
+/// sink is set, appends each diagnostic to that file as one JSON object per line (file, line,
+/// column, message, context), so that a program driving the CLI (the Python module) reads them
+/// without parsing the text.
+void report(const Diagnostics& d, std::ostream& err, const std::string& context = "");
+/// The file report() appends to ("" : none).
+void set_diagnostics_sink(std::string path);
 
 /// Closest candidate by edit distance, or "" when nothing is close enough to suggest.
 [[nodiscard]] std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);

@@ -157,6 +157,36 @@ class ErrorTest(unittest.TestCase):
             fleetsim.run(SMALL, set={"checkpoint.interval": "-5min"})
         self.assertIn("checkpoint.interval", str(caught.exception))
 
+    def test_a_bad_sweep_file_gives_structured_diagnostics(self):
+        # The native side writes each diagnostic as data (no text is parsed): the sweep file's own
+        # problems with their line and column, and a point's with the point they come from.
+        with tempfile.TemporaryDirectory() as tmp:
+            bad_file = os.path.join(tmp, "bad.yaml")
+            with open(bad_file, "w") as f:
+                f.write(f"base: {os.path.abspath(SMALL)}\nreplicas: 0\nvary: {{spares.nodes: [0, 8]}}\n")
+            with self.assertRaises(fleetsim.ScenarioError) as caught:
+                fleetsim.sweep(bad_file)
+            d = caught.exception.diagnostics[0]
+            self.assertEqual((d.file, d.line, d.column), (bad_file, 2, 11))
+            self.assertIn("replicas", d.message)
+            self.assertEqual(d.context, "")
+            bad_point = os.path.join(tmp, "point.yaml")
+            with open(bad_point, "w") as f:
+                f.write(f"base: {os.path.abspath(SMALL)}\nreplicas: 1\nvary: {{checkpoint.interval: [30min, -5min]}}\n")
+            with self.assertRaises(fleetsim.ScenarioError) as caught:
+                fleetsim.sweep(bad_point)
+            [d] = caught.exception.diagnostics
+            self.assertEqual(d.context, f"point checkpoint.interval=-5min of {bad_point}")
+            self.assertEqual(d.file, "command line")
+            self.assertIn("checkpoint.interval", d.message)
+
+    def test_a_bad_compare_point_is_a_scenario_error_naming_the_point(self):
+        with self.assertRaises(fleetsim.ScenarioError) as caught:
+            fleetsim.compare(SMALL, vary={"spares.nodes": [0, -1]})
+        [d] = caught.exception.diagnostics
+        self.assertEqual(d.context, "point spares.nodes=-1")
+        self.assertIn("spares.nodes", d.message)
+
     def test_a_missing_file_is_a_scenario_error(self):
         with self.assertRaises(fleetsim.ScenarioError) as caught:
             fleetsim.run("no/such/scenario.yaml")

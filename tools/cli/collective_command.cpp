@@ -100,7 +100,7 @@ int cmd_collective(const Options& opts)
   const std::string path = opts.scenario.empty() ? default_scenario_path() : opts.scenario;
   auto loaded = scenario::load_scenario_file(path, opts.sets);
   if (!loaded.diagnostics.empty()) {
-    std::cerr << loaded.diagnostics.to_string();
+    scenario::report(loaded.diagnostics, std::cerr);
     return kExitBadInput;
   }
   const auto& s = *loaded.scenario;

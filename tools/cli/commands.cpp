@@ -25,7 +25,7 @@ std::optional<int> prepare(const Options& opts, scenario::Scenario& out)
   const std::string path = opts.scenario.empty() ? default_scenario_path() : opts.scenario;
   auto result = scenario::load_scenario_file(path, opts.sets);
   if (!result.diagnostics.empty()) {
-    std::cerr << result.diagnostics.to_string();
+    scenario::report(result.diagnostics, std::cerr);
     return kExitBadInput;
   }
   if (opts.dump_resolved) {

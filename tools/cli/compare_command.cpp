@@ -66,7 +66,7 @@ std::vector<scenario::Scenario> load_points(const std::string& path, const Optio
     sets.insert(sets.end(), p.sets.begin(), p.sets.end());
     auto loaded = scenario::load_scenario_file(path, sets);
     if (!loaded.diagnostics.empty()) {
-      std::cerr << "point " << p.label << ":\n" << loaded.diagnostics.to_string();
+      scenario::report(loaded.diagnostics, std::cerr, "point " + p.label);
       return {};
     }
     scenarios.push_back(std::move(*loaded.scenario));

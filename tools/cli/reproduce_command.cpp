@@ -67,7 +67,7 @@ public:
         sets.push_back("run.step_model=" + c->step_model);
       auto loaded = scenario::load_scenario_file(c->inputs_path, sets);
       if (!loaded.diagnostics.empty()) {
-        std::cerr << "case " << c->id << ":\n" << loaded.diagnostics.to_string();
+        scenario::report(loaded.diagnostics, std::cerr, "case " + c->id);
         ok = false;
         continue;
       }
@@ -191,7 +191,7 @@ std::optional<std::vector<CaseResult>> evaluate(const std::vector<const Validati
       scenario::Diagnostics diags;
       const auto v = validation::evaluate_formula(*c, diags);
       if (!v) {
-        std::cerr << diags.to_string();
+        scenario::report(diags, std::cerr);
         code = kExitBadInput;
         return std::nullopt;
       }
@@ -259,7 +259,7 @@ int cmd_reproduce(const Options& opts)
   const auto selected = diags.empty() ? validation::select_cases(list, opts.case_ids, diags)
                                       : std::vector<const ValidationCase*>{};
   if (!diags.empty()) {
-    std::cerr << diags.to_string();
+    scenario::report(diags, std::cerr);
     return kExitBadInput;
   }
   Inputs inputs;

@@ -113,8 +113,8 @@ bool load_plan(const Options& opts, Plan& plan, std::vector<scenario::Scenario>&
     sets.insert(sets.end(), p.sets.begin(), p.sets.end());
     auto loaded = scenario::load_scenario_file(sweep->base, sets);
     if (!loaded.diagnostics.empty()) {
-      std::cerr << "point " << (p.label.empty() ? "(base)" : p.label) << " of " << opts.scenario << ":\n"
-                << loaded.diagnostics.to_string();
+      scenario::report(loaded.diagnostics, std::cerr,
+                       "point " + (p.label.empty() ? std::string("(base)") : p.label) + " of " + opts.scenario);
       return false;
     }
     scenarios.push_back(std::move(*loaded.scenario));

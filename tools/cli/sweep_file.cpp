@@ -1,5 +1,7 @@
 #include "sweep_plan.hpp"
 
+#include "simulator/scenario/diagnostics.hpp"
+
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
@@ -14,11 +16,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A located error, as the scenario loader prints them.
-std::string located(const std::string& file, const YAML::Node& n, const std::string& msg)
+// Where a node of the file is, as the scenario loader locates its diagnostics.
+scenario::SourceLocation located(const std::string& file, const YAML::Mark& mark)
 {
-  const auto mark = n.Mark();
-  return file + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1) + ": error: " + msg;
+  return {file, mark.line + 1, mark.column + 1};
+}
+
+// One problem that stops the sweep before it starts, reported like the loader's (scenario::report).
+std::nullopt_t bad_file(const std::string& path, const YAML::Mark* mark, const std::string& msg)
+{
+  scenario::Diagnostics d;
+  d.error(mark != nullptr ? located(path, *mark) : scenario::SourceLocation{path, 0, 0}, msg);
+  scenario::report(d, std::cerr);
+  return std::nullopt;
 }
 
 std::string scalar_text(const YAML::Node& n) { return n.IsScalar() ? n.Scalar() : std::string(); }
@@ -89,8 +99,8 @@ namespace {
 struct Reading {
   const std::string& path;
   SweepFile s;
-  std::vector<std::string> errors;
-  void error(const YAML::Node& at, const std::string& msg) { errors.push_back(located(path, at, msg)); }
+  scenario::Diagnostics errors;
+  void error(const YAML::Node& at, const std::string& msg) { errors.error(located(path, at.Mark()), msg); }
 };
 
 // base, replicas, seed, keep.
@@ -234,9 +244,9 @@ void check_axis_values(Reading& in)
     for (const auto& [k, values] : keys)
       for (const auto& v : *values)
         if (v.find_first_of(",\"/=\n\r") != std::string::npos)
-          in.errors.push_back(
-              in.path + ": error: " + k + ": the value '" + v +
-              "' holds one of , \" / = or a line break, which would break run directory names and CSV cells");
+          in.errors.error({in.path, 0, 0}, k + ": the value '" + v +
+                                               "' holds one of , \" / = or a line break, which would break run "
+                                               "directory names and CSV cells");
   }
 }
 
@@ -246,16 +256,12 @@ std::optional<SweepFile> read_sweep_unguarded(const std::string& path)
   try {
     root = YAML::LoadFile(path);
   } catch (const YAML::BadFile&) {
-    std::cerr << path << ": error: cannot open the sweep file\n";
-    return std::nullopt;
+    return bad_file(path, nullptr, "cannot open the sweep file");
   } catch (const YAML::Exception& e) {
-    std::cerr << path << ":" << e.mark.line + 1 << ":" << e.mark.column + 1 << ": error: " << e.msg << "\n";
-    return std::nullopt;
+    return bad_file(path, &e.mark, e.msg);
   }
-  if (!root.IsMap()) {
-    std::cerr << path << ": error: a sweep file is a map with base, replicas and vary\n";
-    return std::nullopt;
-  }
+  if (!root.IsMap())
+    return bad_file(path, nullptr, "a sweep file is a map with base, replicas and vary");
   Reading in{path, {}, {}};
   for (const auto& kv : root) {
     if (!kv.first.IsScalar()) {
@@ -277,9 +283,8 @@ std::optional<SweepFile> read_sweep_unguarded(const std::string& path)
   }
   check_axis_values(in);
   if (in.s.base.empty() && in.errors.empty())
-    in.errors.push_back(path + ": error: the sweep file needs base: (the scenario)");
-  for (const auto& e : in.errors)
-    std::cerr << e << "\n";
+    in.errors.error({path, 0, 0}, "the sweep file needs base: (the scenario)");
+  scenario::report(in.errors, std::cerr);
   if (!in.errors.empty())
     return std::nullopt;
   return std::move(in.s);
@@ -293,8 +298,7 @@ std::optional<SweepFile> read_sweep(const std::string& path)
   try {
     return read_sweep_unguarded(path);
   } catch (const YAML::Exception& e) {
-    std::cerr << path << ":" << e.mark.line + 1 << ":" << e.mark.column + 1 << ": error: " << e.msg << "\n";
-    return std::nullopt;
+    return bad_file(path, &e.mark, e.msg);
   }
 }
 

@@ -13,6 +13,7 @@
 // and again. The GIL is released while the child runs.
 #include "cli/commands.hpp"
 #include "simulator/run/child_process.hpp"
+#include "simulator/scenario/diagnostics.hpp"
 #include "simulator/scenario/parameter_table.hpp"
 #include "simulator/scenario/scenario_loader.hpp"
 
@@ -57,7 +58,8 @@ bool redirect(int fd, const std::string& path)
   return ok;
 }
 
-int cli(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path)
+int cli(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path,
+        const std::string& diagnostics_path)
 {
   int status = 0;
   std::optional<std::string> text;
@@ -67,6 +69,7 @@ int cli(const std::vector<std::string>& args, const std::string& out_path, const
         [&]() -> std::string {
           if (!redirect(STDOUT_FILENO, out_path) || !redirect(STDERR_FILENO, err_path))
             return "1";
+          fleetsim::scenario::set_diagnostics_sink(diagnostics_path);  // structured, beside the text
           std::vector<std::string> words{"fleetsim"};
           words.insert(words.end(), args.begin(), args.end());
           std::vector<char*> argv;
@@ -110,9 +113,11 @@ PYBIND11_MODULE(_native, m)
   m.def("check", &check, py::arg("path"), py::arg("sets"),
         "Loads and validates a scenario file with --set overrides; its diagnostics as (file, line, column, "
         "message) tuples, empty when it is valid.");
-  m.def("cli", &cli, py::arg("args"), py::arg("stdout_path"), py::arg("stderr_path"),
+  m.def("cli", &cli, py::arg("args"), py::arg("stdout_path"), py::arg("stderr_path"), py::arg("diagnostics_path"),
         "Runs one fleetsim command line (without the program name) in a forked child whose standard output "
-        "and error go to the two files; returns its exit code (0 ok, 1 failure, 2 bad input, 3 internal error).");
+        "and error go to the first two files and whose bad-input diagnostics go to the third, one JSON object "
+        "per line (file, line, column, message, context); returns its exit code (0 ok, 1 failure, 2 bad input, "
+        "3 internal error).");
   m.def("source_path", &fleetsim::cli::default_source_path, py::arg("relative"),
         "`relative` itself when it exists from the working directory, else the same path in fleetsim's source "
         "tree when it exists there, else `relative`.");

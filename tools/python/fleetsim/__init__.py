@@ -61,6 +61,7 @@ class Diagnostic:
     line: int
     column: int
     message: str
+    context: str = ""  # what the CLI was loading: "point spares.nodes=8 of sweep.yaml", "" for the scenario
 
     def __str__(self) -> str:
         where = self.file
@@ -139,19 +140,31 @@ def _check(scenario: str, sets: List[str]) -> None:
         raise ScenarioError(found)
 
 
-def _cli(args: List[str]) -> Tuple[int, str, str]:
+def _cli(args: List[str]) -> Tuple[int, str, str, List[Diagnostic]]:
+    """Runs one command line in a forked child: its exit code, standard output and error, and the
+    diagnostics it reported, as the native side wrote them (one JSON object per line: no text is
+    parsed here)."""
     with tempfile.TemporaryDirectory(prefix="fleetsim-") as tmp:
         out, err = os.path.join(tmp, "stdout"), os.path.join(tmp, "stderr")
-        code = _native.cli(args, out, err)
+        diags = os.path.join(tmp, "diagnostics.jsonl")
+        code = _native.cli(args, out, err, diags)
         with open(out, encoding="utf-8", errors="replace") as f:
             stdout = f.read()
         with open(err, encoding="utf-8", errors="replace") as f:
             stderr = f.read()
-    return code, stdout, stderr
+        found: List[Diagnostic] = []
+        if os.path.exists(diags):
+            with open(diags, encoding="utf-8") as f:
+                for line in f:
+                    d = json.loads(line)
+                    found.append(Diagnostic(d["file"], d["line"], d["column"], d["message"], d["context"]))
+    return code, stdout, stderr, found
 
 
 def _command(args: List[str]) -> str:
-    code, stdout, stderr = _cli(args)
+    code, stdout, stderr, diagnostics = _cli(args)
+    if code == 2 and diagnostics:
+        raise ScenarioError(diagnostics)
     if code != 0:
         raise SimulationError(code, stderr or stdout)
     return stdout
@@ -287,8 +300,10 @@ def collective(
                 "--size", size_text, "--groups", str(int(groups)), "--mode", mode] + _set_args(sets)
         if ranks is not None:
             args += ["--ranks", str(int(ranks))]
-        code, stdout, stderr = _cli(args)
-        if code == 2:
+        code, stdout, stderr, diagnostics = _cli(args)
+        if code == 2 and diagnostics:
+            raise ScenarioError(diagnostics)
+        if code == 2:  # a bad option: the command line's own message
             raise ValueError(stderr.strip().removeprefix("fleetsim: error: "))
         if code != 0:
             raise SimulationError(code, stderr or stdout)
@@ -348,27 +363,12 @@ def sweep(
             args += ["--replicas", str(int(replicas))]
         if jobs is not None:
             args += ["-j", str(int(jobs))]
-        code, stdout, stderr = _cli(args)
+        code, stdout, stderr, diagnostics = _cli(args)
         if code == 2:
-            raise ScenarioError(_parse_diagnostics(stderr) or [Diagnostic(path, 0, 0, stderr.strip())])
+            raise ScenarioError(diagnostics or [Diagnostic(path, 0, 0, stderr.strip())])
         if code != 0:
             raise SimulationError(code, stderr or stdout)
         return _read_csv(os.path.join(d.path, "results.csv"))
-
-
-def _parse_diagnostics(stderr: str) -> List[Diagnostic]:
-    """The CLI's ``file:line:col: error: message`` lines."""
-    found = []
-    for line in stderr.splitlines():
-        head, sep, message = line.partition(": error: ")
-        if not sep:
-            continue
-        parts = head.rsplit(":", 2)
-        if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
-            found.append(Diagnostic(parts[0], int(parts[1]), int(parts[2]), message))
-        else:
-            found.append(Diagnostic(head, 0, 0, message))
-    return found
 
 
 def describe() -> "Any":
