@@ -1,6 +1,7 @@
 #pragma once
-// The one owner of the SimGrid Engine. run_simulation() configures the Engine, builds the platform,
-// starts the actors, runs the window and returns the typed trace and its accounting. SimGrid allows
+// The single-job replay. run_simulation() configures the Engine, builds the platform, starts the
+// job's runtime (job_runtime.hpp) and the storage's actors, runs the window and returns the typed
+// trace and its accounting. SimGrid allows
 // one simulation per process: call it once per process (tests fork, sweeps spawn processes).
 
 #include "models/energy/energy_account.hpp"
@@ -8,6 +9,7 @@
 #include "models/step/step_model.hpp"
 #include "simulator/actors/run_context.hpp"
 #include "simulator/platform/storage_system.hpp"
+#include "simulator/run/job_runtime.hpp"
 #include "simulator/run/step_source.hpp"
 #include "simulator/scenario/scenario.hpp"
 
@@ -39,11 +41,6 @@ struct RunResult {
   double step_seconds = 0;  // wall time spent obtaining the step (simulation or cache read)
 };
 
-/// The job on `dp` data-parallel replicas, given the full layout's step `step`: step time (the
-/// analytic model's ratio scales `step` for dp below the layout's), stragglers, tokens per step and
-/// the checkpoint and snapshot cadences in steps.
-[[nodiscard]] JobShape job_shape(const scenario::Scenario& s, const models::StepBreakdown& step, int dp,
-                                 const models::RecoveryPolicy& policy);
 
 /// Runs one replica: resolves the step time (step_source.hpp), then replays the window. Must be
 /// called at most once per process.

@@ -1,0 +1,91 @@
+#pragma once
+// One training job's actors and the state they share, over its node pool: the job scheduler
+// (recovery through the recovery-policy registry), the training loop, its storage channels
+// (checkpoint writes, reloads, data reads), its data loader, its alarm clock, slowdown injector,
+// maintenance calendar and failure injectors. It owns no Engine and no platform: the run that hosts
+// it (simulation.cpp, the single-job replay) builds those, spawns its actors through `Spawn` and
+// closes its trace at the window's end. docs/architecture.md, decision 29, says where it is going:
+// a fleet hosting one of these per job.
+
+#include "models/accounting/trace_records.hpp"
+#include "models/resilience/node_pool.hpp"
+#include "models/resilience/recovery_policy.hpp"
+#include "models/step/step_model.hpp"
+#include "simulator/actors/checkpoint_state.hpp"
+#include "simulator/actors/data_loader.hpp"
+#include "simulator/actors/run_context.hpp"
+#include "simulator/actors/storage_channel.hpp"
+#include "simulator/platform/platform_builder.hpp"
+#include "simulator/scenario/scenario.hpp"
+#include "simulator/trace/trace_recorder.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+
+namespace fleetsim::sim {
+
+/// The job on `dp` data-parallel replicas, given the full layout's step `step`: step time (the
+/// analytic model's ratio scales `step` for dp below the layout's), stragglers, tokens per step and
+/// the checkpoint and snapshot cadences in steps.
+[[nodiscard]] JobShape job_shape(const scenario::Scenario& s, const models::StepBreakdown& step, int dp,
+                                 const models::RecoveryPolicy& policy);
+
+/// The job's recovery policy, from the registry (recovery.policy).
+[[nodiscard]] std::unique_ptr<models::RecoveryPolicy> make_recovery_policy(const scenario::Scenario& s);
+
+/// The job's nodes and its spares: lemons, an older generation, persistent stragglers.
+[[nodiscard]] models::NodePool make_node_pool(const scenario::Scenario& s, std::uint64_t seed);
+
+class JobRuntime {
+public:
+  /// Starts an actor of the job as a daemon of the hosting run, which keeps the first broken
+  /// invariant an actor throws and stops the run.
+  using Spawn = std::function<void(const std::string& name, std::function<void()> body)>;
+
+  /// `s` is the job's scenario, `full` its shape at the layout's width; `s`, `step` and `policy`
+  /// outlive the runtime.
+  JobRuntime(const scenario::Scenario& s, std::uint64_t seed, const models::StepBreakdown& step, const JobShape& full,
+             models::RecoveryPolicy& policy);
+
+  /// Creates the job's actors, in the order the replay has always created them (SimGrid runs the
+  /// actors ready at one instant in that order): `after_checkpoint_writer` lets the host start
+  /// its storage actors at their place in it.
+  void start(const Platform& platform, const Spawn& spawn, const std::function<void()>& after_checkpoint_writer);
+  /// Closes the job's trace at the window's end and hands it over.
+  [[nodiscard]] models::TraceLog finish(double horizon);
+
+  [[nodiscard]] const models::NodePool& pool() const { return pool_; }
+  [[nodiscard]] const PolicyCounters& counters() const { return counters_; }
+  [[nodiscard]] IntervalControl& interval() { return interval_; }
+  [[nodiscard]] const CheckpointPlan& plan() const { return plan_; }
+
+private:
+  // Shapes at other widths (elastic) are computed once each, on first use.
+  JobShape shape_for(int dp);
+
+  const scenario::Scenario& s_;
+  std::uint64_t seed_;
+  const models::StepBreakdown& step_;
+  models::RecoveryPolicy& policy_;
+  TraceRecorder trace_;
+  models::NodePool pool_;
+  std::map<int, JobShape> shapes_;
+  JobShape full_;  // the job at its full width
+  JobShape shape_;
+  PolicyCounters counters_;
+  Inbox<SchedulerMessage> scheduler_inbox_;
+  Inbox<JobMessage> job_inbox_;
+  Inbox<AlarmRequest> alarm_inbox_;
+  CheckpointPlan plan_;
+  IntervalControl interval_;
+  CheckpointHistory history_;
+  Inbox<LoaderMessage> loader_inbox_;
+  DataDemand demand_;
+  StorageQueue batches_;  // the data loader's reads
+  StorageQueue writes_;   // the job's checkpoints
+  StorageQueue reads_;    // its reloads
+};
+
+}  // namespace fleetsim::sim
