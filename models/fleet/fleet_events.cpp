@@ -181,20 +181,14 @@ void FleetState::preempt(long job)
 
 void FleetState::repair_due(long node, double t_due) { set_timer(t_due, TimerKind::Repair, node, 0); }
 
-std::optional<double> FleetState::next_timer() const
-{
-  if (timers_.empty())
-    return std::nullopt;
-  return std::get<0>(timers_.top());
-}
+std::optional<double> FleetState::next_timer() const { return timers_.next(); }
 
 void FleetState::fire_timers(double t)
 {
   // Each timer is handled at its own due time (a caller may fire late: tests step ahead), and what
   // it sets due by t fires in this call too.
-  while (!timers_.empty() && std::get<0>(timers_.top()) <= t) {
-    const auto [due, seq, kind, id, epoch] = timers_.top();
-    timers_.pop();
+  while (const auto timer = timers_.pop_due(t)) {
+    const auto [due, kind, id, epoch] = *timer;
     now_ = std::max(now_, due);
     if (kind == TimerKind::Repair) {
       cluster_.node_up(id);
@@ -269,17 +263,14 @@ void FleetState::finish(double horizon)
       productive(job, g * l.draining);
       r.progress_at_end += l.draining;
     }
-    const double gs = g * (horizon - l.alloc_t);
-    r.time.allocated += gs;
-    total_.allocated += gs;
-    add_allocated_carbon(job, l.alloc_t, horizon);
+    accounts_.allocated(r, l.alloc_t, horizon);
   }
   for (long job : waiting(queue_.size()))
     rec_[static_cast<size_t>(job)].waited += horizon - live_[static_cast<size_t>(job)].queued_since;
-  timeline_.finish(horizon);
+  accounts_.timeline().finish(horizon);
   // Every GPU-second a job held is productive or lost to exactly one cause, and was held on the timeline.
-  check_closes(total_, "the fleet");
-  check_allocated(total_, timeline_);
+  check_closes(total(), "the fleet");
+  check_allocated(total(), timeline());
   for (size_t j = 0; j < rec_.size(); ++j)
     check_closes(rec_[j].time, "job " + spec_[j].id);
 }

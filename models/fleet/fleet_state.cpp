@@ -15,11 +15,10 @@ FleetState::FleetState(FleetConfig config, const Workload& jobs, const Schedulin
       live_(jobs.size()),
       cluster_(cfg_.nodes, cfg_.gpus_per_node, cfg_.nodes_per_rack, cfg_.nodes_per_pod, cfg_.spare_nodes),
       on_node_(static_cast<size_t>(cluster_.nodes())),
-      timeline_(cfg_.horizon, cfg_.timeline_interval)
+      accounts_(loss_causes(), cfg_.horizon, cfg_.timeline_interval, cfg_.carbon)
 {
-  total_.lost.assign(static_cast<size_t>(loss_causes()), 0);
   for (auto& r : rec_)
-    r.time.lost.assign(static_cast<size_t>(loss_causes()), 0);
+    accounts_.open(r);
   update_levels();
 }
 
@@ -35,7 +34,7 @@ std::string FleetState::loss_cause_name(int cause) const
 
 // ---- the queue ----
 
-std::tuple<int, double, long> FleetState::queue_key(long job) const
+JobQueue::Key FleetState::queue_key(long job) const
 {
   const JobSpec& s = spec(job);
   // A deferred job queues from when it became eligible, not ahead of the jobs submitted meanwhile.
@@ -46,29 +45,21 @@ std::tuple<int, double, long> FleetState::queue_key(long job) const
 void FleetState::enqueue(long job, double t)
 {
   Live& l = live_[static_cast<size_t>(job)];
-  queue_.insert(queue_key(job));
+  queue_.insert(queue_key(job), spec(job).gpus);
   l.in_queue = true;
   l.queued_since = t;
   rec_[static_cast<size_t>(job)].state = JobState::Waiting;
-  demand_ += spec(job).gpus;
 }
 
 void FleetState::dequeue(long job)
 {
   Live& l = live_[static_cast<size_t>(job)];
-  queue_.erase(queue_key(job));
+  queue_.erase(queue_key(job), spec(job).gpus);
   l.in_queue = false;
   rec_[static_cast<size_t>(job)].waited += now_ - l.queued_since;
-  demand_ -= spec(job).gpus;
 }
 
-std::vector<long> FleetState::waiting(size_t limit) const
-{
-  std::vector<long> out;
-  for (auto it = queue_.begin(); it != queue_.end() && out.size() < limit; ++it)
-    out.push_back(std::get<2>(*it));
-  return out;
-}
+std::vector<long> FleetState::waiting(size_t limit) const { return queue_.first(limit); }
 
 double FleetState::run_estimate(long job) const
 {
@@ -162,10 +153,7 @@ void FleetState::release(long job, double t)
 {
   Live& l = live_[static_cast<size_t>(job)];
   JobRecord& r = rec_[static_cast<size_t>(job)];
-  const double gs = static_cast<double>(r.held) * (t - l.alloc_t);
-  r.time.allocated += gs;
-  total_.allocated += gs;
-  add_allocated_carbon(job, l.alloc_t, t);
+  accounts_.allocated(r, l.alloc_t, t);
   cluster_.give(l.placement);
   for (const auto& part : l.placement.parts) {
     auto& v = on_node_[static_cast<size_t>(part.first)];
@@ -174,14 +162,6 @@ void FleetState::release(long job, double t)
   held_gpus_ -= r.held;
   running_.erase(job);
   l.placement = Placement{};
-}
-
-void FleetState::add_allocated_carbon(long job, double a, double b)
-{
-  if (cfg_.carbon.empty())
-    return;
-  JobRecord& r = rec_[static_cast<size_t>(job)];
-  r.allocated_gpu_s_ci += static_cast<double>(r.held) * cfg_.carbon.integral_hours(a, b) * energy::kSecondsPerHour;
 }
 
 void FleetState::start_segment(long job, double t, int restart_cause)
@@ -197,46 +177,6 @@ void FleetState::start_segment(long job, double t, int restart_cause)
   l.restart_cause = restart_cause;
   r.state = JobState::Running;
   set_timer(finish_time(l.seg, std::max(0.0, s.work - r.committed)), TimerKind::Finish, job, ++l.epoch);
-}
-
-// ---- accounting ----
-
-void FleetState::charge(long job, int cause, double gpu_seconds)
-{
-  if (gpu_seconds <= 0)
-    return;
-  rec_[static_cast<size_t>(job)].time.charge(cause, gpu_seconds);
-  total_.charge(cause, gpu_seconds);
-}
-
-void FleetState::productive(long job, double gpu_seconds)
-{
-  if (gpu_seconds <= 0)
-    return;
-  rec_[static_cast<size_t>(job)].time.productive += gpu_seconds;
-  total_.productive += gpu_seconds;
-}
-
-void FleetState::add_training(long job, double t_end)
-{
-  const Live& l = live_[static_cast<size_t>(job)];
-  JobRecord& r = rec_[static_cast<size_t>(job)];
-  const double g = static_cast<double>(r.held);
-  const double a = l.seg.t0 + l.seg.restart;
-  const double w = timeline_.interval();
-  for (double lo = a; lo < t_end;) {
-    const double hi = std::min(t_end, (std::floor(lo / w) + 1) * w);
-    const double dw = segment_at(l.seg, hi).work - segment_at(l.seg, lo).work;
-    if (hi > lo && dw > 0) {
-      timeline_.add(kTraining, lo, hi, g * dw / (hi - lo));
-      // The job's share of the row's training, at the row piece's mean intensity (as the timeline,
-      // which spreads the piece's work evenly over it).
-      r.training_gpu_s += g * dw;
-      if (!cfg_.carbon.empty())
-        r.training_gpu_s_ci += g * dw * cfg_.carbon.mean(lo, hi);
-    }
-    lo = hi;
-  }
 }
 
 void FleetState::stop_progress(long job, double t, int cause)
@@ -262,21 +202,17 @@ void FleetState::stop_progress(long job, double t, int cause)
   ++l.epoch;  // its Finish timer is void
 }
 
-void FleetState::set_timer(double t, TimerKind kind, long id, long epoch)
-{
-  timers_.emplace(t, timer_seq_++, kind, id, epoch);
-}
-
 void FleetState::update_levels()
 {
-  timeline_.level(kAllocated, static_cast<double>(held_gpus_), now_);
-  timeline_.level(kIdle, static_cast<double>(cluster_.free_gpus()), now_);
-  timeline_.level(kSpare, static_cast<double>(cluster_.spare_gpus()), now_);
-  timeline_.level(kDown, static_cast<double>(cluster_.down_gpus()), now_);
-  timeline_.level(kDemand, static_cast<double>(demand_), now_);
-  timeline_.level(kRunningJobs, static_cast<double>(running_.size()), now_);
-  timeline_.level(kWaitingJobs, static_cast<double>(queue_.size()), now_);
-  timeline_.level(kIdleWhileWaiting, queue_.empty() ? 0.0 : static_cast<double>(cluster_.free_gpus()), now_);
+  FleetTimeline& tl = accounts_.timeline();
+  tl.level(kAllocated, static_cast<double>(held_gpus_), now_);
+  tl.level(kIdle, static_cast<double>(cluster_.free_gpus()), now_);
+  tl.level(kSpare, static_cast<double>(cluster_.spare_gpus()), now_);
+  tl.level(kDown, static_cast<double>(cluster_.down_gpus()), now_);
+  tl.level(kDemand, static_cast<double>(queue_.demand()), now_);
+  tl.level(kRunningJobs, static_cast<double>(running_.size()), now_);
+  tl.level(kWaitingJobs, static_cast<double>(queue_.size()), now_);
+  tl.level(kIdleWhileWaiting, queue_.empty() ? 0.0 : static_cast<double>(cluster_.free_gpus()), now_);
 }
 
 }  // namespace fleetsim::models::fleet

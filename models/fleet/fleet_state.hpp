@@ -5,6 +5,13 @@
 // in simulated-time order and sleeps until the next timer this state asks for; tests can drive it
 // directly.
 //
+// Its collaborators, by responsibility: the queue of waiting jobs (job_queue.hpp), the timers
+// (fleet_timers.hpp), the GPU-time accounts and the timeline (fleet_accounts.hpp), the cluster's
+// nodes and placements (cluster.hpp) and the scheduling policy (scheduling_policy.hpp). What stays
+// here is a job's life and the events that drive it: fleet_state.cpp (the queue's keys, placement,
+// a job's segment), fleet_events.cpp (arrivals, failures, recovery, preemption, timers, the window's
+// end), fleet_io.cpp (jobs whose checkpoints go through the storage).
+//
 // A job's life: Pending -> Waiting -> Running (restart, then training with checkpoints) -> Done.
 // A failure that strikes it stops its progress at once (the work since its last checkpoint is
 // lost) and it keeps its GPUs while the failure is detected; then it recovers: in place (healthy
@@ -12,7 +19,11 @@
 // stops at once (kill) or after a checkpoint (checkpoint) and goes back to the queue.
 
 #include "cluster.hpp"
+#include "fleet_accounts.hpp"
 #include "fleet_ledger.hpp"
+#include "fleet_timers.hpp"
+#include "job_queue.hpp"
+#include "job_record.hpp"
 #include "job_progress.hpp"
 #include "job_spec.hpp"
 #include "scheduling_policy.hpp"
@@ -47,9 +58,6 @@ struct FleetConfig {
   bool carbon_aware = false;        // ... deferrable jobs start when the grid is cleanest
 };
 
-// Deferred: submitted, but not eligible before its carbon-aware start (FleetConfig::carbon_aware).
-enum class JobState { Pending, Waiting, Running, Detecting, Preempting, Checkpointing, Restoring, Done, Deferred };
-
 /// A storage transfer a job with checkpoint_bytes > 0 asks of the simulator (FleetState::take_io):
 /// a checkpoint write, a restore's read, or the abort of the job's transfer in flight (it failed).
 /// The simulator answers with io_done(job, epoch, t) when the transfer completes.
@@ -60,30 +68,6 @@ struct IoRequest {
   bool abort = false;
   double bytes = 0;
   double files = 1;
-};
-
-/// One job's record, as jobs.csv shows it.
-struct JobRecord {
-  JobState state = JobState::Pending;
-  double first_start = -1;     // s; -1: never started
-  double end = -1;             // s; -1: not finished
-  double waited = 0;           // s spent waiting in the queue, requeues included
-  double committed = 0;        // s of work saved by checkpoints (or finished)
-  double progress_at_end = 0;  // s of work done when the window closed (running jobs)
-  long held = 0;               // GPUs held (whole nodes for a multi-node job)
-  long racks = 0;              // spanned by its first placement
-  long pods = 0;
-  long max_racks = 0;      // the most any of its placements spanned
-  long interruptions = 0;  // failures that struck it
-  long preemptions = 0;
-  GpuTime time;          // its GPU-seconds
-  double eligible = -1;  // s: when it could first be scheduled (its submit unless deferred); -1: not submitted
-  // For its energy and carbon (models/fleet/fleet_energy.hpp): GPU-seconds of training (work done,
-  // as the timeline's gpus_training), and GPU-seconds weighted by the grid's intensity (g/kWh) over
-  // the training and over all the time it held GPUs.
-  double training_gpu_s = 0;
-  double training_gpu_s_ci = 0;
-  double allocated_gpu_s_ci = 0;
 };
 
 class FleetState final : private SchedulerOps {
@@ -117,8 +101,8 @@ public:
   // ---- results ----
   [[nodiscard]] const std::vector<JobRecord>& jobs() const { return rec_; }
   [[nodiscard]] const Workload& specs() const { return spec_; }
-  [[nodiscard]] const GpuTime& total() const { return total_; }
-  [[nodiscard]] const FleetTimeline& timeline() const { return timeline_; }
+  [[nodiscard]] const GpuTime& total() const { return accounts_.total(); }
+  [[nodiscard]] const FleetTimeline& timeline() const { return accounts_.timeline(); }
   [[nodiscard]] const FleetConfig& config() const { return cfg_; }
   [[nodiscard]] long gpus() const { return cluster_.gpus(); }
   [[nodiscard]] long preemptions() const { return preemptions_; }
@@ -149,8 +133,6 @@ private:
     bool waits_drain = false;  // a checkpoint waits for the host buffer the drain holds
     bool deferred = false;     // queued by its eligible time rather than its submit
   };
-  enum class TimerKind { Finish, Detected, Preempted, Repair, CheckpointDue, RestoreDue, SnapshotDone, Eligible };
-  using Timer = std::tuple<double, std::uint64_t, TimerKind, long, long>;  // t, seq, kind, job/node, epoch
 
   // SchedulerOps, for the policy.
   [[nodiscard]] double now() const override { return now_; }
@@ -189,16 +171,17 @@ private:
   void stop_progress(long job, double t, int cause);
   void strike(long job, int cause, double t);
   void release(long job, double t);
-  /// Charges a job its GPU-seconds held over [a, b), weighted by the grid's intensity.
-  void add_allocated_carbon(long job, double a, double b);
   void recover(long job, double t);
   void hold(long job, const Placement& p, double t);
-  void charge(long job, int cause, double gpu_seconds);
-  void productive(long job, double gpu_seconds);
-  void add_training(long job, double t_end);
-  void set_timer(double t, TimerKind kind, long id, long epoch);
+  // The job's record in the accounts (fleet_accounts.hpp).
+  void charge(long job, int cause, double gpu_seconds) { accounts_.charge(record(job), cause, gpu_seconds); }
+  void productive(long job, double gpu_seconds) { accounts_.productive(record(job), gpu_seconds); }
+  void add_training(long job, double t_end) { accounts_.training(record(job), live(job).seg, t_end); }
+  void set_timer(double t, TimerKind kind, long id, long epoch) { timers_.set(t, kind, id, epoch); }
   void update_levels();
-  [[nodiscard]] std::tuple<int, double, long> queue_key(long job) const;
+  [[nodiscard]] JobQueue::Key queue_key(long job) const;
+  [[nodiscard]] JobRecord& record(long job) { return rec_[static_cast<size_t>(job)]; }
+  [[nodiscard]] Live& live(long job) { return live_[static_cast<size_t>(job)]; }
 
   FleetConfig cfg_;
   const SchedulingPolicy& policy_;
@@ -207,15 +190,12 @@ private:
   std::vector<Live> live_;
   Cluster cluster_;
   std::vector<std::vector<long>> on_node_;  // jobs holding GPUs on each node
-  std::set<std::tuple<int, double, long>> queue_;
+  JobQueue queue_;
   std::set<long> running_;  // Running, Detecting or Preempting
-  std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
-  std::uint64_t timer_seq_ = 0;
+  TimerQueue timers_;
   double now_ = 0;
-  GpuTime total_;
-  FleetTimeline timeline_;
+  FleetAccounts accounts_;
   long held_gpus_ = 0;
-  long demand_ = 0;
   long preemptions_ = 0;
   long interruptions_ = 0;
   long failures_on_idle_ = 0;
