@@ -247,9 +247,11 @@ void FleetState::finish(double horizon)
       l.pending = 0;
     } else if (r.state == JobState::Detecting) {
       charge(job, l.failing_cause, g * (horizon - l.stop_t));
+      r.progress_at_end = r.committed;
     } else if (r.state == JobState::Preempting) {
       charge(job, kPreemption, g * (horizon - l.stop_t));
       productive(job, g * l.pending);
+      r.progress_at_end = r.committed + l.pending;
     } else if (r.state == JobState::Checkpointing) {
       // The write in flight is not lost yet: its work counts, as in the single-job replay.
       charge(job, kCheckpoint, g * (horizon - l.stop_t));
@@ -267,6 +269,10 @@ void FleetState::finish(double horizon)
   }
   for (long job : waiting(queue_.size()))
     rec_[static_cast<size_t>(job)].waited += horizon - live_[static_cast<size_t>(job)].queued_since;
+  // The others' work: saved by their checkpoints (all of it for a finished job).
+  for (JobRecord& r : rec_)
+    if (running_.count(static_cast<long>(&r - rec_.data())) == 0)
+      r.progress_at_end = r.committed;
   accounts_.timeline().finish(horizon);
   // Every GPU-second a job held is productive or lost to exactly one cause, and was held on the timeline.
   check_closes(total(), "the fleet");

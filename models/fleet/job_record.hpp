@@ -15,7 +15,7 @@ struct JobRecord {
   double end = -1;             // s; -1: not finished
   double waited = 0;           // s spent waiting in the queue, requeues included
   double committed = 0;        // s of work saved by checkpoints (or finished)
-  double progress_at_end = 0;  // s of work done when the window closed (running jobs)
+  double progress_at_end = 0;  // s of work done when the window closed (its checkpoints' if not running)
   long held = 0;               // GPUs held (whole nodes for a multi-node job)
   long racks = 0;              // spanned by its first placement
   long pods = 0;

@@ -151,7 +151,7 @@ void write_jobs_csv(std::ostream& out, const FleetResult& r)
 {
   out << "job_id,user,submit_s,start_s,end_s,wait_s,gpus,gpus_held,racks,pods,interruptions,preemptions,"
          "state,allocated_gpu_h,productive_gpu_h,lost_checkpoint_gpu_h,lost_startup_gpu_h,lost_preemption_gpu_h,"
-         "lost_failures_gpu_h,ettr,eligible_s,energy_mwh,carbon_kg\n";
+         "lost_failures_gpu_h,ettr,eligible_s,energy_mwh,carbon_kg,progress_s,complete,tokens_trained\n";
   std::string line;
   for (size_t i = 0; i < r.jobs.size(); ++i) {
     const mf::JobRecord& job = r.jobs[i];
@@ -197,7 +197,16 @@ void write_jobs_csv(std::ostream& out, const FleetResult& r)
     line += ',';
     opt(job.eligible);
     num(r.job_energy[i].energy_j / 3.6e9, 6);
-    append_fixed(line, r.job_energy[i].carbon_kg, 3);
+    num(r.job_energy[i].carbon_kg, 3);
+    // How far it got: seconds of its work at full speed done by the window's end (a running job's
+    // uncommitted work counts, as in a replay), that as a share of its work, and for a job declared
+    // by tokens, the tokens they trained.
+    num(job.progress_at_end, 3);
+    if (spec.work > 0)
+      append_fixed(line, std::min(1.0, job.progress_at_end / spec.work), 6);
+    line += ',';
+    if (spec.tokens_per_second > 0)
+      append_fixed(line, job.progress_at_end * spec.tokens_per_second, 0);
     line += '\n';
     out << line;
   }

@@ -249,6 +249,22 @@ run: {duration: 30d, step_model: analytic}
   ASSERT_EQ(r.code, 0) << r.text;
   EXPECT_EQ(r.jobs.at("pretrain").at("gpus"), "64");
   EXPECT_NEAR(std::stod(r.jobs.at("pretrain").at("end_s")), 2e10 / tokens_per_second, 1e-3);
+  // jobs.csv says how far each job got: all of it here ...
+  EXPECT_EQ(r.jobs.at("pretrain").at("complete"), "1.000000");
+  EXPECT_NEAR(std::stod(r.jobs.at("pretrain").at("tokens_trained")), 2e10, 1);
+  // ... and, with a window that closes halfway, the work done so far (its uncommitted part too,
+  // as in a replay) and the tokens it trained.
+  const double end = std::stod(r.jobs.at("pretrain").at("end_s"));
+  const FleetRun half = run(dir, scenario, "--set run.duration=" + std::to_string(end / 2) + "s");
+  ASSERT_EQ(half.code, 0) << half.text;
+  const auto& job = half.jobs.at("pretrain");
+  EXPECT_EQ(job.at("state"), "running");
+  const double progress = std::stod(job.at("progress_s"));
+  EXPECT_GT(progress, 0.4 * 2e10 / tokens_per_second);
+  EXPECT_LE(progress, 0.5 * 2e10 / tokens_per_second + 1e-3);  // (this job has no checkpoint or start-up cost)
+  EXPECT_NEAR(std::stod(job.at("complete")), progress / (2e10 / tokens_per_second), 1e-6);
+  EXPECT_NEAR(std::stod(job.at("tokens_trained")), progress * tokens_per_second, 1);
+  EXPECT_EQ(job.at("end_s"), "");
 }
 
 TEST(FleetCli, AJobWithBothWorkAndTokensIsABadScenario)
