@@ -89,6 +89,9 @@ std::string step_cache_key(const scenario::Scenario& s)
   for (const scenario::ParamSpec& p : scenario::parameter_table())
     if (p.binding.show && shapes_step(p.key))
       k << ' ' << p.key << '=' << p.binding.show(s);
+  // ... what the builders derive into the step's inputs from other sections (the accelerator's
+  // speed under power.gpu_power_limit) ...
+  k << " speed " << g17(s.step.accelerator.speed);
   // ... and the fabric the topology lays out from them for the job's GPUs (network.preset and
   // network.torus_dims, which no field binds, resolve into it).
   const FabricSpec f = fabric_spec(s, static_cast<int>(s.step.layout.gpus()));

@@ -434,6 +434,8 @@ TEST(StepSimulation, CacheKeyChangesWithFabricAndLayoutButNotWithRunSettings)
   auto changed = base;
   changed.step.fabric.tp_overlap += 0.25;
   EXPECT_NE(sim::step_cache_key(changed), key);
+  // A derived input from another section: a GPU power limit slows the compute (power.dvfs_exponent).
+  EXPECT_NE(sim::step_cache_key(load(kSmall, {"power.gpu_power_limit=461W"})), key);
   EXPECT_NE(key.find("network.tp_overlap="), std::string::npos) << key;
   EXPECT_EQ(key.find("run.duration"), std::string::npos) << key;
 }
