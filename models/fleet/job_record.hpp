@@ -3,10 +3,22 @@
 
 #include "fleet_ledger.hpp"
 
+#include "models/core/names.hpp"
+
 namespace fleetsim::models::fleet {
 
 // Deferred: submitted, but not eligible before its carbon-aware start (FleetConfig::carbon_aware).
 enum class JobState { Pending, Waiting, Running, Detecting, Preempting, Checkpointing, Restoring, Done, Deferred };
+/// As jobs.csv's `state` column and the fleet report spell them (Detecting is "recovering").
+inline constexpr NameTable<JobState, 9> kJobStateNames{{{"pending", JobState::Pending},
+                                                         {"waiting", JobState::Waiting},
+                                                         {"running", JobState::Running},
+                                                         {"recovering", JobState::Detecting},
+                                                         {"preempting", JobState::Preempting},
+                                                         {"checkpointing", JobState::Checkpointing},
+                                                         {"restoring", JobState::Restoring},
+                                                         {"done", JobState::Done},
+                                                         {"deferred", JobState::Deferred}}};
 
 /// One job's record, as jobs.csv shows it.
 struct JobRecord {

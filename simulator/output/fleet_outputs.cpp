@@ -75,10 +75,8 @@ nlohmann::ordered_json fleet_summary_json(const scenario::Scenario& s, const Fle
   j["window_days"] = round_to(r.horizon / 86400, 6);
   j["cluster"] = {{"gpus", r.gpus}, {"nodes", r.nodes}, {"spare_nodes", s.capacity.spare_nodes}};
   j["scheduler"] = {{"policy", s.scheduler.policy},
-                    {"preemption", s.scheduler.preemption == mf::Preemption::None   ? "none"
-                                   : s.scheduler.preemption == mf::Preemption::Kill ? "kill"
-                                                                                    : "checkpoint"},
-                    {"placement", s.scheduler.packing == mf::Packing::Topology ? "topology" : "first_fit"}};
+                    {"preemption", std::string(models::name_of(mf::kPreemptionNames, s.scheduler.preemption))},
+                    {"placement", std::string(models::name_of(mf::kPackingNames, s.scheduler.packing))}};
   long started = 0, finished = 0, running = 0, waiting = 0, pending = 0;
   std::vector<double> slowdown;
   double racks = 0;
@@ -174,9 +172,7 @@ void write_jobs_csv(std::ostream& out, const FleetResult& r)
     line += std::to_string(spec.gpus) + ',' + std::to_string(job.held) + ',' + std::to_string(job.racks) + ',' +
             std::to_string(job.pods) + ',' + std::to_string(job.interruptions) + ',' + std::to_string(job.preemptions) +
             ',';
-    static const char* const states[] = {"pending",       "waiting",   "running", "recovering", "preempting",
-                                         "checkpointing", "restoring", "done",    "deferred"};
-    line += states[static_cast<int>(job.state)];
+    line += models::name_of(mf::kJobStateNames, job.state);
     line += ',';
     const auto& lost = job.time.lost;
     double failures = 0;

@@ -6,7 +6,7 @@
 #include "simulator/trace/fixed_text.hpp"
 #include "simulator/trace/step_json.hpp"
 
-#include "models/checkpoint/checkpoint_interval.hpp"
+#include "models/accounting/run_summary.hpp"
 #include "models/resilience/failure_model.hpp"
 #include "simulator/metrics/metric_registry.hpp"
 
@@ -28,42 +28,28 @@ using nlohmann::ordered_json;
 
 ordered_json interruptions_json(const scenario::Scenario& s, const RunResult& r)
 {
-  std::map<std::string, long> counts;
-  for (const auto& rec : r.log)
-    if (const auto* in = std::get_if<models::Interruption>(&rec); in && !in->planned)
-      counts[in->cause]++;
+  const models::InterruptionSummary sum = models::summarize_interruptions(r.log, s.causes, s.fleet, s.duration);
   ordered_json by_cause = ordered_json::object();
   ordered_json expected = ordered_json::object();
-  double expected_total = 0;
-  for (const auto& c : s.causes) {
-    by_cause[c.name] = counts[c.name];
-    double e = models::expected_count(c, s.fleet, s.duration);
-    expected[c.name] = e;
-    expected_total += e;
-  }
+  for (const auto& [cause, n] : sum.by_cause)
+    by_cause[cause] = n;
+  for (const auto& [cause, e] : sum.expected_by_cause)
+    expected[cause] = e;
   ordered_json j{
-      {"unexpected", r.report.unexpected},     {"planned", r.report.planned},   {"by_cause", by_cause},
-      {"expected_unexpected", expected_total}, {"expected_by_cause", expected},
+      {"unexpected", r.report.unexpected},         {"planned", r.report.planned},   {"by_cause", by_cause},
+      {"expected_unexpected", sum.expected_total}, {"expected_by_cause", expected},
   };
   if (r.report.reconfigurations > 0)
     j["reconfigurations"] = r.report.reconfigurations;
   return j;
 }
 
-// Every scenario cause, then the other charges, in a fixed order: the keys do not depend on the seed.
-// The step time averaged over the time spent training (it changes with the fleet's state).
 double mean_training_step_time(const RunResult& r)
 {
-  double training = 0;
-  double weighted = 0;
-  for (const auto& rec : r.log)
-    if (const auto* seg = std::get_if<models::PhaseSegment>(&rec); seg && seg->phase == models::Phase::Training) {
-      training += seg->t_end - seg->t_begin;
-      weighted += (seg->t_end - seg->t_begin) * seg->step_time;
-    }
-  return training > 0 ? weighted / training : r.step.step_time.si();
+  return models::mean_training_step_time(r.log, r.step.step_time.si());
 }
 
+// Every scenario cause, then the other charges, in a fixed order: the keys do not depend on the seed.
 ordered_json lost_by_cause_json(const scenario::Scenario& s, const RunResult& r)
 {
   ordered_json j = ordered_json::object();
@@ -107,46 +93,26 @@ ordered_json recovery_json(const scenario::Scenario& s, const RunResult& r)
   return j;
 }
 
-const char* strategy_name(scenario::CheckpointStrategy st)
-{
-  switch (st) {
-    case scenario::CheckpointStrategy::Sync: return "sync";
-    case scenario::CheckpointStrategy::Async: return "async";
-    case scenario::CheckpointStrategy::MultiLevel: return "multi_level";
-  }
-  return "sync";
-}
-
 ordered_json checkpoint_json(const scenario::Scenario& s, const RunResult& r)
 {
-  const auto mtbf = models::job_mtbf(s.causes, s.fleet);
-  const units::Seconds delta(r.checkpoint_pause_s);  // the training time a checkpoint costs
+  const models::CheckpointFigures f = models::summarize_checkpoints(r.log, s.causes, s.fleet, r.checkpoint_pause_s);
   ordered_json j{
       {"committed", r.report.checkpoints},
       {"interval_s", s.checkpoint.interval.si()},
       {"bytes", s.checkpoint_bytes().si()},
       {"write_time_s", r.checkpoint_write_s},
-      {"job_mtbf_s", std::isfinite(mtbf.si()) ? ordered_json(mtbf.si()) : ordered_json(nullptr)},
+      {"job_mtbf_s", f.job_mtbf_s ? ordered_json(*f.job_mtbf_s) : ordered_json(nullptr)},
   };
-  if (std::isfinite(mtbf.si())) {
-    j["young_interval_s"] = models::young_interval(delta, mtbf).si();
-    j["daly_interval_s"] = models::daly_interval(delta, mtbf).si();
+  if (f.young_s && f.daly_s) {
+    j["young_interval_s"] = *f.young_s;
+    j["daly_interval_s"] = *f.daly_s;
   }
   // How the job checkpointed: the strategy's pause and drains, the interval policy, corruption.
-  j["strategy"] = strategy_name(s.checkpoint.strategy);
+  j["strategy"] = std::string(models::name_of(models::kCheckpointStrategyNames, s.checkpoint.strategy));
   j["pause_s"] = r.checkpoint_pause_s;
-  double drains = 0;
-  double drain_sum = 0;
-  double drain_max = 0;
-  for (const auto& rec : r.log)
-    if (const auto* c = std::get_if<models::CheckpointCommitted>(&rec); c != nullptr && c->drain_s > 0) {
-      ++drains;
-      drain_sum += c->drain_s;
-      drain_max = std::max(drain_max, c->drain_s);
-    }
-  if (drains > 0) {
-    j["mean_drain_s"] = drain_sum / drains;
-    j["max_drain_s"] = drain_max;
+  if (f.drains > 0) {
+    j["mean_drain_s"] = f.mean_drain_s;
+    j["max_drain_s"] = f.max_drain_s;
   }
   j["policy"] = s.checkpoint.policy;
   if (s.checkpoint.policy != "fixed") {
