@@ -4,6 +4,7 @@
 #include "run_outputs.hpp"
 
 #include "models/core/statistics.hpp"
+#include "models/fleet/fleet_summary.hpp"
 #include "simulator/metrics/metric_registry.hpp"
 #include "simulator/trace/atomic_file.hpp"
 #include "simulator/trace/fixed_text.hpp"
@@ -20,16 +21,6 @@ namespace mf = models::fleet;
 namespace {
 
 constexpr double kHour = 3600;
-// Bounded slowdown's floor (Feitelson): very short jobs would otherwise dominate the mean.
-constexpr double kSlowdownFloor = 10;
-
-// Job-size classes for queueing delay by size.
-struct SizeClass {
-  const char* name;
-  long lo, hi;
-};
-constexpr SizeClass kSizeClasses[] = {
-    {"1", 1, 1}, {"2-8", 2, 8}, {"9-64", 9, 64}, {"65-512", 65, 512}, {"513+", 513, 1L << 62}};
 
 double round_to(double v, int decimals)
 {
@@ -37,31 +28,20 @@ double round_to(double v, int decimals)
   return std::round(v * f) / f;
 }
 
-nlohmann::ordered_json distribution(std::vector<double> v)
+// A distribution (models/fleet/fleet_summary.hpp), rounded to the millisecond.
+nlohmann::ordered_json distribution(const std::vector<double>& sample)
 {
+  const mf::Distribution d = mf::describe(sample);
   nlohmann::ordered_json j;
-  j["count"] = v.size();
-  if (v.empty())
+  j["count"] = d.count;
+  if (d.count == 0)
     return j;
-  double sum = 0;
-  for (double x : v)
-    sum += x;
-  j["mean"] = round_to(sum / static_cast<double>(v.size()), 3);
-  j["p50"] = round_to(models::quantile(v, 0.5), 3);
-  j["p90"] = round_to(models::quantile(v, 0.9), 3);
-  j["p99"] = round_to(models::quantile(v, 0.99), 3);
-  j["max"] = round_to(*std::max_element(v.begin(), v.end()), 3);
+  j["mean"] = round_to(d.mean, 3);
+  j["p50"] = round_to(d.p50, 3);
+  j["p90"] = round_to(d.p90, 3);
+  j["p99"] = round_to(d.p99, 3);
+  j["max"] = round_to(d.max, 3);
   return j;
-}
-
-// First wait of every job that started (the others are counted as still waiting).
-std::vector<double> waits(const FleetResult& r, long lo, long hi)
-{
-  std::vector<double> out;
-  for (size_t i = 0; i < r.jobs.size(); ++i)
-    if (r.jobs[i].first_start >= 0 && r.specs[i].gpus >= lo && r.specs[i].gpus <= hi)
-      out.push_back(r.jobs[i].first_start - r.specs[i].submit);
-  return out;
 }
 
 }  // namespace
@@ -77,35 +57,14 @@ nlohmann::ordered_json fleet_summary_json(const scenario::Scenario& s, const Fle
   j["scheduler"] = {{"policy", s.scheduler.policy},
                     {"preemption", std::string(models::name_of(mf::kPreemptionNames, s.scheduler.preemption))},
                     {"placement", std::string(models::name_of(mf::kPackingNames, s.scheduler.packing))}};
-  long started = 0, finished = 0, running = 0, waiting = 0, pending = 0;
-  std::vector<double> slowdown;
-  double racks = 0;
-  long multi_node = 0;
-  for (size_t i = 0; i < r.jobs.size(); ++i) {
-    const mf::JobRecord& job = r.jobs[i];
-    started += job.first_start >= 0;
-    finished += job.state == mf::JobState::Done;
-    running += job.state == mf::JobState::Running || job.state == mf::JobState::Detecting ||
-               job.state == mf::JobState::Preempting || job.state == mf::JobState::Checkpointing ||
-               job.state == mf::JobState::Restoring;
-    waiting += job.state == mf::JobState::Waiting;
-    pending += job.state == mf::JobState::Pending;
-    if (job.state == mf::JobState::Done) {
-      const double run = r.specs[i].work;
-      slowdown.push_back(std::max(1.0, (job.end - r.specs[i].submit) / std::max(run, kSlowdownFloor)));
-    }
-    if (job.first_start >= 0 && job.held > r.gpus / std::max(1L, r.nodes)) {
-      racks += static_cast<double>(job.racks);
-      ++multi_node;
-    }
-  }
+  const mf::JobCounts jobs = mf::count_jobs(r.jobs, r.specs, r.gpus, r.nodes);
   j["jobs"] = {{"declared", r.jobs.size() + static_cast<size_t>(r.rejected)},
                {"too_large_for_the_cluster", r.rejected},
-               {"submitted", static_cast<long>(r.jobs.size()) - pending},
-               {"started", started},
-               {"finished", finished},
-               {"running_at_end", running},
-               {"waiting_at_end", waiting}};
+               {"submitted", static_cast<long>(r.jobs.size()) - jobs.pending},
+               {"started", jobs.started},
+               {"finished", jobs.finished},
+               {"running_at_end", jobs.running},
+               {"waiting_at_end", jobs.waiting}};
   const double capacity = static_cast<double>(r.gpus) * r.horizon;
   j["utilisation"] = {{"allocated", round_to(r.total.allocated / capacity, 6)},
                       {"productive", round_to(r.total.productive / capacity, 6)}};
@@ -118,16 +77,16 @@ nlohmann::ordered_json fleet_summary_json(const scenario::Scenario& s, const Fle
                     {"lost", round_to(r.total.lost_total() / kHour, 3)},
                     {"lost_by_cause", lost}};
   j["goodput_gpu_hours"] = round_to(r.total.productive / kHour, 3);
-  j["wait_s"] = distribution(waits(r, 0, 1L << 62));
+  j["wait_s"] = distribution(mf::first_waits(r.jobs, r.specs, 0, 1L << 62));
   nlohmann::ordered_json by_size;
-  for (const SizeClass& c : kSizeClasses)
-    by_size[c.name] = distribution(waits(r, c.lo, c.hi));
+  for (const mf::SizeClass& c : mf::kSizeClasses)
+    by_size[c.name] = distribution(mf::first_waits(r.jobs, r.specs, c.lo, c.hi));
   j["wait_s_by_gpus"] = by_size;
-  j["bounded_slowdown"] = distribution(slowdown);
+  j["bounded_slowdown"] = distribution(jobs.bounded_slowdown);
   const double fragmentation = r.timeline.integral(mf::kIdleWhileWaiting);
   j["fragmentation"] = {{"idle_gpu_hours_while_jobs_wait", round_to(fragmentation / kHour, 3)},
                         {"fraction_of_capacity", round_to(fragmentation / capacity, 6)}};
-  j["racks_spanned_mean"] = multi_node > 0 ? round_to(racks / static_cast<double>(multi_node), 4) : 0.0;
+  j["racks_spanned_mean"] = round_to(jobs.racks_spanned_mean, 4);
   j["failures"] = r.failures;
   j["interruptions"] = r.interruptions;
   j["failures_on_idle_nodes"] = r.failures_on_idle;
