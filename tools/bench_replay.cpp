@@ -33,6 +33,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "simulator/metrics/metric_registry.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -56,59 +58,51 @@ struct Sample {
   nlohmann::ordered_json summary;
 };
 
-// Mean and sample standard deviation of what the replicas simulated: the benchmark measures
-// real work, and these are the figures docs/llama3-replay.md quotes.
+// Mean and sample standard deviation of what the replicas simulated (the benchmark measures real
+// work, and these are the figures docs/llama3-replay.md quotes), read from each summary.json through
+// the metric registry (simulator/metrics/metric_registry.hpp), as compare and sweeps read them.
 void print_outcomes(const std::vector<Sample>& samples)
 {
-  std::map<std::string, std::vector<double>> values;
-  std::vector<std::string> order;
-  auto add = [&](const std::string& name, double v) {
-    if (!values.count(name))
-      order.push_back(name);
-    values[name].push_back(v);
-  };
-  if (!samples.empty() && samples.front().summary.value("kind", "") == "fleet") {
-    // A fleet run (simulator/output/fleet_outputs.cpp): its headline figures.
-    for (const auto& s : samples) {
-      add("jobs finished", s.summary["jobs"]["finished"].get<double>());
-      add("allocated utilisation", s.summary["utilisation"]["allocated"].get<double>());
-      add("productive utilisation", s.summary["utilisation"]["productive"].get<double>());
-      add("wait p99 (s)", s.summary["wait_s"].value("p99", 0.0));
-      add("interruptions", s.summary["interruptions"].get<double>());
-    }
-    std::printf("outcomes over %zu replicas: mean, standard deviation\n", samples.size());
-    for (const auto& name : order) {
-      const auto& v = values[name];
-      double mean = 0;
-      for (double x : v)
-        mean += x / static_cast<double>(v.size());
-      std::printf("  %-26s %12.4f\n", name.c_str(), mean);
-    }
+  if (samples.empty())
     return;
+  const bool fleet = samples.front().summary.value("kind", "") == "fleet";
+  std::vector<std::string> names;
+  if (fleet) {
+    names = {"jobs_finished", "allocated_utilisation", "productive_utilisation", "wait_p99_h", "job_interruptions"};
+  } else {
+    names = {"ettr", "unexpected_interruptions", "planned_interruptions", "tokens_trained"};
+    for (const auto& term : fleetsim::models::kBreakdownTerms)
+      names.push_back(std::string(term.name) + "_h");
   }
-  for (const auto& s : samples) {
-    add("ettr", s.summary["ettr"].get<double>());
-    add("unexpected interruptions", s.summary["interruptions"]["unexpected"].get<double>());
-    add("planned interruptions", s.summary["interruptions"]["planned"].get<double>());
-    add("tokens trained (1e12)", s.summary["tokens_trained"].get<double>() / 1e12);
-    for (const auto& [k, v] : s.summary["time_breakdown_s"].items())
-      add(k + " (h)", v.get<double>() / 3600.0);
-  }
-  std::printf("outcomes over %zu replicas: mean, standard deviation, share of elapsed time\n", samples.size());
-  const double elapsed = samples.front().summary["simulated_time_s"].get<double>();
-  for (const auto& name : order) {
-    const auto& v = values[name];
+  std::printf("outcomes over %zu replicas: mean, standard deviation%s\n", samples.size(),
+              fleet ? "" : ", share of the window");
+  std::vector<std::pair<const fleetsim::metrics::Metric*, std::pair<double, double>>> rows;
+  double window_h = 0;  // the breakdown's terms fill the window
+  for (const auto& name : names) {
+    const fleetsim::metrics::Metric* m = fleetsim::metrics::find_metric(name);
+    std::vector<double> v;
+    for (const auto& s : samples)
+      v.push_back(m->read(nlohmann::json::parse(s.summary.dump())));
     double mean = 0, var = 0;
     for (double x : v)
-      mean += x;
-    mean /= static_cast<double>(v.size());
+      mean += x / static_cast<double>(v.size());
     for (double x : v)
       var += (x - mean) * (x - mean);
     const double sd = v.size() > 1 ? std::sqrt(var / static_cast<double>(v.size() - 1)) : 0;
-    if (name.size() > 4 && name.substr(name.size() - 3) == "(h)")
-      std::printf("  %-26s %12.4f  sd %10.4f  %6.2f%%\n", name.c_str(), mean, sd, 100 * mean * 3600 / elapsed);
-    else
-      std::printf("  %-26s %12.4f  sd %10.4f\n", name.c_str(), mean, sd);
+    if (!fleet && m->unit == "h")
+      window_h += mean;
+    rows.push_back({m, {mean, sd}});
+  }
+  for (const auto& [m, figures] : rows) {
+    const bool unit_named = m->unit.empty() || (m->name.size() > m->unit.size() &&
+                                                m->name.compare(m->name.size() - m->unit.size(), std::string::npos,
+                                                                m->unit) == 0);
+    const std::string label = m->name + (unit_named ? "" : " (" + m->unit + ")");
+    const char* format = std::fabs(figures.first) < 1e9 ? "  %-28s %14.4f  sd %12.4f" : "  %-28s %14.4e  sd %12.4e";
+    std::printf(format, label.c_str(), figures.first, figures.second);
+    if (!fleet && m->unit == "h" && window_h > 0)
+      std::printf("  %6.2f%%", 100 * figures.first / window_h);
+    std::printf("\n");
   }
 }
 

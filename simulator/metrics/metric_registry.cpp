@@ -106,6 +106,7 @@ std::vector<Metric> builtins()
             {"token_target", "time_to_target_s"}, h),
       field("target_reached", "", "1 if run.token_target was reached, else 0", {"token_target", "reached"}),
       field("unexpected_interruptions", "", "failures that stopped the job", {"interruptions", "unexpected"}),
+      field("planned_interruptions", "", "planned maintenance stops of the job", {"interruptions", "planned"}),
   };
   for (const auto& term : models::kBreakdownTerms)
     v.push_back(field(std::string(term.name) + "_h", "h", std::string("time_breakdown_s.") + term.name + " in hours",
