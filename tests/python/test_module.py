@@ -7,6 +7,7 @@ to the CLI binary and PYTHONPATH to build/python."""
 import ctypes
 import gc
 import json
+import math
 import os
 import subprocess
 import sys
@@ -194,6 +195,18 @@ class ErrorTest(unittest.TestCase):
 
 
 class OtherCommandsTest(unittest.TestCase):
+    def test_metrics_read_a_run_as_compare_and_sweep_do(self):
+        table = fleetsim.metrics()
+        self.assertIn("ettr", list(table["name"]))
+        self.assertIn("wait_p99_h", list(table["name"]))
+        r = fleetsim.run(SMALL, seed=2, set={"run.duration": "3d"})
+        self.assertEqual(r.metric("ettr"), r["ettr"])
+        self.assertAlmostEqual(r.metric("restart_h"), r["time_breakdown_s"]["restart"] / 3600, places=9)
+        self.assertEqual(r.metric("unexpected_interruptions"), r["interruptions"]["unexpected"])
+        self.assertTrue(math.isnan(r.metric("wait_p99_h")), "a fleet's metric has no value for a single job")
+        with self.assertRaises(ValueError):
+            r.metric("etr")
+
     def test_step_returns_the_fleet_law_breakdown(self):
         s = fleetsim.step(SMALL, analytic=True)
         self.assertIn(s["binding_term"], ("compute", "communication", "coordination"))

@@ -13,6 +13,7 @@
 // and again. The GIL is released while the child runs.
 #include "cli/commands.hpp"
 #include "simulator/run/child_process.hpp"
+#include "simulator/metrics/metric_registry.hpp"
 #include "simulator/scenario/diagnostics.hpp"
 #include "simulator/scenario/parameter_table.hpp"
 #include "simulator/scenario/scenario_loader.hpp"
@@ -105,6 +106,23 @@ std::vector<std::map<std::string, std::string>> parameters()
   return out;
 }
 
+std::vector<std::map<std::string, std::string>> metric_list()
+{
+  std::vector<std::map<std::string, std::string>> out;
+  for (const auto& metric : fleetsim::metrics::all_metrics())
+    out.push_back({{"name", metric.name}, {"unit", metric.unit}, {"description", metric.description}});
+  return out;
+}
+
+// A metric's value in a run's summary.json text, as compare and sweeps read it (NaN: the run has none).
+double metric_value(const std::string& name, const std::string& summary_text)
+{
+  const fleetsim::metrics::Metric* metric = fleetsim::metrics::find_metric(name);
+  if (metric == nullptr)
+    throw py::value_error("no metric '" + name + "' (known: " + fleetsim::metrics::metric_names() + ")");
+  return metric->read(nlohmann::json::parse(summary_text));
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_native, m)
@@ -121,5 +139,8 @@ PYBIND11_MODULE(_native, m)
   m.def("source_path", &fleetsim::cli::default_source_path, py::arg("relative"),
         "`relative` itself when it exists from the working directory, else the same path in fleetsim's source "
         "tree when it exists there, else `relative`.");
+  m.def("metrics", &metric_list, "Every output metric of the registry: name, unit, description.");
+  m.def("metric_value", &metric_value, py::arg("name"), py::arg("summary_json"),
+        "A metric's value in a run's summary.json text, as compare and sweeps read it (NaN when the run has none).");
   m.def("parameters", &parameters, "Every scenario parameter: key, type, default, range, applies_to, description.");
 }

@@ -38,6 +38,7 @@ __all__ = [
     "collective",
     "sweep",
     "describe",
+    "metrics",
     "scenario_path",
     "RunResult",
     "ScenarioError",
@@ -110,6 +111,13 @@ class RunResult(dict):
     storage: "Any"
     jobs: "Any"
     out: Optional[str]
+
+    def metric(self, name: str) -> float:
+        """The value of an output metric (``fleetsim.metrics()`` lists them: ``ettr``,
+        ``restart_h``, ``wait_p99_h``...) in this run, read from its summary exactly as
+        ``compare`` and ``sweep`` read it; NaN when the run has none (a fleet's metric on a single
+        job). Raises ValueError for an unknown name."""
+        return _native.metric_value(name, json.dumps(self))
 
 
 def scenario_path(path: PathLike) -> str:
@@ -378,3 +386,12 @@ def describe() -> "Any":
     import pandas as pd
 
     return pd.DataFrame(_native.parameters(), columns=["key", "type", "default", "range", "applies_to", "description"])
+
+
+def metrics() -> "Any":
+    """Every output metric, as compare.csv and a sweep's results.csv name them: a pandas DataFrame
+    with columns name, unit and description (the built-ins, then any registered ones).
+    ``RunResult.metric(name)`` reads one from a run."""
+    import pandas as pd
+
+    return pd.DataFrame(_native.metrics(), columns=["name", "unit", "description"])
