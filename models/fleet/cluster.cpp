@@ -228,10 +228,10 @@ void Cluster::node_up(long node)
   }
 }
 
-std::optional<long> Cluster::take_replacement()
+std::optional<long> Cluster::take_replacement(bool spares)
 {
   long node = -1;
-  if (!spares_.empty()) {
+  if (spares && !spares_.empty()) {
     node = *spares_.begin();
     spares_.erase(spares_.begin());
     node_[static_cast<size_t>(node)].spare = false;

@@ -74,9 +74,10 @@ public:
   void node_up(long node);
   [[nodiscard]] bool up(long node) const { return node_.at(static_cast<size_t>(node)).up; }
 
-  /// A healthy, wholly free node to replace a failed one in a running job: a spare first, else a
-  /// schedulable node. It is taken (as a whole node) at once.
-  std::optional<long> take_replacement();
+  /// A healthy, wholly free node to replace a failed one in a running job: a spare first (unless
+  /// `spares` is false), else a schedulable node. It is taken (as a whole node) at once.
+  std::optional<long> take_replacement(bool spares = true);
+  [[nodiscard]] bool spare(long node) const { return node_.at(static_cast<size_t>(node)).spare; }
 
   // Counts for the timeline and the policies.
   [[nodiscard]] long free_gpus() const { return free_gpus_; }    // schedulable, up, unallocated

@@ -59,4 +59,19 @@ void FleetAccounts::training(JobRecord& r, const Segment& seg, double t_end)
   }
 }
 
+void FleetAccounts::training_span(JobRecord& r, double a, double b, double gpus)
+{
+  const double w = timeline_.interval();
+  for (double lo = a; lo < b;) {
+    const double hi = std::min(b, (std::floor(lo / w) + 1) * w);
+    if (hi > lo && gpus > 0) {
+      timeline_.add(kTraining, lo, hi, gpus);
+      r.training_gpu_s += gpus * (hi - lo);
+      if (!carbon_.empty())
+        r.training_gpu_s_ci += gpus * (hi - lo) * carbon_.mean(lo, hi);
+    }
+    lo = hi;
+  }
+}
+
 }  // namespace fleetsim::models::fleet

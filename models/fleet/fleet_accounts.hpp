@@ -26,6 +26,8 @@ public:
   /// The training of segment `seg` up to t_end on the job's GPUs: the timeline's training column,
   /// row by row, and the job's training GPU-seconds (carbon-weighted at each row piece's intensity).
   void training(JobRecord& r, const Segment& seg, double t_end);
+  /// `gpus` GPUs of the job trained over [a, b) (a replayed job's training segment).
+  void training_span(JobRecord& r, double a, double b, double gpus);
 
   [[nodiscard]] const GpuTime& total() const { return total_; }
   [[nodiscard]] const FleetTimeline& timeline() const { return timeline_; }

@@ -66,7 +66,7 @@ std::vector<long> FleetState::node_failure(int cause, long first, long count, do
   std::vector<long> down;
   bool struck = false;
   for (long n = std::max(0L, first); n < std::min(cluster_.nodes(), first + count); ++n) {
-    if (!cluster_.up(n))
+    if (!cluster_.up(n) || replayed_node(n))
       continue;
     down.push_back(n);
     const std::vector<long> victims = on_node_[static_cast<size_t>(n)];
@@ -96,6 +96,10 @@ void FleetState::gpu_job_failure(int cause, long gpu, double t)
         if (n == node)
           seen += g;
       if (local < seen) {
+        if (spec(job).replayed) {
+          --failures_;  // its runtime draws its own
+          return;
+        }
         strike(job, kFirstFailureCause + cause, t);
         update_levels();
         return;
@@ -108,7 +112,10 @@ void FleetState::all_jobs_failure(int cause, double t)
 {
   now_ = t;
   ++failures_;
-  const std::vector<long> victims(running_.begin(), running_.end());
+  std::vector<long> victims;
+  for (long job : running_)
+    if (!spec(job).replayed)  // (the loader refuses a storage outage beside a replayed job)
+      victims.push_back(job);
   for (long job : victims)
     strike(job, kFirstFailureCause + cause, t);
   if (victims.empty())
@@ -128,7 +135,7 @@ void FleetState::recover(long job, double t)
         failed.push_back(i);
     std::vector<long> got;
     for (size_t k = 0; k < failed.size(); ++k)
-      if (auto n = cluster_.take_replacement())
+      if (auto n = cluster_.take_replacement(!cfg_.spares_replayed))
         got.push_back(*n);
     if (got.size() == failed.size()) {
       for (size_t k = 0; k < failed.size(); ++k) {
@@ -177,6 +184,38 @@ void FleetState::preempt(long job)
   drop_drain(job, -1);           // and so is what an asynchronous drain was saving
   r.state = JobState::Preempting;
   set_timer(now_ + spec(job).checkpoint_cost, TimerKind::Preempted, job, l.epoch);
+}
+
+bool FleetState::replayed_node(long n) const
+{
+  if (cfg_.spares_replayed && cluster_.spare(n))
+    return true;
+  const std::vector<long>& jobs = on_node_[static_cast<size_t>(n)];
+  return std::any_of(jobs.begin(), jobs.end(), [this](long job) { return spec(job).replayed; });
+}
+
+void FleetState::close_replayed(long job, const ReplayedTime& time, double horizon)
+{
+  now_ = horizon;
+  JobRecord& r = rec_[static_cast<size_t>(job)];
+  check_invariant(spec(job).replayed && running_.count(job) == 1, "a replayed job is closed once, while it runs",
+                  [&] { return "job " + spec(job).id; });
+  const double g = static_cast<double>(r.held);
+  productive(job, g * time.productive_s);
+  for (const auto& [name, seconds] : time.lost_s) {
+    const int cause = name == kReplayStartup ? kStartup : loss_cause(name);
+    check_invariant(cause >= 0, "a replayed job's losses have a fleet cause",
+                    [&] { return "job " + spec(job).id + " lost time to '" + name + "'"; });
+    charge(job, cause, g * seconds);
+  }
+  for (const TrainingSpan& span : time.training)
+    accounts_.training_span(r, span.t_begin, span.t_end, static_cast<double>(span.gpus));
+  r.interruptions += time.interruptions;
+  interruptions_ += time.interruptions;
+  failures_ += time.interruptions;
+  r.committed = time.progress_s;
+  release(job, horizon);
+  update_levels();
 }
 
 void FleetState::repair_due(long node, double t_due) { set_timer(t_due, TimerKind::Repair, node, 0); }
@@ -239,6 +278,8 @@ void FleetState::finish(double horizon)
     JobRecord& r = rec_[static_cast<size_t>(job)];
     Live& l = live_[static_cast<size_t>(job)];
     const double g = static_cast<double>(r.held);
+    check_invariant(!spec(job).replayed, "a replayed job is closed by its runtime's trace (close_replayed)",
+                    [&] { return "job " + spec(job).id; });
     if (r.state == JobState::Running) {
       // Work since the last checkpoint is not lost yet: it counts, as in the single-job replay.
       stop_progress(job, horizon, -1);

@@ -28,8 +28,18 @@ std::string FleetState::loss_cause_name(int cause) const
     case kCheckpoint: return "checkpoint";
     case kStartup: return "startup";
     case kPreemption: return "preemption";
-    default: return cfg_.causes.at(static_cast<size_t>(cause - kFirstFailureCause));
+    default: break;
   }
+  const auto i = static_cast<size_t>(cause - kFirstFailureCause);
+  return i < cfg_.causes.size() ? cfg_.causes[i] : cfg_.extra_causes.at(i - cfg_.causes.size());
+}
+
+int FleetState::loss_cause(const std::string& name) const
+{
+  for (int c = 0; c < loss_causes(); ++c)
+    if (loss_cause_name(c) == name)
+      return c;
+  return -1;
 }
 
 // ---- the queue ----
@@ -84,7 +94,9 @@ std::vector<RunningView> FleetState::running() const
     v.stopping = r.state != JobState::Running;
     v.started = l.alloc_t;
     v.placement = &l.placement;
-    if (r.state == JobState::Running)
+    if (s.replayed)
+      v.release = cfg_.horizon;  // it holds its nodes for the whole window
+    else if (r.state == JobState::Running)
       v.release = finish_time(l.seg, std::max(0.0, s.work - r.committed));
     else if (r.state == JobState::Detecting)
       v.release = l.stop_t + cfg_.detection.at(static_cast<size_t>(l.failing_cause - kFirstFailureCause));
@@ -173,6 +185,14 @@ void FleetState::start_segment(long job, double t, int restart_cause)
   Live& l = live_[static_cast<size_t>(job)];
   const JobSpec& s = spec(job);
   JobRecord& r = rec_[static_cast<size_t>(job)];
+  if (s.replayed) {
+    // Its runtime replays it from now on, from time 0 of its own trace: it must not have waited.
+    check_invariant(t == s.submit && r.interruptions == 0, "a replayed job starts at its submit, once",
+                    [&] { return "job " + s.id + " starts at " + std::to_string(t) + " s"; });
+    r.state = JobState::Running;
+    started_replayed_.push_back(job);
+    return;
+  }
   l.seg = Segment{t, s.restart_cost, s.checkpoint_interval, s.checkpoint_cost};
   l.restart_cause = restart_cause;
   r.state = JobState::Running;

@@ -26,6 +26,7 @@
 #include "job_record.hpp"
 #include "job_progress.hpp"
 #include "job_spec.hpp"
+#include "replayed_time.hpp"
 #include "scheduling_policy.hpp"
 
 #include "models/energy/carbon.hpp"
@@ -54,6 +55,12 @@ struct FleetConfig {
   double timeline_interval = 3600;
   std::vector<std::string> causes;  // failure cause names (loss causes kFirstFailureCause + i)
   std::vector<double> detection;    // detection delay per cause (s)
+  // Loss causes after the failure causes: a replayed job's own (kReplayedLossCauses), when the
+  // workload has one.
+  std::vector<std::string> extra_causes;
+  // The spare reserve is the replayed job's: the failures of the spare nodes are its own, and no
+  // other job takes a spare as a replacement (it takes an idle node).
+  bool spares_replayed = false;
   energy::CarbonProfile carbon;     // the grid's intensity (empty: none): the jobs' carbon, and ...
   bool carbon_aware = false;        // ... deferrable jobs start when the grid is cleanest
 };
@@ -98,6 +105,17 @@ public:
   /// Closes the window: running jobs are accounted up to it.
   void finish(double horizon);
 
+  // ---- replayed jobs (JobSpec::replayed) ----
+  /// The replayed jobs started since the last call: the simulator starts their runtimes now.
+  [[nodiscard]] std::vector<long> take_started_replayed() { return std::exchange(started_replayed_, {}); }
+  /// A replayed job's time at the window's end, from its own trace (replayed_time.hpp): charged to
+  /// its record and the fleet's, its training to the timeline; its GPUs are released at `horizon`.
+  /// Call before finish().
+  void close_replayed(long job, const ReplayedTime& time, double horizon);
+  /// The loss cause of a name (a failure cause's, "checkpoint", "startup", "preemption" or an extra
+  /// cause's); -1 if none.
+  [[nodiscard]] int loss_cause(const std::string& name) const;
+
   // ---- results ----
   [[nodiscard]] const std::vector<JobRecord>& jobs() const { return rec_; }
   [[nodiscard]] const Workload& specs() const { return spec_; }
@@ -113,7 +131,10 @@ public:
   [[nodiscard]] long in_place_recoveries() const { return in_place_; }
   [[nodiscard]] long requeues() const { return requeues_; }
   [[nodiscard]] std::string loss_cause_name(int cause) const;
-  [[nodiscard]] int loss_causes() const { return kFirstFailureCause + static_cast<int>(cfg_.causes.size()); }
+  [[nodiscard]] int loss_causes() const
+  {
+    return kFirstFailureCause + static_cast<int>(cfg_.causes.size() + cfg_.extra_causes.size());
+  }
 
 private:
   struct Live {  // what a job needs only while it lives
@@ -178,6 +199,8 @@ private:
   void productive(long job, double gpu_seconds) { accounts_.productive(record(job), gpu_seconds); }
   void add_training(long job, double t_end) { accounts_.training(record(job), live(job).seg, t_end); }
   void set_timer(double t, TimerKind kind, long id, long epoch) { timers_.set(t, kind, id, epoch); }
+  /// True when node n's failures are a replayed job's own (its runtime draws them).
+  [[nodiscard]] bool replayed_node(long n) const;
   void update_levels();
   [[nodiscard]] JobQueue::Key queue_key(long job) const;
   [[nodiscard]] JobRecord& record(long job) { return rec_[static_cast<size_t>(job)]; }
@@ -205,6 +228,7 @@ private:
   long io_seq_ = 0;
   long in_place_ = 0;
   long requeues_ = 0;
+  std::vector<long> started_replayed_;
   bool scheduling_ = false;
 };
 

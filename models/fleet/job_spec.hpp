@@ -40,6 +40,12 @@ struct JobSpec {
   double deferrable = 0;
   double tokens_per_second = 0;  // > 0: a job declared by tokens trains this many per s of work
   JobRecovery recovery = JobRecovery::Requeue;
+  // The job is replayed: while it runs, its life is the single-job replay's actors on its placement
+  // (the simulator's JobRuntime: the scenario's model, checkpoints, recovery policy, stragglers,
+  // lemons, data loading), which draw the failures of its nodes and of the fleet's spares and tell
+  // its time at the window's end (FleetState::close_replayed). It holds its nodes for the whole
+  // window from its submit; work, checkpoint_* and recovery above are not used.
+  bool replayed = false;
   std::string origin;  // where it was declared: "workload.jobs.hero", "trace.csv:12", "generator"
 };
 

@@ -121,7 +121,8 @@ JobRuntime::JobRuntime(const scenario::Scenario& s, std::uint64_t seed, const mo
   trace_.reserve(expected_records(s));
 }
 
-void JobRuntime::start(const Platform& platform, const Spawn& spawn, const std::function<void()>& after_checkpoint_writer)
+void JobRuntime::start(const Platform& platform, int client, const Spawn& spawn,
+                       const std::function<void()>& after_checkpoint_writer)
 {
   const double horizon = s_.duration.si();
   const double checkpoint_bytes = s_.checkpoint_bytes().si();
@@ -138,7 +139,7 @@ void JobRuntime::start(const Platform& platform, const Spawn& spawn, const std::
                                   plan_.files, interval_,        history_};
   spawn("job-scheduler", JobScheduler(scheduler, shape_, [this](int dp) { return shape_for(dp); }));
   spawn("training-job", TrainingJob(job));
-  spawn("checkpoint-writer", StorageChannel(storage, 0, writes_));
+  spawn("checkpoint-writer", StorageChannel(storage, client, writes_));
   if (after_checkpoint_writer)
     after_checkpoint_writer();
   if (loads) {
@@ -146,10 +147,10 @@ void JobRuntime::start(const Platform& platform, const Spawn& spawn, const std::
     const double alone = models::alone_read_rate(s_.storage, s_.fleet.gpus, s_.fleet.gpus_per_node);
     const LoaderWiring loader{storage, batches_, loader_inbox_,          job_inbox_,
                               demand_, bytes,    s_.data.prefetch_steps, bytes / alone >= full_.step_time};
-    spawn("data-reader", StorageChannel(storage, 0, batches_));
+    spawn("data-reader", StorageChannel(storage, client, batches_));
     spawn("data-loader", DataLoader(loader));
   }
-  spawn("checkpoint-reader", StorageChannel(storage, 0, reads_));
+  spawn("checkpoint-reader", StorageChannel(storage, client, reads_));
   spawn("alarm-clock", AlarmClock(alarm_inbox_, scheduler_inbox_));
   spawn("slowdowns", SlowdownInjector(sources));
   spawn("maintenance-calendar", MaintenanceCalendar(sources));

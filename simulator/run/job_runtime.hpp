@@ -50,9 +50,10 @@ public:
              models::RecoveryPolicy& policy);
 
   /// Creates the job's actors, in the order the replay has always created them (SimGrid runs the
-  /// actors ready at one instant in that order): `after_checkpoint_writer` lets the host start
-  /// its storage actors at their place in it.
-  void start(const Platform& platform, const Spawn& spawn, const std::function<void()>& after_checkpoint_writer);
+  /// actors ready at one instant in that order), its storage channels on storage client `client`:
+  /// `after_checkpoint_writer` lets the host start its storage actors at their place in it.
+  void start(const Platform& platform, int client, const Spawn& spawn,
+             const std::function<void()>& after_checkpoint_writer);
   /// Closes the job's trace at the window's end and hands it over.
   [[nodiscard]] models::TraceLog finish(double horizon);
 

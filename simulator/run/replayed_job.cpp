@@ -1,0 +1,118 @@
+#include "replayed_job.hpp"
+
+#include "models/checkpoint/checkpoint_plan.hpp"
+#include "models/core/invariant.hpp"
+#include "simulator/run/engine_setup.hpp"
+
+#include <chrono>
+
+namespace fleetsim::sim {
+
+namespace {
+
+// A simulated step also timed the checkpoint write over the fabric. If the fabric, not the storage
+// service, limits it, the storage runs at the rate the fabric delivers.
+scenario::Scenario with_fabric_write_rate(const scenario::Scenario& given, const ResolvedStep& step)
+{
+  scenario::Scenario s = given;
+  const double bytes = s.checkpoint_bytes().si();
+  // (The fabric time includes one route latency, microseconds: only a real excess counts.)
+  if (step.checkpoint_write_s > 0 && bytes > 0 &&
+      step.checkpoint_write_s > bytes / s.storage.write_bandwidth.si() * (1 + 1e-3))
+    s.storage.write_bandwidth = units::BytesPerSecond(bytes / step.checkpoint_write_s);
+  return s;
+}
+
+// The replay's power inputs: the cluster (spare nodes included), the step's compute and traffic,
+// and the storage's load over time.
+models::energy::ReplayPower replay_power(const scenario::Scenario& s, const RunResult& r)
+{
+  models::energy::ReplayPower in;
+  in.spec = s.power;
+  in.gpus_per_node = s.fleet.gpus_per_node;
+  in.job_gpus = s.fleet.gpus;
+  in.cluster_gpus = s.fleet.gpus + s.capacity.spare_nodes * s.fleet.gpus_per_node;
+  in.compute_s = r.step.compute.si();
+  in.step_time = r.step.step_time.si();
+  in.traffic = models::energy::step_traffic(s.step, r.step.micro_batches);
+  in.grid = &s.carbon.profile;
+  in.storage.reserve(r.storage.size());
+  for (const StorageSample& x : r.storage)
+    in.storage.push_back({x.t, x.write_bps + x.read_bps});
+  return in;
+}
+
+void break_invariant_for_test(models::TraceLog& log)
+{
+  if (test_fault() != "drop_segment")
+    return;
+  size_t seen = 0;
+  for (auto it = log.begin(); it != log.end(); ++it)
+    if (std::holds_alternative<models::PhaseSegment>(*it) && ++seen == 3) {
+      log.erase(it);
+      return;
+    }
+}
+
+}  // namespace
+
+scenario::Scenario replayed_job_scenario(const scenario::Scenario& fleet, const models::fleet::JobSpec& j)
+{
+  scenario::Scenario s = fleet;
+  s.workload = {};
+  s.fleet.gpus = j.gpus;
+  return s;
+}
+
+ReplayedJob::ReplayedJob(const scenario::Scenario& s, std::uint64_t seed, const ResolvedStep& step)
+    : s_(with_fabric_write_rate(s, step)), seed_(seed)
+{
+  result_.seed = seed;
+  result_.step = step.breakdown;
+  result_.step_from_cache = step.from_cache;
+  result_.step_seconds = step.seconds;
+  result_.checkpoint_write_s =
+      models::checkpoint_write_time(s_.checkpoint_bytes(), s_.storage.write_bandwidth, s_.checkpoint.write_overhead)
+          .si();
+  policy_ = make_recovery_policy(s_);
+  const JobShape full = job_shape(s_, result_.step, s_.step.layout.dp, *policy_);
+  // Synchronous steps wait for the slowest node: the replay runs at the expected step time.
+  result_.straggler_factor = full.straggler_factor;
+  step_time_ = full.step_time;
+  job_.emplace(s_, seed, result_.step, full, *policy_);
+  result_.lemon_nodes = job_->pool().lemons();
+}
+
+void ReplayedJob::start(const Platform& platform, int client, const JobRuntime::Spawn& spawn,
+                        const std::function<void()>& after_checkpoint_writer)
+{
+  job_->start(platform, client, spawn, after_checkpoint_writer);
+}
+
+RunResult ReplayedJob::finish(std::vector<StorageSample> storage)
+{
+  RunResult result = std::move(result_);
+  try {
+    result.log = job_->finish(s_.duration.si());
+    result.storage = std::move(storage);
+    break_invariant_for_test(result.log);
+    result.report = models::account(result.log, result.step.step_time.si(), s_.step.workload.global_batch_tokens);
+    result.energy = models::energy::account_energy(result.report, result.log, replay_power(s_, result));
+  } catch (models::InvariantViolation& e) {
+    e.scenario = s_.name;
+    e.seed = seed_;
+    e.has_seed = true;
+    throw;
+  }
+  const JobRuntime& job = *job_;
+  result.counters = job.counters();
+  result.checkpoint_pause_s = models::checkpoint_cost(job.plan(), s_.storage);
+  result.final_interval_s = job_->interval().interval(s_.duration.si());
+  result.estimated_mtbf_s = job_->interval().policy().estimated_mtbf_s();
+  result.policy_reported = policy_->reported(result.counters);
+  result.nodes_retired = job.pool().retired_total();
+  result.lemons_retired = job.pool().retired_lemons();
+  return result;
+}
+
+}  // namespace fleetsim::sim

@@ -1,0 +1,63 @@
+#pragma once
+// A replayed job, for any host: the single-job replay's job (its JobRuntime, job_runtime.hpp) and
+// everything its result needs, from the step to the accounting of its trace. The replay
+// (simulation.cpp) hosts one on the whole cluster; a fleet (fleet_simulation.cpp) hosts one per
+// job declared `runtime: replay`, on the nodes the fleet places it on. Both build the job's
+// RunResult here, so a one-job fleet and the replay are the same job by construction
+// (docs/architecture.md, decision 30).
+
+#include "models/fleet/job_spec.hpp"
+#include "simulator/platform/platform_builder.hpp"
+#include "simulator/run/job_runtime.hpp"
+#include "simulator/run/simulation.hpp"
+#include "simulator/run/step_source.hpp"
+#include "simulator/scenario/scenario.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace fleetsim::sim {
+
+/// The scenario of a fleet's replayed job `j`: the fleet's sections (model, layout, checkpoint,
+/// recovery, stragglers, lemons, data, failures) on the job's GPUs, without the workload; the
+/// fleet's spare nodes are its spares.
+[[nodiscard]] scenario::Scenario replayed_job_scenario(const scenario::Scenario& fleet,
+                                                       const models::fleet::JobSpec& j);
+
+class ReplayedJob {
+public:
+  /// `s`: the job's scenario (a replay's, or replayed_job_scenario()'s); `step`: its resolved
+  /// step. Construct after the Engine (the runtime's inboxes are SimGrid objects).
+  ReplayedJob(const scenario::Scenario& s, std::uint64_t seed, const ResolvedStep& step);
+  ReplayedJob(const ReplayedJob&) = delete;
+  ReplayedJob& operator=(const ReplayedJob&) = delete;
+
+  /// The job's scenario as it runs: the storage's write rate is the fabric's when a simulated step
+  /// found the fabric slower.
+  [[nodiscard]] const scenario::Scenario& scenario() const { return s_; }
+  [[nodiscard]] JobRuntime& runtime() { return *job_; }
+  [[nodiscard]] const JobRuntime& runtime() const { return *job_; }
+  /// Its expected step time at full width, stragglers included.
+  [[nodiscard]] double step_time() const { return step_time_; }
+
+  /// Starts its actors (JobRuntime::start) on storage client `client`.
+  void start(const Platform& platform, int client, const JobRuntime::Spawn& spawn,
+             const std::function<void()>& after_checkpoint_writer);
+
+  /// Its result at the window's end: the trace, its accounting and energy (with the storage's load
+  /// record `storage`), the policy's counters. A broken invariant is thrown with the scenario and seed.
+  [[nodiscard]] RunResult finish(std::vector<StorageSample> storage);
+
+private:
+  scenario::Scenario s_;
+  std::uint64_t seed_;
+  RunResult result_;  // what is known before the run
+  std::unique_ptr<models::RecoveryPolicy> policy_;
+  double step_time_ = 0;
+  std::optional<JobRuntime> job_;
+};
+
+}  // namespace fleetsim::sim
