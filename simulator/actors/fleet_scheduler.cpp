@@ -37,6 +37,8 @@ void FleetScheduler::operator()()
                      [&](const msg::IoFinished& d) { fleet_.io_done(d.job, d.epoch, sg4::Engine::get_clock()); }},
           *m);
     }
+    for (long job : fleet_.take_started_replayed())
+      start_replayed_(job);
     start_io();
   }
 }
@@ -69,8 +71,10 @@ void FleetScheduler::on_failure(const msg::Failure& f)
   const models::FailureCause& cause = s_.causes.at(static_cast<size_t>(f.cause));
   switch (cause.scope.model().effect()) {
     case models::ScopeEffect::Nodes: {
+      // (The nodes of a replayed job and the spares it owns are its runtime's: not down here.)
       const std::vector<long> down = fleet_.node_failure(f.cause, f.first_node, f.nodes, t);
-      pool_.fail(f.first_node, f.nodes, t, cause.scope.model().own_fault());
+      for (long n : down)
+        pool_.fail(n, 1, t, cause.scope.model().own_fault());
       const double mean = cause.repair ? cause.repair->si() : s_.capacity.repair_time.si();
       for (long n : down) {
         const double d = models::repair_duration(mean, s_.capacity.repair_exponential, repair_times_);

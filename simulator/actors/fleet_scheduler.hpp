@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <variant>
 #include <vector>
@@ -48,9 +49,14 @@ struct FleetStorage {
 
 class FleetScheduler {
 public:
+  /// Starts a replayed job's runtime (JobSpec::replayed) when the fleet starts the job.
+  using StartReplayed = std::function<void(long job)>;
+
   FleetScheduler(const scenario::Scenario& s, std::uint64_t seed, models::fleet::FleetState& fleet,
-                 models::NodePool& pool, Inbox<FleetMessage>& inbox, long& repairs, FleetStorage& storage)
+                 models::NodePool& pool, Inbox<FleetMessage>& inbox, long& repairs, FleetStorage& storage,
+                 StartReplayed start_replayed = {})
       : s_(s),
+        start_replayed_(std::move(start_replayed)),
         storage_(storage),
         fleet_(fleet),
         pool_(pool),
@@ -67,6 +73,7 @@ private:
   void on_failure(const msg::Failure& f);
 
   const scenario::Scenario& s_;
+  StartReplayed start_replayed_;
   FleetStorage& storage_;
   models::fleet::FleetState& fleet_;
   models::NodePool& pool_;

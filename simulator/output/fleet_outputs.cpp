@@ -100,9 +100,21 @@ nlohmann::ordered_json fleet_summary_json(const scenario::Scenario& s, const Fle
           metrics::registered_values({r.total, r.jobs, r.specs, r.timeline, r.gpus, r.horizon, r.seed});
       !extra.empty())
     j["metrics"] = std::move(extra);
+  if (!r.replayed.empty()) {
+    // Each replayed job's own outputs, as a replay of it writes them (write_fleet_outputs).
+    nlohmann::ordered_json replayed = nlohmann::ordered_json::array();
+    for (const ReplayedResult& x : r.replayed)
+      replayed.push_back({{"id", r.specs[static_cast<size_t>(x.job)].id},
+                          {"outputs", replayed_dir(r.specs[static_cast<size_t>(x.job)].id)},
+                          {"ettr", x.result.report.ettr},
+                          {"unexpected_interruptions", x.result.report.unexpected}});
+    j["replayed_jobs"] = std::move(replayed);
+  }
   j["wall_time_s"] = round_to(r.wall_time_s, 4);
   return j;
 }
+
+std::string replayed_dir(const std::string& job_id) { return "jobs/" + job_id; }
 
 void write_jobs_csv(std::ostream& out, const FleetResult& r)
 {
@@ -205,6 +217,11 @@ std::string write_fleet_outputs(const std::string& dir, const scenario::Scenario
                                               [&](std::ostream& o) { write_fleet_timeline_csv(o, r); });
       !err.empty())
     return err;
+  for (const ReplayedResult& x : r.replayed)
+    if (std::string err = write_outputs(dir + "/" + replayed_dir(r.specs[static_cast<size_t>(x.job)].id), x.s,
+                                        x.result, traces);
+        !err.empty())
+      return err;
   if (r.storage.empty())
     return {};
   return write_file_atomically(dir, "storage.csv", [&](std::ostream& o) { write_storage_csv(o, r.storage); });

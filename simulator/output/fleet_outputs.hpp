@@ -19,7 +19,11 @@ namespace fleetsim::sim {
 [[nodiscard]] nlohmann::ordered_json fleet_summary_json(const scenario::Scenario& s, const FleetResult& r);
 void write_jobs_csv(std::ostream& out, const FleetResult& r);
 void write_fleet_timeline_csv(std::ostream& out, const FleetResult& r);
-/// Writes the three files into `dir` (only summary.json without `traces`). Returns "" or an error message.
+/// Where a replayed job's own outputs go, relative to the fleet's directory: "jobs/<id>".
+[[nodiscard]] std::string replayed_dir(const std::string& job_id);
+
+/// Writes the fleet's files into `dir` (only summary.json without `traces`), and each replayed
+/// job's (a replay's files) into its replayed_dir(). Returns "" or an error message.
 [[nodiscard]] std::string write_fleet_outputs(const std::string& dir, const scenario::Scenario& s, const FleetResult& r,
                                               bool traces = true);
 void print_fleet_table(std::ostream& out, const scenario::Scenario& s, const FleetResult& r);

@@ -3,6 +3,7 @@
 #include "models/core/invariant.hpp"
 #include "models/core/random_stream.hpp"
 #include "models/resilience/node_pool.hpp"
+#include "models/fleet/replayed_time.hpp"
 #include "models/resilience/run_plan.hpp"
 #include "simulator/actors/failure_injector.hpp"
 #include "simulator/actors/fleet_scheduler.hpp"
@@ -13,6 +14,7 @@
 #include "simulator/platform/platform_builder.hpp"
 #include "simulator/platform/storage_system.hpp"
 #include "simulator/run/engine_setup.hpp"
+#include "simulator/run/replayed_job.hpp"
 #include "simulator/run/step_source.hpp"
 
 #include <simgrid/s4u.hpp>
@@ -84,7 +86,21 @@ namespace {
 
 namespace sg4 = simgrid::s4u;
 
-mf::FleetConfig fleet_config(const scenario::Scenario& s)
+// A replayed job of the fleet: its scenario and step (resolved before the Engine), its storage
+// client, and its runtime once the Engine exists.
+struct Replayed {
+  scenario::Scenario s;
+  ResolvedStep step;
+  int client = 0;
+  std::unique_ptr<ReplayedJob> job;
+};
+
+bool has_replayed(const mf::Workload& w)
+{
+  return std::any_of(w.begin(), w.end(), [](const mf::JobSpec& j) { return j.replayed; });
+}
+
+mf::FleetConfig fleet_config(const scenario::Scenario& s, const mf::Workload& workload)
 {
   mf::FleetConfig c;
   const int gpn = s.fleet.gpus_per_node;
@@ -105,6 +121,10 @@ mf::FleetConfig fleet_config(const scenario::Scenario& s)
   }
   c.carbon = s.carbon.profile;
   c.carbon_aware = s.scheduler.carbon_aware && !s.carbon.profile.empty();
+  if (has_replayed(workload)) {
+    c.extra_causes.assign(mf::kReplayedLossCauses.begin(), mf::kReplayedLossCauses.end());
+    c.spares_replayed = true;  // (the loader allows one replayed job)
+  }
   return c;
 }
 
@@ -120,15 +140,16 @@ long drop_unschedulable(mf::Workload& workload, const mf::FleetConfig& config)
   return rejected;
 }
 
-// Runs the Engine to the end of the window and closes the fleet's accounts; a broken invariant is
-// rethrown with the scenario and seed.
+// Runs the Engine to the end of the window and closes the fleet's accounts, the replayed jobs' first
+// (`close_replayed`); a broken invariant is rethrown with the scenario and seed.
 void run_window(sg4::Engine& engine, mf::FleetState& fleet, const std::optional<models::InvariantViolation>& violation,
-                const scenario::Scenario& s, std::uint64_t seed)
+                const scenario::Scenario& s, std::uint64_t seed, const std::function<void()>& close_replayed)
 {
   try {
     engine.run();
     if (violation)
       throw *violation;
+    close_replayed();
     fleet.finish(s.duration.si());
     if (test_fault() == "fleet_ledger") {
       mf::GpuTime broken = fleet.total();
@@ -227,13 +248,26 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
   models::check_invariant(entry != nullptr, "the scheduling policy is registered",
                           [&] { return "no scheduling policy '" + s.scheduler.policy + "'"; });
   const std::unique_ptr<mf::SchedulingPolicy> policy = entry->make();
-  const mf::FleetConfig config = fleet_config(s);
+  const mf::FleetConfig config = fleet_config(s, workload);
   const long rejected = drop_unschedulable(workload, config);
   mf::FleetState fleet(config, workload, *policy);
+  // The replayed jobs' scenarios and steps (before the Engine: a simulated step forks).
+  std::map<long, Replayed> replayed;
+  for (size_t j = 0; j < workload.size(); ++j)
+    if (workload[j].replayed) {
+      scenario::Scenario js = replayed_job_scenario(s, workload[j]);
+      const ResolvedStep step = resolve_step(js);
+      replayed.emplace(static_cast<long>(j), Replayed{std::move(js), step});
+    }
 
   auto engine = make_engine();
   std::vector<StorageClient> clients;
   FleetStorage storage = storing_jobs(workload, config.gpus_per_node, clients);
+  for (auto& [j, job] : replayed) {  // a storage client of its own, as in a replay
+    job.client = static_cast<int>(clients.size());
+    clients.push_back({workload[static_cast<size_t>(j)].id, (job.s.fleet.gpus + job.s.fleet.gpus_per_node - 1) /
+                                                                job.s.fleet.gpus_per_node});
+  }
   const Platform platform = build_platform(s, clients);
   // The injectors thin their draws against a pool of the cluster's nodes (the spares included), kept
   // in step with the fleet's: a node in repair cannot fail again. Lemon weights apply as in a replay.
@@ -245,8 +279,13 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
   Inbox<SchedulerMessage> unused;
   long repairs = 0;
   std::optional<models::InvariantViolation> violation;
+  // Each actor makes itself a daemon as it starts: a replayed job's actors are created by the
+  // fleet's scheduler while the run goes on, and SimGrid runs a new actor before its creator
+  // resumes; one that returned before its creator daemonized it would be counted off twice, and
+  // the run would end at once.
   auto daemon = [&](const std::string& name, std::function<void()> body) {
     sg4::Actor::create(name, platform.control, [&violation, body = std::move(body)] {
+      sg4::Actor::self()->daemonize();
       try {
         body();
       } catch (const models::InvariantViolation& e) {
@@ -254,13 +293,19 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
           violation = e;
         sg4::Actor::kill_all();
       }
-    })->daemonize();
+    });
   };
   const double horizon = s.duration.si();
-  daemon("fleet-scheduler", FleetScheduler(s, seed, fleet, pool, inbox, repairs, storage));
+  for (auto& [j, job] : replayed)
+    job.job = std::make_unique<ReplayedJob>(job.s, seed, job.step);
+  const auto start_replayed = [&](long j) {
+    Replayed& job = replayed.at(j);
+    job.job->start(platform, job.client, daemon, {});
+  };
+  daemon("fleet-scheduler", FleetScheduler(s, seed, fleet, pool, inbox, repairs, storage, start_replayed));
   std::vector<StorageSample> storage_samples;
-  if (!clients.empty()) {
-    for (size_t c = 0; c < clients.size(); ++c)
+  if (!storage.queues.empty() || !replayed.empty()) {
+    for (size_t c = 0; c < storage.queues.size(); ++c)
       daemon("storage-" + clients[c].name, StorageChannel(*platform.storage, static_cast<int>(c), storage.queues[c]));
     platform.storage->record_into(&storage_samples);
     if (s.storage.burst_bandwidth.si() > 0)
@@ -278,8 +323,16 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
   sg4::Actor::create("horizon", platform.control, [horizon] { sg4::this_actor::sleep_until(horizon); });
   FLEETSIM_LOG(Run, info, "{} seed {}: a fleet of {} jobs on {} GPUs for {:.1f} days", s.name, seed, workload.size(),
                fleet.gpus(), horizon / 86400);
-  run_window(*engine, fleet, violation, s, seed);
+  std::vector<ReplayedResult> replayed_results;
+  run_window(*engine, fleet, violation, s, seed, [&] {
+    for (auto& [j, job] : replayed) {
+      RunResult result = job.job->finish(storage_samples);
+      fleet.close_replayed(j, mf::replayed_time(result.report), horizon);
+      replayed_results.push_back({j, job.job->scenario(), std::move(result)});
+    }
+  });
   FleetResult r = fleet_result(fleet, config, workload, seed, horizon);
+  r.replayed = std::move(replayed_results);
   r.rejected = rejected;
   r.repairs = repairs;
   r.storage = std::move(storage_samples);

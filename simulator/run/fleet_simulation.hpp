@@ -8,6 +8,7 @@
 #include "models/fleet/fleet_energy.hpp"
 #include "models/fleet/fleet_state.hpp"
 #include "simulator/platform/storage_system.hpp"
+#include "simulator/run/simulation.hpp"
 #include "simulator/scenario/scenario.hpp"
 
 #include <cstdint>
@@ -15,6 +16,13 @@
 #include <vector>
 
 namespace fleetsim::sim {
+
+/// A replayed job's own result (JobSpec::replayed): what a replay of it gives, in its scenario.
+struct ReplayedResult {
+  long job = 0;  // its index in FleetResult::jobs
+  scenario::Scenario s;
+  RunResult result;
+};
 
 struct FleetResult {
   std::uint64_t seed = 0;
@@ -37,6 +45,7 @@ struct FleetResult {
   std::vector<StorageSample> storage;                // the storage's load over time (jobs with a checkpoint_size)
   models::fleet::FleetEnergy energy;                 // power, energy and carbon by timeline row
   std::vector<models::fleet::JobEnergy> job_energy;  // by job, in `jobs` order
+  std::vector<ReplayedResult> replayed;              // the replayed jobs', in `jobs` order
   double wall_time_s = 0;
 };
 

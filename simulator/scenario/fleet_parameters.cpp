@@ -80,6 +80,14 @@ std::vector<ParamSpec> fleet_parameters()
              "(workload.defaults.recovery)",
              {"default", "requeue", "in_place"})
           .fleet_only(),
+      choice("workload.jobs.<name>.runtime", "closed_form",
+             "how the fleet runs the job: closed_form (the fleet's own job model: progress in closed form between "
+             "events, requeue or in-place recovery; docs/models/fleet.md) or replay (the single-job replay's actors on "
+             "the job's nodes: the scenario's model and layout, checkpoint.*, recovery.policy, stragglers, lemons and "
+             "data loading, with its own timeline.csv, events.csv and summary.json under jobs/<name>/; at most one, "
+             "submitted at 0 and holding its nodes to the window's end, with the spare nodes as its spares)",
+             {"closed_form", "replay"})
+          .fleet_only(),
       quantity("workload.defaults.checkpoint_interval", T, "0s",
                "training time between checkpoints of jobs that do not say (0: they never checkpoint)", 0.0, false)
           .fleet_only(),

@@ -262,14 +262,16 @@ namespace {
 void check_applies(Reader& r, const std::vector<ResolvedValue>& resolved)
 {
   const bool fleet = gives_workload(resolved);  // a workload that failed to load is still a fleet's
+  const bool replayed = gives_replayed_job(resolved);  // whose replayed job reads the job's keys
   for (const ResolvedValue& v : resolved) {
     const ParamSpec* spec = v.is_default ? nullptr : find_param(v.key);
     if (spec == nullptr)
       continue;
-    if (fleet && spec->applies == Applies::Job)
+    if (fleet && spec->applies == Applies::Job && !replayed)
       r.error_at_first_given({v.key}, "'" + v.key +
-                                          "' applies to a single job's replay; a fleet (workload.*) does not model it "
-                                          "yet: leave it out (docs/models/fleet.md says what a fleet models)");
+                                          "' applies to a single job's replay; a fleet (workload.*) reads it only for "
+                                          "a job declared runtime: replay: leave it out, or declare one "
+                                          "(docs/models/fleet.md says what a fleet models)");
     else if (!fleet && spec->applies == Applies::Fleet)
       r.error_at_first_given({v.key}, "'" + v.key +
                                           "' applies to a fleet, and this scenario has none: it gives no "

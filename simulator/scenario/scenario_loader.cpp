@@ -419,14 +419,24 @@ bool gives_workload(const std::vector<ResolvedValue>& resolved)
   });
 }
 
+bool gives_replayed_job(const std::vector<ResolvedValue>& resolved)
+{
+  return std::any_of(resolved.begin(), resolved.end(), [](const ResolvedValue& v) {
+    return v.key.rfind("workload.jobs.", 0) == 0 && v.key.size() > 8 &&
+           v.key.compare(v.key.size() - 8, 8, ".runtime") == 0 && v.text == "replay";
+  });
+}
+
 std::string dump_resolved(const std::vector<ResolvedValue>& resolved)
 {
   std::string out;
   std::vector<std::string> open;  // currently open sections
   // Only the keys this kind of run reads: the others are refused when given (ParamSpec::applies).
+  // (A fleet with a replayed job reads the single job's keys too: they are its job's.)
   const Applies other = gives_workload(resolved) ? Applies::Job : Applies::Fleet;
+  const bool both = gives_replayed_job(resolved);
   for (const auto& v : resolved) {
-    if (const ParamSpec* spec = find_param(v.key); spec != nullptr && spec->applies == other)
+    if (const ParamSpec* spec = find_param(v.key); spec != nullptr && spec->applies == other && !both)
       continue;
     std::vector<std::string> segs;
     std::stringstream ss(v.key);

@@ -42,5 +42,7 @@ struct LoadResult {
 /// True when the values declare a workload (a job under workload.jobs, or a workload.trace or
 /// workload.generator key the scenario gives): the scenario is a fleet.
 [[nodiscard]] bool gives_workload(const std::vector<ResolvedValue>& resolved);
+/// True when the scenario declares a fleet job `runtime: replay` (which reads the single job's keys).
+[[nodiscard]] bool gives_replayed_job(const std::vector<ResolvedValue>& resolved);
 
 }  // namespace fleetsim::scenario

@@ -24,6 +24,12 @@ public:
   }
 
   bool has(const std::string& key) const { return values_.count(key) != 0; }
+  /// True when the scenario (or an include, or --set) writes `key`, whatever its value.
+  bool given(const std::string& key) const
+  {
+    auto it = values_.find(key);
+    return it != values_.end() && !it->second->is_default;
+  }
 
   /// True when the scenario (or an include, or --set) gives `key` a value other than its default
   /// (a dumped scenario, --dump-resolved, spells every default out).

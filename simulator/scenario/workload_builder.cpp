@@ -14,6 +14,35 @@
 namespace fleetsim::scenario::detail {
 namespace {
 
+// A job declared `runtime: replay` (JobSpec::replayed): the scenario's own job, run by the replay's
+// actors from time 0 to the window's end. What the fleet's closed-form job model reads of a declared
+// job does not apply to it: given, it is refused at its key.
+void read_replayed(Reader& r, FleetJobDecl& d, bool another)
+{
+  const std::string base = "workload.jobs." + d.name + ".";
+  d.job.replayed = true;
+  d.job.preemptible = false;
+  if (another)
+    r.error(base + "runtime", "'" + base +
+                                  "runtime: replay': a fleet has at most one replayed job for now (it owns the "
+                                  "spare nodes); give the others runtime: closed_form");
+  const char* not_read[] = {"work",        "tokens",       "every",           "priority",
+                            "preemptible", "deferrable",   "checkpoint_interval", "checkpoint_cost",
+                            "checkpoint_size", "checkpoint_strategy", "restart_cost", "recovery"};
+  for (const char* key : not_read)
+    if (r.given(base + key))
+      r.error(base + key, "'" + base + key +
+                              "' does not apply to a replayed job (runtime: replay): it trains from time 0 to the "
+                              "window's end, and its checkpoints, restarts and recovery are the scenario's "
+                              "(checkpoint.*, recovery.*): leave it out");
+  if (d.count != 1)
+    r.error(base + "count", "'" + base + "count' must be 1 for a replayed job (runtime: replay)");
+  if (d.job.submit != 0)
+    r.error(base + "submit", "'" + base +
+                                 "submit' must be 0 for a replayed job (runtime: replay): it holds its nodes for the "
+                                 "whole window, as the replay's job does");
+}
+
 // The fleet's jobs (workload.jobs.<name>.*) and its scheduler.
 void read_workload(Reader& r, const std::vector<ResolvedValue>& resolved, Scenario& s)
 {
@@ -23,6 +52,7 @@ void read_workload(Reader& r, const std::vector<ResolvedValue>& resolved, Scenar
   const double default_cost = r.number("workload.defaults.checkpoint_cost");
   const double default_restart = r.number("workload.defaults.restart_cost");
   const std::string default_recovery = r.text("workload.defaults.recovery");
+  int replayed = 0;
   for (const auto& v : resolved) {
     if (v.key.rfind(prefix, 0) != 0 || v.key.substr(v.key.rfind('.')) != ".count")
       continue;  // one pass per job, keyed on its always-present count
@@ -55,6 +85,11 @@ void read_workload(Reader& r, const std::vector<ResolvedValue>& resolved, Scenar
     if (recovery == "default")
       recovery = default_recovery;
     j.recovery = recovery == "in_place" ? mf::JobRecovery::InPlace : mf::JobRecovery::Requeue;
+    if (r.text(base + "runtime") == "replay") {
+      read_replayed(r, d, replayed++ > 0);
+      s.workload.jobs.push_back(std::move(d));
+      continue;
+    }
     const bool has_work = r.has(base + "work");
     const bool has_tokens = r.has(base + "tokens");
     if (has_work == has_tokens)
@@ -240,9 +275,25 @@ void check_fleet(Reader& r, const Scenario& s)
   const long cluster_gpus = s.fleet.gpus;
   const models::ParallelLayout& l = s.step.layout;
   const long layout_gpus = static_cast<long>(l.tp) * l.cp * l.pp * l.dp;
+  const bool others = s.workload.jobs.size() > 1 || !s.workload.trace_jobs.empty() || s.workload.generator;
   for (const auto& d : s.workload.jobs) {
     const std::string base = "workload.jobs." + d.name + ".";
     const long gpus = d.job.gpus > 0 ? d.job.gpus : layout_gpus;
+    if (d.job.replayed && gpus != layout_gpus)
+      r.error(base + "gpus", "'" + base + "gpus' (" + std::to_string(gpus) +
+                                 ") disagrees with the layout a replayed job runs (parallelism.tp x cp x pp x dp = " +
+                                 std::to_string(layout_gpus) + "): leave it out");
+    // Its runtime draws the failures of its own nodes (and of the spares); a failure domain shared
+    // with other jobs would be drawn twice, apart.
+    if (d.job.replayed && others)
+      for (const auto& c : s.causes)
+        if (c.scope == models::Scope::Rack || c.scope == models::Scope::Pod || c.scope == models::Scope::Storage)
+          r.error_at_first_given({"failures.causes." + c.name + ".scope"},
+                                 "failure cause '" + c.name + "' strikes a " + std::string(c.scope.name()) +
+                                     ", which a replayed job (" + base +
+                                     "runtime: replay) shares with the fleet's other jobs: not modelled yet (its "
+                                     "runtime draws its own nodes' failures); give the job a fleet of its own, or "
+                                     "the cause a node-level scope");
     if (gpus > cluster_gpus - s.capacity.spare_nodes * s.fleet.gpus_per_node)
       r.error_at_first_given({base + "gpus", "cluster.gpus", "spares.nodes"},
                              "fleet job '" + d.name + "' asks for " + std::to_string(gpus) +

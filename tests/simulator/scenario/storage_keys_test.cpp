@@ -74,7 +74,7 @@ TEST(StorageKeys, AFleetRefusesWhatItDoesNotModelYet)
                             "checkpoint: {policy: daly}\n", "checkpoint: {corrupt_probability: 0.1}\n"}) {
     const auto d = only_error(load(fleet + extra));
     EXPECT_EQ(d.where.line, 7) << extra;
-    EXPECT_NE(d.message.find("applies to a single job's replay; a fleet (workload.*) does not model it yet"),
+    EXPECT_NE(d.message.find("applies to a single job's replay; a fleet (workload.*) reads it only for"),
               std::string::npos)
         << d.message;
   }
