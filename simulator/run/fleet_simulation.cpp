@@ -240,18 +240,19 @@ std::vector<double> storage_rate_by_row(const std::vector<StorageSample>& sample
   return bytes;
 }
 
-FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
+namespace {
+
+std::unique_ptr<mf::SchedulingPolicy> scheduling_policy(const scenario::Scenario& s)
 {
-  const auto wall0 = std::chrono::steady_clock::now();
-  mf::Workload workload = fleet_workload(s, seed);  // before the Engine: a simulated step forks
   const mf::SchedulingPolicyEntry* entry = mf::find_scheduling_policy(s.scheduler.policy);
   models::check_invariant(entry != nullptr, "the scheduling policy is registered",
                           [&] { return "no scheduling policy '" + s.scheduler.policy + "'"; });
-  const std::unique_ptr<mf::SchedulingPolicy> policy = entry->make();
-  const mf::FleetConfig config = fleet_config(s, workload);
-  const long rejected = drop_unschedulable(workload, config);
-  mf::FleetState fleet(config, workload, *policy);
-  // The replayed jobs' scenarios and steps (before the Engine: a simulated step forks).
+  return entry->make();
+}
+
+// The replayed jobs' scenarios and steps (before the Engine: a simulated step forks).
+std::map<long, Replayed> prepare_replayed(const scenario::Scenario& s, const mf::Workload& workload)
+{
   std::map<long, Replayed> replayed;
   for (size_t j = 0; j < workload.size(); ++j)
     if (workload[j].replayed) {
@@ -259,15 +260,53 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
       const ResolvedStep step = resolve_step(js);
       replayed.emplace(static_cast<long>(j), Replayed{std::move(js), step});
     }
+  return replayed;
+}
+
+// Each replayed job gets a storage client of its own, as in a replay (after the storing jobs').
+void add_replayed_clients(std::map<long, Replayed>& replayed, const mf::Workload& workload,
+                          std::vector<StorageClient>& clients)
+{
+  for (auto& [j, job] : replayed) {
+    job.client = static_cast<int>(clients.size());
+    const int gpn = job.s.fleet.gpus_per_node;
+    clients.push_back({workload[static_cast<size_t>(j)].id, (job.s.fleet.gpus + gpn - 1) / gpn});
+  }
+}
+
+// What the fleet's state and the run's own records hold at the end, energy included.
+FleetResult complete_result(const mf::FleetState& fleet, const mf::Workload& workload, const scenario::Scenario& s,
+                            std::uint64_t seed, FleetResult&& partial)
+{
+  FleetResult r = fleet_result(fleet, fleet.config(), workload, seed, s.duration.si());
+  r.replayed = std::move(partial.replayed);
+  r.rejected = partial.rejected;
+  r.repairs = partial.repairs;
+  r.storage = std::move(partial.storage);
+  r.energy = account_energy(s, seed, r);
+  const mf::FleetEnergyInputs energy_in = fleet_energy_inputs(s);
+  for (const mf::JobRecord& job : r.jobs)
+    r.job_energy.push_back(mf::job_energy(job, energy_in));
+  return r;
+}
+
+}  // namespace
+
+FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
+{
+  const auto wall0 = std::chrono::steady_clock::now();
+  mf::Workload workload = fleet_workload(s, seed);  // before the Engine: a simulated step forks
+  const std::unique_ptr<mf::SchedulingPolicy> policy = scheduling_policy(s);
+  const mf::FleetConfig config = fleet_config(s, workload);
+  FleetResult partial;
+  partial.rejected = drop_unschedulable(workload, config);
+  mf::FleetState fleet(config, workload, *policy);
+  std::map<long, Replayed> replayed = prepare_replayed(s, workload);
 
   auto engine = make_engine();
   std::vector<StorageClient> clients;
   FleetStorage storage = storing_jobs(workload, config.gpus_per_node, clients);
-  for (auto& [j, job] : replayed) {  // a storage client of its own, as in a replay
-    job.client = static_cast<int>(clients.size());
-    clients.push_back({workload[static_cast<size_t>(j)].id, (job.s.fleet.gpus + job.s.fleet.gpus_per_node - 1) /
-                                                                job.s.fleet.gpus_per_node});
-  }
+  add_replayed_clients(replayed, workload, clients);
   const Platform platform = build_platform(s, clients);
   // The injectors thin their draws against a pool of the cluster's nodes (the spares included), kept
   // in step with the fleet's: a node in repair cannot fail again. Lemon weights apply as in a replay.
@@ -277,7 +316,6 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
   sources_view.capacity.spare_nodes = 0;  // cluster.gpus already counts the spare nodes
   Inbox<FleetMessage> inbox;
   Inbox<SchedulerMessage> unused;
-  long repairs = 0;
   std::optional<models::InvariantViolation> violation;
   // Each actor makes itself a daemon as it starts: a replayed job's actors are created by the
   // fleet's scheduler while the run goes on, and SimGrid runs a new actor before its creator
@@ -302,12 +340,11 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
     Replayed& job = replayed.at(j);
     job.job->start(platform, job.client, daemon, {});
   };
-  daemon("fleet-scheduler", FleetScheduler(s, seed, fleet, pool, inbox, repairs, storage, start_replayed));
-  std::vector<StorageSample> storage_samples;
+  daemon("fleet-scheduler", FleetScheduler(s, seed, fleet, pool, inbox, partial.repairs, storage, start_replayed));
   if (!storage.queues.empty() || !replayed.empty()) {
     for (size_t c = 0; c < storage.queues.size(); ++c)
       daemon("storage-" + clients[c].name, StorageChannel(*platform.storage, static_cast<int>(c), storage.queues[c]));
-    platform.storage->record_into(&storage_samples);
+    platform.storage->record_into(&partial.storage);
     if (s.storage.burst_bandwidth.si() > 0)
       daemon("storage-bucket", StorageBucket(*platform.storage));
   }
@@ -323,23 +360,14 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
   sg4::Actor::create("horizon", platform.control, [horizon] { sg4::this_actor::sleep_until(horizon); });
   FLEETSIM_LOG(Run, info, "{} seed {}: a fleet of {} jobs on {} GPUs for {:.1f} days", s.name, seed, workload.size(),
                fleet.gpus(), horizon / 86400);
-  std::vector<ReplayedResult> replayed_results;
   run_window(*engine, fleet, violation, s, seed, [&] {
     for (auto& [j, job] : replayed) {
-      RunResult result = job.job->finish(storage_samples);
+      RunResult result = job.job->finish(partial.storage);
       fleet.close_replayed(j, mf::replayed_time(result.report), horizon);
-      replayed_results.push_back({j, job.job->scenario(), std::move(result)});
+      partial.replayed.push_back({j, job.job->scenario(), std::move(result)});
     }
   });
-  FleetResult r = fleet_result(fleet, config, workload, seed, horizon);
-  r.replayed = std::move(replayed_results);
-  r.rejected = rejected;
-  r.repairs = repairs;
-  r.storage = std::move(storage_samples);
-  r.energy = account_energy(s, seed, r);
-  const mf::FleetEnergyInputs energy_in = fleet_energy_inputs(s);
-  for (const mf::JobRecord& job : r.jobs)
-    r.job_energy.push_back(mf::job_energy(job, energy_in));
+  FleetResult r = complete_result(fleet, workload, s, seed, std::move(partial));
   r.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return r;
 }

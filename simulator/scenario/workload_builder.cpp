@@ -289,11 +289,12 @@ void check_fleet(Reader& r, const Scenario& s)
       for (const auto& c : s.causes)
         if (c.scope == models::Scope::Rack || c.scope == models::Scope::Pod || c.scope == models::Scope::Storage)
           r.error_at_first_given({"failures.causes." + c.name + ".scope"},
-                                 "failure cause '" + c.name + "' strikes a " + std::string(c.scope.name()) +
-                                     ", which a replayed job (" + base +
-                                     "runtime: replay) shares with the fleet's other jobs: not modelled yet (its "
-                                     "runtime draws its own nodes' failures); give the job a fleet of its own, or "
-                                     "the cause a node-level scope");
+                                 "'failures.causes." + c.name + ".scope: " + std::string(c.scope.name()) +
+                                     "': a replayed job (" + base +
+                                     "runtime: replay) would share the " + std::string(c.scope.name()) +
+                                     " with the fleet's other jobs, which is not modelled yet (its runtime draws its "
+                                     "own nodes' failures); give the job a fleet of its own, or the cause a "
+                                     "node-level scope");
     if (gpus > cluster_gpus - s.capacity.spare_nodes * s.fleet.gpus_per_node)
       r.error_at_first_given({base + "gpus", "cluster.gpus", "spares.nodes"},
                              "fleet job '" + d.name + "' asks for " + std::to_string(gpus) +

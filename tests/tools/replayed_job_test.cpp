@@ -1,0 +1,131 @@
+// A fleet's replayed job (workload.jobs.<name>.runtime: replay) through the fleetsim binary: a
+// one-job fleet of the Llama 3 scenario is its replay, byte for byte, for every recovery policy
+// (issue 30's golden test); beside other jobs its time enters the fleet's ledger; what it does not
+// model is refused at the key.
+#include "fleetsim_process.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+#include <string>
+
+namespace {
+
+using fleetsim::testing::fleetsim_command;
+using fleetsim::testing::read_file;
+using fleetsim::testing::TempDir;
+
+const std::string kLlama3 = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/llama3_405b_16k.yaml";
+
+// summary.json without its wall time, the one field a run's own clock sets.
+nlohmann::json summary_without_wall_time(const std::string& path)
+{
+  nlohmann::json j = nlohmann::json::parse(read_file(path));
+  j.erase("wall_time_s");
+  return j;
+}
+
+class OneJobFleet : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(OneJobFleet, IsTheReplayByteForByte)
+{
+  // The replay of the Llama 3 scenario, and the same scenario as a fleet whose one job is
+  // replayed on a cluster of the job's GPUs and its 16 spare nodes.
+  TempDir dir;
+  const std::string policy = GetParam();
+  const std::string sets = " --seed 3 --set recovery.policy=" + policy + " --set spares.nodes=16 --quiet";
+  const auto replay = fleetsim_command("run " + kLlama3 + sets + " --out " + (dir / "replay"));
+  ASSERT_EQ(replay.code, 0) << replay.text;
+  const auto fleet = fleetsim_command("run " + kLlama3 + sets +
+                                      " --set cluster.gpus=16512 --set workload.jobs.llama.runtime=replay --out " +
+                                      (dir / "fleet"));
+  ASSERT_EQ(fleet.code, 0) << fleet.text;
+  for (const char* file : {"timeline.csv", "events.csv", "storage.csv"}) {
+    const std::string a = read_file(dir / ("replay/" + std::string(file)));
+    EXPECT_GT(a.size(), 1000U) << file;
+    EXPECT_TRUE(a == read_file(dir / ("fleet/jobs/llama/" + std::string(file)))) << file << " differs";
+  }
+  const nlohmann::json job = summary_without_wall_time(dir / "replay/summary.json");
+  EXPECT_EQ(job, summary_without_wall_time(dir / "fleet/jobs/llama/summary.json"));
+  EXPECT_EQ(job["recovery"]["policy"], policy);
+  EXPECT_GT(job["interruptions"]["unexpected"].get<long>(), 300);
+
+  // The fleet's ledger is the job's trace in GPU-hours: the job holds its 16,384 GPUs all along, its
+  // tokens are the productive time, each cause keeps its seconds.
+  const nlohmann::json f = nlohmann::json::parse(read_file(dir / "fleet/summary.json"));
+  const double horizon = job["simulated_time_s"].get<double>();
+  const double gpus = 16384;
+  EXPECT_NEAR(f["gpu_hours"]["allocated"].get<double>(), gpus * horizon / 3600, 1e-3);
+  EXPECT_NEAR(f["gpu_hours"]["productive"].get<double>() / f["gpu_hours"]["allocated"].get<double>(),
+              job["goodput_ratio"].get<double>(), 1e-8);
+  for (const auto& [cause, seconds] : job["lost_time_by_cause_s"].items())
+    EXPECT_NEAR(f["gpu_hours"]["lost_by_cause"][cause].get<double>(), seconds.get<double>() * gpus / 3600, 1e-3)
+        << cause;
+  EXPECT_EQ(f["interruptions"], job["interruptions"]["unexpected"]);
+  EXPECT_EQ(f["replayed_jobs"][0]["outputs"], "jobs/llama");
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryRecoveryPolicy, OneJobFleet,
+                         ::testing::Values("restart", "hot_spare", "elastic", "in_memory"));
+
+TEST(ReplayedJob, SharesTheFleetWithClosedFormJobs)
+{
+  // The Llama 3 job replayed on 16,384 of 17,408 GPUs for a week, 300 two-hour jobs on the rest.
+  TempDir dir;
+  const auto out = fleetsim_command("run " + std::string(FLEETSIM_SOURCE_DIR) +
+                                    "/tests/data/fleet/replayed_beside_jobs.yaml --quiet --out " + (dir / "out"));
+  ASSERT_EQ(out.code, 0) << out.text;
+  const nlohmann::json f = nlohmann::json::parse(read_file(dir / "out/summary.json"));
+  const nlohmann::json job = nlohmann::json::parse(read_file(dir / "out/jobs/llama/summary.json"));
+  EXPECT_EQ(f["jobs"]["finished"], 300);  // the short jobs never waited for the replayed job's nodes
+  EXPECT_EQ(f["jobs"]["running_at_end"], 1);
+  EXPECT_EQ(job["gpus"], 16384);
+  const long hits = job["interruptions"]["unexpected"].get<long>();
+  EXPECT_GT(hits, 30);
+  EXPECT_GE(f["interruptions"].get<long>(), hits);
+  // Its maintenance and its checkpoints are the fleet's losses too, at the job's GPUs.
+  const double gpus = 16384;
+  EXPECT_NEAR(f["gpu_hours"]["lost_by_cause"]["planned"].get<double>(),
+              job["lost_time_by_cause_s"]["planned"].get<double>() * gpus / 3600, 1e-3);
+  EXPECT_GT(f["gpu_hours"]["lost_by_cause"]["checkpoint"].get<double>(),
+            job["lost_time_by_cause_s"]["checkpoint"].get<double>() * gpus / 3600 - 1e-3);
+  const std::string jobs = read_file(dir / "out/jobs.csv");
+  EXPECT_NE(jobs.find("\nllama,,0.000,0.000,,0.000,16384,16384,"), std::string::npos) << jobs.substr(0, 600);
+}
+
+struct Refusal {
+  const char* name;
+  const char* sets;
+  const char* names;  // the key the error must name
+};
+
+class ReplayedJobRefuses : public ::testing::TestWithParam<Refusal> {};
+
+TEST_P(ReplayedJobRefuses, WhatItDoesNotModelAtTheKey)
+{
+  const Refusal& r = GetParam();
+  TempDir dir;
+  const auto out = fleetsim_command("run " + kLlama3 + " --set workload.jobs.llama.runtime=replay " + r.sets +
+                                    " --quiet --out " + (dir / "out"));
+  EXPECT_EQ(out.code, 2) << out.text;
+  EXPECT_NE(out.text.find(r.names), std::string::npos) << out.text;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Keys, ReplayedJobRefuses,
+    ::testing::Values(Refusal{"Work", "--set workload.jobs.llama.work=1d", "workload.jobs.llama.work"},
+                      Refusal{"ALaterSubmit", "--set workload.jobs.llama.submit=1h", "workload.jobs.llama.submit"},
+                      Refusal{"Copies", "--set workload.jobs.llama.count=2", "workload.jobs.llama.count"},
+                      Refusal{"GpusOtherThanTheLayouts", "--set workload.jobs.llama.gpus=8192",
+                              "workload.jobs.llama.gpus"},
+                      Refusal{"AClosedFormRecovery", "--set workload.jobs.llama.recovery=in_place",
+                              "workload.jobs.llama.recovery"},
+                      Refusal{"ASecondReplayedJob", "--set workload.jobs.other.runtime=replay --set cluster.gpus=32768",
+                              "workload.jobs.other.runtime"},
+                      // A rack shared with the fleet's other jobs would be drawn twice, apart.
+                      Refusal{"ARackScopeBesideOtherJobs", "--set workload.jobs.other.work=1h --set cluster.gpus=16392",
+                              "failures.causes.network_switch_cable.scope"}),
+    [](const ::testing::TestParamInfo<Refusal>& info) { return std::string(info.param.name); });
+
+}  // namespace
