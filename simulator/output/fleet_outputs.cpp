@@ -116,11 +116,24 @@ nlohmann::ordered_json fleet_summary_json(const scenario::Scenario& s, const Fle
 
 std::string replayed_dir(const std::string& job_id) { return "jobs/" + job_id; }
 
+namespace {
+
+const ReplayedResult* replayed_of(const FleetResult& r, size_t job)
+{
+  for (const ReplayedResult& x : r.replayed)
+    if (x.job == static_cast<long>(job))
+      return &x;
+  return nullptr;
+}
+
+}  // namespace
+
 void write_jobs_csv(std::ostream& out, const FleetResult& r)
 {
   out << "job_id,user,submit_s,start_s,end_s,wait_s,gpus,gpus_held,racks,pods,interruptions,preemptions,"
          "state,allocated_gpu_h,productive_gpu_h,lost_checkpoint_gpu_h,lost_startup_gpu_h,lost_preemption_gpu_h,"
-         "lost_failures_gpu_h,ettr,eligible_s,energy_mwh,carbon_kg,progress_s,complete,tokens_trained\n";
+         "lost_failures_gpu_h,ettr,eligible_s,energy_mwh,carbon_kg,progress_s,complete,tokens_trained,"
+         "lost_other_gpu_h\n";
   std::string line;
   for (size_t i = 0; i < r.jobs.size(); ++i) {
     const mf::JobRecord& job = r.jobs[i];
@@ -145,10 +158,11 @@ void write_jobs_csv(std::ostream& out, const FleetResult& r)
             ',';
     line += models::name_of(mf::kJobStateNames, job.state);
     line += ',';
+    // The failure causes, then (a replayed job's) the replay's other causes: maintenance, stalls, ...
     const auto& lost = job.time.lost;
-    double failures = 0;
+    double failures = 0, other = 0;
     for (size_t c = mf::kFirstFailureCause; c < lost.size(); ++c)
-      failures += lost[c];
+      (c < mf::kFirstFailureCause + r.failure_causes ? failures : other) += lost[c];
     num(job.time.allocated / kHour, 4);
     num(job.time.productive / kHour, 4);
     num(lost[mf::kCheckpoint] / kHour, 4);
@@ -174,6 +188,10 @@ void write_jobs_csv(std::ostream& out, const FleetResult& r)
     line += ',';
     if (spec.tokens_per_second > 0)
       append_fixed(line, job.progress_at_end * spec.tokens_per_second, 0);
+    else if (const ReplayedResult* x = replayed_of(r, i))
+      append_fixed(line, x->result.report.tokens, 0);
+    line += ',';
+    append_fixed(line, other / kHour, 4);
     line += '\n';
     out << line;
   }

@@ -178,6 +178,7 @@ FleetResult fleet_result(const mf::FleetState& fleet, const mf::FleetConfig& con
   r.total = fleet.total();
   for (int c = 0; c < fleet.loss_causes(); ++c)
     r.loss_causes.push_back(fleet.loss_cause_name(c));
+  r.failure_causes = config.causes.size();
   r.timeline = fleet.timeline();
   r.failures = fleet.failures();
   r.interruptions = fleet.interruptions();

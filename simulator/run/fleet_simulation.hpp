@@ -33,6 +33,8 @@ struct FleetResult {
   std::vector<models::fleet::JobRecord> jobs;  // same order
   models::fleet::GpuTime total;
   std::vector<std::string> loss_causes;  // names, by models::fleet::LossCause
+  size_t failure_causes = 0;             // of which failure causes, from kFirstFailureCause (the rest: a
+                                         // replayed job's other causes, kReplayedLossCauses)
   models::fleet::FleetTimeline timeline{1, 1};
   long rejected = 0;  // jobs larger than the schedulable cluster, left out
   long failures = 0;  // that struck the cluster (an up node, a GPU, the storage)

@@ -311,12 +311,12 @@ TEST(CliReport, FleetReportOfOneHundredThousandJobsIsQuickAndSmall)
     const double wait = i % 4 == 0 ? 0 : 1 + i * 0.37;
     csv += std::string("j") + std::to_string(i) + ",u,10.000," + std::to_string(10 + wait) + ",," +
            std::to_string(wait) + ",8,8,1,1,0,0,running,2.0000,1.5000,0.1000,0.1000,0.0000," +
-           (i == 54321 ? "900.0000" : "0.3000") + ",0.750000,10.000,0.010000,1.000,3600.000,0.500000,\n";
+           (i == 54321 ? "900.0000" : "0.3000") + ",0.750000,10.000,0.010000,1.000,3600.000,0.500000,,0.0000\n";
   }
   for (int i = 0; i < 1000; ++i) {
     csv += 'w';
     csv += std::to_string(i);
-    csv += ",,10.000,,,-1.000,64,0,0,0,0,0,waiting,0,0,0,0,0,0,,10.000,0.000000,0.000,0.000,0.000000,\n";
+    csv += ",,10.000,,,-1.000,64,0,0,0,0,0,waiting,0,0,0,0,0,0,,10.000,0.000000,0.000,0.000,0.000000,,0.0000\n";
   }
   tmp.write("fleet/jobs.csv", csv);
   const auto t0 = std::chrono::steady_clock::now();

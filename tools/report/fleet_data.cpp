@@ -66,6 +66,7 @@ FleetJobRow job_row(const CsvTable& t, std::size_t i)
           num("lost_startup_gpu_h"),
           num("lost_preemption_gpu_h"),
           num("lost_failures_gpu_h"),
+          t.has_column("lost_other_gpu_h") ? num("lost_other_gpu_h") : 0.0,
           t.blank(i, ettr) ? std::nullopt : std::optional<double>(t.number(i, ettr))};
 }
 
@@ -79,6 +80,8 @@ void read_jobs(FleetData& d, const std::string& path, std::size_t top)
     required.push_back(t.column(c));
   for (const char* c : {"lost_checkpoint_gpu_h", "lost_startup_gpu_h", "lost_preemption_gpu_h", "lost_failures_gpu_h"})
     lost_columns.push_back(t.column(c));
+  if (t.has_column("lost_other_gpu_h"))  // (a fleet with a replayed job; older files lack it)
+    lost_columns.push_back(t.column("lost_other_gpu_h"));
   required.insert(required.end(), lost_columns.begin(), lost_columns.end());
   const std::vector<std::size_t> optional = {st, t.column("end_s"), t.column("ettr")};
   (void)t.column("state");                           // the top jobs' table reads it

@@ -37,8 +37,12 @@ struct FleetJobRow {
   double lost_startup = 0;
   double lost_preemption = 0;
   double lost_failures = 0;
+  double lost_other = 0;  // a replayed job's other causes (maintenance, stalls, ...); 0 in older files
   std::optional<double> ettr;  // none for a job that never started
-  [[nodiscard]] double lost() const { return lost_checkpoint + lost_startup + lost_preemption + lost_failures; }
+  [[nodiscard]] double lost() const
+  {
+    return lost_checkpoint + lost_startup + lost_preemption + lost_failures + lost_other;
+  }
 };
 
 /// A distribution of first waits as summary.json has it (`wait_s`, each `wait_s_by_gpus` class):

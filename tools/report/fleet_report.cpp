@@ -140,13 +140,14 @@ std::string top_jobs_section(const FleetData& d)
   for (const FleetJobRow& j : d.top)
     rows.push_back({j.id, grouped(j.gpus), j.state, grouped(j.interruptions), grouped(j.allocated, 1),
                     grouped(j.productive, 1), grouped(j.lost_checkpoint, 1), grouped(j.lost_startup, 1),
-                    grouped(j.lost_preemption, 1), grouped(j.lost_failures, 1), grouped(j.lost(), 1),
+                    grouped(j.lost_preemption, 1), grouped(j.lost_failures, 1), grouped(j.lost_other, 1),
+                    grouped(j.lost(), 1),
                     j.ettr ? fixed(*j.ettr, 4) : "-"});
   return "<p class=\"note\">The " + std::to_string(d.top.size()) + " of " + grouped(static_cast<double>(d.jobs)) +
          " jobs in jobs.csv with the most lost GPU-hours (ties in file order). GPU-hours throughout; ETTR is the "
          "job's productive time over its time in the system, submission to end (or to the end of the window).</p>\n" +
          table({"job", "GPUs", "state", "interruptions", "allocated", "productive", "lost: checkpoint", "start-up",
-                "preemption", "failures", "lost total", "ETTR"},
+                "preemption", "failures", "other", "lost total", "ETTR"},
                rows);
 }
 
