@@ -202,11 +202,12 @@ void FleetState::close_replayed(long job, const ReplayedTime& time, double horiz
                   [&] { return "job " + spec(job).id; });
   const double g = static_cast<double>(r.held);
   productive(job, g * time.productive_s);
-  for (const auto& [name, seconds] : time.lost_s) {
+  for (const auto& lost : time.lost_s) {
+    const std::string& name = lost.first;  // (a structured binding cannot be captured with clang 14)
     const int cause = name == kReplayStartup ? kStartup : loss_cause(name);
     check_invariant(cause >= 0, "a replayed job's losses have a fleet cause",
                     [&] { return "job " + spec(job).id + " lost time to '" + name + "'"; });
-    charge(job, cause, g * seconds);
+    charge(job, cause, g * lost.second);
   }
   for (const TrainingSpan& span : time.training)
     accounts_.training_span(r, span.t_begin, span.t_end, static_cast<double>(span.gpus));
