@@ -36,8 +36,8 @@ std::vector<ParamSpec> fleet_parameters()
       quantity("workload.jobs.<name>.submit", T, "0s", "when the job (its first copy) is submitted", 0.0, false)
           .fleet_only(),
       integer("workload.jobs.<name>.gpus", "0",
-              "GPUs the job gangs (0: the layout's, parallelism.tp x cp x pp x dp); a job of more than one node takes "
-              "whole nodes",
+              "GPUs the job gangs (0: the layout's, parallelism.tp x cp x pp x dp; a job declared by tokens or "
+              "replayed must have the layout's); a job of more than one node takes whole nodes",
               0)
           .fleet_only(),
       quantity("workload.jobs.<name>.work", T, std::nullopt,

@@ -279,6 +279,12 @@ void check_fleet(Reader& r, const Scenario& s)
   for (const auto& d : s.workload.jobs) {
     const std::string base = "workload.jobs." + d.name + ".";
     const long gpus = d.job.gpus > 0 ? d.job.gpus : layout_gpus;
+    // A job declared by tokens trains at its layout's step speed: on other GPUs that speed is not its own.
+    if (d.tokens > 0 && d.job.gpus > 0 && gpus != layout_gpus)
+      r.error(base + "gpus", "'" + base + "gpus' (" + std::to_string(gpus) +
+                                 ") disagrees with the layout whose step speed a job declared by tokens trains at "
+                                 "(parallelism.tp x cp x pp x dp = " +
+                                 std::to_string(layout_gpus) + "): leave it out, or give the job work instead");
     if (d.job.replayed && gpus != layout_gpus)
       r.error(base + "gpus", "'" + base + "gpus' (" + std::to_string(gpus) +
                                  ") disagrees with the layout a replayed job runs (parallelism.tp x cp x pp x dp = " +

@@ -267,6 +267,27 @@ run: {duration: 30d, step_model: analytic}
   EXPECT_EQ(job.at("end_s"), "");
 }
 
+TEST(FleetCli, AJobByTokensOnGpusOtherThanItsLayoutsIsABadScenario)
+{
+  // Its speed is its layout's step (tp x cp x pp x dp = 64 GPUs): on 32 it would not be.
+  TempDir dir;
+  const std::string scenario = dir.write("tokens.yaml", R"(name: token_job
+cluster: {gpus: 128, gpus_per_node: 8, gpus_per_rack: 16}
+model: {parameters: 8e9, layers: 32, hidden: 4096, attention_heads: 32, kv_heads: 8, sequence_length: 8192,
+        global_batch_tokens: 2097152, micro_batch_size: 1}
+parallelism: {tp: 8, pp: 1, cp: 1, dp: 8}
+workload:
+  jobs:
+    pretrain: {tokens: 2e10}
+run: {duration: 30d, step_model: analytic}
+)");
+  const FleetRun wrong = run(dir, scenario, "--set workload.jobs.pretrain.gpus=32");
+  EXPECT_EQ(wrong.code, 2) << wrong.text;
+  EXPECT_NE(wrong.text.find("'workload.jobs.pretrain.gpus' (32) disagrees with the layout"), std::string::npos)
+      << wrong.text;
+  EXPECT_EQ(run(dir, scenario, "--set workload.jobs.pretrain.gpus=64").code, 0);  // the layout's own
+}
+
 TEST(FleetCli, AJobWithBothWorkAndTokensIsABadScenario)
 {
   TempDir dir;
