@@ -193,7 +193,10 @@ void FleetState::start_segment(long job, double t, int restart_cause)
     started_replayed_.push_back(job);
     return;
   }
-  l.seg = Segment{t, s.restart_cost, s.checkpoint_interval, s.checkpoint_cost};
+  // A job with a checkpoint to read cannot restore while the storage is out: its restart (launch,
+  // initialisation and reload in one cost) waits for the storage's return.
+  const double wait = r.committed > 0 ? std::max(0.0, storage_back_ - t) : 0.0;
+  l.seg = Segment{t, wait + s.restart_cost, s.checkpoint_interval, s.checkpoint_cost};
   l.restart_cause = restart_cause;
   r.state = JobState::Running;
   set_timer(finish_time(l.seg, std::max(0.0, s.work - r.committed)), TimerKind::Finish, job, ++l.epoch);

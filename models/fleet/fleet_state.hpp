@@ -31,6 +31,7 @@
 
 #include "models/energy/carbon.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <queue>
@@ -90,6 +91,9 @@ public:
   void gpu_job_failure(int cause, long gpu, double t);
   /// A failure of every running job at once (a storage outage).
   void all_jobs_failure(int cause, double t);
+  /// The storage is out until `until`: a job that restarts meanwhile with a checkpoint to read waits
+  /// for it (a job whose checkpoints go through the storage waits in its storage channel instead).
+  void storage_outage(double until) { storage_back_ = std::max(storage_back_, until); }
   void repair_due(long node, double t_due);
 
   /// The next internal timer (a job's phase end or a repair), if any.
@@ -229,6 +233,7 @@ private:
   long in_place_ = 0;
   long requeues_ = 0;
   std::vector<long> started_replayed_;
+  double storage_back_ = 0;  // the storage is out until then
   bool scheduling_ = false;
 };
 

@@ -1,6 +1,7 @@
 #include "fleet_scheduler.hpp"
 
 #include "models/resilience/run_plan.hpp"
+#include "simulator/platform/storage_system.hpp"
 
 #include <simgrid/s4u.hpp>
 
@@ -87,7 +88,15 @@ void FleetScheduler::on_failure(const msg::Failure& f)
       // A software fault strikes the job on a GPU drawn uniformly: GPU-hours of jobs set its rate.
       fleet_.gpu_job_failure(f.cause, static_cast<long>(victims_.below(static_cast<std::uint64_t>(fleet_.gpus()))), t);
       break;
-    case models::ScopeEffect::StorageOutage: fleet_.all_jobs_failure(f.cause, t); break;
+    case models::ScopeEffect::StorageOutage: {
+      // The storage service is down for the cause's repair time, as in a replay: transfers wait for
+      // it in their channels, and restores of the other jobs too (FleetState::storage_outage).
+      const double back = t + cause.repair.value_or(s_.capacity.repair_time).si();
+      storage_system_.back_at = std::max(storage_system_.back_at, back);
+      fleet_.storage_outage(storage_system_.back_at);
+      fleet_.all_jobs_failure(f.cause, t);
+      break;
+    }
   }
 }
 

@@ -54,10 +54,11 @@ public:
 
   FleetScheduler(const scenario::Scenario& s, std::uint64_t seed, models::fleet::FleetState& fleet,
                  models::NodePool& pool, Inbox<FleetMessage>& inbox, long& repairs, FleetStorage& storage,
-                 StartReplayed start_replayed = {})
+                 StorageSystem& storage_system, StartReplayed start_replayed = {})
       : s_(s),
         start_replayed_(std::move(start_replayed)),
         storage_(storage),
+        storage_system_(storage_system),
         fleet_(fleet),
         pool_(pool),
         inbox_(inbox),
@@ -75,6 +76,7 @@ private:
   const scenario::Scenario& s_;
   StartReplayed start_replayed_;
   FleetStorage& storage_;
+  StorageSystem& storage_system_;
   models::fleet::FleetState& fleet_;
   models::NodePool& pool_;
   Inbox<FleetMessage>& inbox_;

@@ -341,7 +341,7 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
     Replayed& job = replayed.at(j);
     job.job->start(platform, job.client, daemon, {});
   };
-  daemon("fleet-scheduler", FleetScheduler(s, seed, fleet, pool, inbox, partial.repairs, storage, start_replayed));
+  daemon("fleet-scheduler", FleetScheduler(s, seed, fleet, pool, inbox, partial.repairs, storage, *platform.storage, start_replayed));
   if (!storage.queues.empty() || !replayed.empty()) {
     for (size_t c = 0; c < storage.queues.size(); ++c)
       daemon("storage-" + clients[c].name, StorageChannel(*platform.storage, static_cast<int>(c), storage.queues[c]));
