@@ -3,6 +3,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <stdexcept>
 
 namespace fleetsim::metrics {
 namespace {
@@ -27,11 +28,17 @@ double at_path(const nlohmann::json& j, const std::vector<std::string>& path, do
 Metric field(std::string name, std::string unit, std::string description, std::vector<std::string> path,
              double scale = 1, double absent = kNaN)
 {
+  std::string dotted;
+  for (const auto& k : path)
+    dotted += (dotted.empty() ? "" : ".") + k;
   auto read = [path = std::move(path), scale, absent](const nlohmann::json& j) {
     const double v = at_path(j, path, absent);
     return std::isnan(v) ? v : v * scale;
   };
-  return Metric{std::move(name), std::move(unit), std::move(description), std::move(read), {}};
+  Metric m{std::move(name), std::move(unit), std::move(description), std::move(read), {}};
+  m.path = std::move(dotted);
+  m.scale = scale;
+  return m;
 }
 
 // A fleet's summary (simulator/output/fleet_outputs.cpp): absent (NaN) in a single-job run's.
@@ -156,6 +163,14 @@ const Metric* find_metric(std::string_view name)
   return nullptr;
 }
 
+MetricField metric_field(std::string_view name)
+{
+  const Metric* m = find_metric(name);
+  if (m == nullptr || m->path.empty())
+    throw std::logic_error("metric '" + std::string(name) + "' is not a field of summary.json");
+  return {m->path, m->scale};
+}
+
 std::string metric_names()
 {
   std::string names;
@@ -168,8 +183,11 @@ bool register_metric(Metric m)
 {
   if (m.name.empty() || !m.registered() || find_metric(m.name) != nullptr)
     return false;
-  if (!m.read)
+  if (!m.read) {
     m.read = [name = m.name](const nlohmann::json& j) { return at_path(j, {"metrics", name}, kNaN); };
+    m.path = "metrics." + m.name;
+    m.scale = 1;
+  }
   registry().push_back(std::move(m));
   return true;
 }

@@ -60,8 +60,22 @@ struct Metric {
   std::function<std::optional<double>(const RunFacts&)> compute;
   /// ... and from a fleet's (a metric may have either or both; a run of the other kind writes null).
   std::function<std::optional<double>(const FleetFacts&)> compute_fleet = nullptr;
+  /// A built-in metric that is one field of summary.json: its dotted path there and the factor that
+  /// turns that field into the metric's unit (readers that must name what is missing, as the
+  /// reports do, read this path: metric_field()). A registered metric without its own `read` is
+  /// read at "metrics.<name>"; empty for a metric computed from several fields.
+  std::string path;
+  double scale = 1;
   [[nodiscard]] bool registered() const { return compute || compute_fleet; }
 };
+
+/// The dotted summary.json path of a built-in field metric (Metric::path), and its scale; throws
+/// std::logic_error for a metric that is not one field (a programming error in the reader).
+struct MetricField {
+  std::string path;
+  double scale = 1;
+};
+[[nodiscard]] MetricField metric_field(std::string_view name);
 
 /// Every metric: the built-ins, then the registered ones, in registration order.
 [[nodiscard]] const std::deque<Metric>& all_metrics();

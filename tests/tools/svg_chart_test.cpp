@@ -254,3 +254,21 @@ TEST(StorageStats, AreTimeWeightedOverTheWindow)
 }
 
 }  // namespace
+
+TEST(MetricAt, ReadsABuiltInMetricAtItsDeclaredPathAndNamesThePathWhenMissing)
+{
+  // allocated_utilisation is declared as summary.json's utilisation.allocated; wait_p99_h as wait_s.p99
+  // in hours (simulator/metrics/metric_registry.cpp): the report reads them through that declaration.
+  const auto j = nlohmann::ordered_json::parse(R"({"utilisation": {"allocated": 0.75}, "wait_s": {"p99": 7200}})");
+  EXPECT_DOUBLE_EQ(fleetsim::report::metric_at(j, "allocated_utilisation", "summary.json"), 0.75);
+  EXPECT_DOUBLE_EQ(fleetsim::report::metric_at(j, "wait_p99_h", "summary.json"), 2.0);
+  try {
+    (void)fleetsim::report::metric_at(j, "productive_utilisation", "summary.json");
+    ADD_FAILURE() << "a missing field must be an input error";
+  } catch (const fleetsim::report::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("summary.json: error: 'utilisation.productive' is missing"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW((void)fleetsim::report::metric_at(j, "no_such_metric", "summary.json"), std::logic_error);
+}

@@ -39,9 +39,9 @@ std::string header_html(const FleetData& d)
       {"finished", count(d, "jobs.finished")},
       {"running at end", count(d, "jobs.running_at_end")},
       {"waiting at end", count(d, "jobs.waiting_at_end")},
-      {"allocated utilisation", percent(json_number_at(j, "utilisation.allocated", f))},
-      {"productive utilisation", percent(json_number_at(j, "utilisation.productive", f))},
-      {"goodput GPU-hours", grouped(json_number_at(j, "goodput_gpu_hours", f))},
+      {"allocated utilisation", percent(metric_at(j, "allocated_utilisation", f))},
+      {"productive utilisation", percent(metric_at(j, "productive_utilisation", f))},
+      {"goodput GPU-hours", grouped(metric_at(j, "goodput_gpu_h", f))},
       {"wait mean", wait_figure(d.wait, d.wait.mean)},
       {"wait p50", wait_figure(d.wait, d.wait.p50)},
       {"wait p99", wait_figure(d.wait, d.wait.p99)},
@@ -99,7 +99,7 @@ std::string lost_section(const FleetData& d)
   const double capacity = json_number_at(d.summary, "gpu_hours.capacity", f);
   const double allocated = json_number_at(d.summary, "gpu_hours.allocated", f);
   const double productive = json_number_at(d.summary, "gpu_hours.productive", f);
-  const double lost = json_number_at(d.summary, "gpu_hours.lost", f);
+  const double lost = metric_at(d.summary, "lost_gpu_h", f);
   const auto causes = json_numbers(d.summary.contains("gpu_hours") ? d.summary["gpu_hours"] : nlohmann::ordered_json(),
                                    "lost_by_cause", f + " gpu_hours");
   std::vector<std::pair<std::string, double>> nonzero;
@@ -164,7 +164,7 @@ std::string more_section(const FleetData& d)
       {"mean racks spanned by a multi-node job", fixed(json_number_at(j, "racks_spanned_mean", f), 2)},
       {"idle GPU-hours while jobs waited",
        grouped(json_number_at(j, "fragmentation.idle_gpu_hours_while_jobs_wait", f), 1)},
-      {"the same, as a share of capacity", percent(json_number_at(j, "fragmentation.fraction_of_capacity", f), 2)},
+      {"the same, as a share of capacity", percent(metric_at(j, "fragmentation", f), 2)},
   };
   if (json_number_at(j, "bounded_slowdown.count", f) > 0)
     for (const char* q : {"p50", "p99", "max"})

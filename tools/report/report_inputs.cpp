@@ -1,5 +1,7 @@
 #include "report_inputs.hpp"
 
+#include "simulator/metrics/metric_registry.hpp"
+
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -132,6 +134,12 @@ double json_number_at(const nlohmann::ordered_json& j, const std::string& path, 
   if (v == nullptr || !v->is_number())
     throw InputError(what + ": error: '" + path + "' is missing or not a number");
   return v->get<double>();
+}
+
+double metric_at(const nlohmann::ordered_json& j, std::string_view metric, const std::string& what)
+{
+  const metrics::MetricField f = metrics::metric_field(metric);
+  return json_number_at(j, f.path, what) * f.scale;
 }
 
 std::string json_string_at(const nlohmann::ordered_json& j, const std::string& path, const std::string& fallback)

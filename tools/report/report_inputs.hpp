@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fleetsim::report {
@@ -53,6 +54,9 @@ private:
 /// The number at a dotted path ("wait_s.p99": j["wait_s"]["p99"]); throws InputError naming the
 /// path and `what` when a step is absent or the value is not a number.
 [[nodiscard]] double json_number_at(const nlohmann::ordered_json& j, const std::string& path, const std::string& what);
+/// A built-in metric of the registry (simulator/metrics/metric_registry.hpp) read at the path its
+/// declaration gives, in its unit; a missing or non-numeric field is an InputError naming the path.
+[[nodiscard]] double metric_at(const nlohmann::ordered_json& j, std::string_view metric, const std::string& what);
 /// The string at a dotted path; `fallback` when it is absent or not a string.
 [[nodiscard]] std::string json_string_at(const nlohmann::ordered_json& j, const std::string& path,
                                          const std::string& fallback);
