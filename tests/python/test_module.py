@@ -110,6 +110,21 @@ class RunTest(unittest.TestCase):
             self.assertIn(column, r.jobs.columns)
         self.assertTrue(fleetsim.run(SMALL, seed=1).jobs.empty)  # a single job writes no jobs.csv
 
+    def test_a_fleets_replayed_job_is_a_run_result_of_its_own(self):
+        # The Llama 3 job replayed in a one-job fleet is the replay: the same summary and traces.
+        replay = fleetsim.run(LLAMA3, seed=2)
+        fleet = fleetsim.run(LLAMA3, seed=2, set={"workload.jobs.llama.runtime": "replay"})
+        self.assertEqual(fleet["kind"], "fleet")
+        self.assertEqual(list(fleet.replayed), ["llama"])
+        job = fleet.replayed["llama"]
+        self.assertEqual(job["ettr"], replay["ettr"])
+        self.assertEqual(job["interruptions"], replay["interruptions"])
+        self.assertTrue(job.events.equals(replay.events))
+        self.assertTrue(job.timeline.equals(replay.timeline))
+        self.assertEqual(job.replayed, {})
+        self.assertEqual(fleet.jobs["job_id"].tolist(), ["llama"])
+        self.assertEqual(replay.replayed, {})
+
     def test_a_hundred_runs_in_one_process_work_and_do_not_grow_it(self):
         # What a run leaves behind in the notebook's process shows in what the allocators still hand
         # out: malloc's bytes in use (C++, numpy, pandas) and Python's allocated blocks. RSS alone

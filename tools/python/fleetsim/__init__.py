@@ -104,13 +104,16 @@ class RunResult(dict):
     ``interruptions``, ``time_breakdown_s``...) with its traces as DataFrames:
     ``timeline`` (timeline.csv), ``events`` (events.csv), ``storage`` (storage.csv) and,
     for a fleet of jobs under a scheduler, ``jobs`` (jobs.csv: one row per job, its wait,
-    GPUs, interruptions, ETTR and energy; empty for a single job), and ``out``, the directory the files were kept in (None when they were not kept)."""
+    GPUs, interruptions, ETTR and energy; empty for a single job), and ``out``, the directory the files were kept in (None when they were not kept).
+    A fleet's jobs declared ``runtime: replay`` are in ``replayed``, by job id: each a
+    RunResult of its own, what a replay of that job gives (docs/models/fleet.md)."""
 
     timeline: "Any"
     events: "Any"
     storage: "Any"
     jobs: "Any"
     out: Optional[str]
+    replayed: Dict[str, "RunResult"]
 
     def metric(self, name: str) -> float:
         """The value of an output metric (``fleetsim.metrics()`` lists them: ``ettr``,
@@ -241,13 +244,22 @@ def run(
         if seed is not None:
             args += ["--seed", str(int(seed))]
         _command(args)
-        with open(os.path.join(d.path, "summary.json"), encoding="utf-8") as f:
-            result = RunResult(json.load(f))
-        result.timeline = _read_csv(os.path.join(d.path, "timeline.csv"))
-        result.events = _read_csv(os.path.join(d.path, "events.csv"))
-        result.storage = _read_csv(os.path.join(d.path, "storage.csv"))
-        result.jobs = _read_csv(os.path.join(d.path, "jobs.csv"))
-        result.out = d.path if d.keep else None
+        result = _read_result(d.path, d.keep)
+    return result
+
+
+def _read_result(path: str, keep: bool) -> RunResult:
+    """The run's files in `path` as a RunResult, its replayed jobs' (``jobs/<id>/``) included."""
+    with open(os.path.join(path, "summary.json"), encoding="utf-8") as f:
+        result = RunResult(json.load(f))
+    result.timeline = _read_csv(os.path.join(path, "timeline.csv"))
+    result.events = _read_csv(os.path.join(path, "events.csv"))
+    result.storage = _read_csv(os.path.join(path, "storage.csv"))
+    result.jobs = _read_csv(os.path.join(path, "jobs.csv"))
+    result.out = path if keep else None
+    result.replayed = {
+        job["id"]: _read_result(os.path.join(path, job["outputs"]), keep) for job in result.get("replayed_jobs", [])
+    }
     return result
 
 
