@@ -460,3 +460,28 @@ TEST(CliReport, IsInTheHelpText)
 }
 
 }  // namespace
+
+TEST(CliReport, AFleetsReplayedJobGetsItsOwnPageLinkedFromTheFleets)
+{
+  TempDir tmp;
+  const std::string dir = tmp / "fleet";
+  const auto r = fleetsim::testing::run_command(std::string(FLEETSIM_BINARY) + " run " + FLEETSIM_SOURCE_DIR +
+                                                "/tests/data/fleet/replayed_beside_jobs.yaml --quiet --out " + dir +
+                                                " 2>&1");
+  ASSERT_EQ(r.code, 0) << r.text;
+  ASSERT_EQ(report(dir).code, 0);
+  const std::string fleet = read_file(fs::path(dir) / "report.html");
+  EXPECT_NE(fleet.find("<h2>Replayed jobs</h2>"), std::string::npos);
+  EXPECT_NE(fleet.find("<a href=\"jobs/llama/report.html\">"), std::string::npos);
+  // The job's page is a run report of its own files, with its ETTR from its own summary.
+  const std::string job = read_file(fs::path(dir) / "jobs/llama/report.html");
+  const auto s = nlohmann::json::parse(read_file(fs::path(dir) / "jobs/llama/summary.json"));
+  const std::string ettr = fleetsim::report::fixed(s["ettr"].get<double>(), 4);
+  EXPECT_NE(job.find(ettr), std::string::npos) << ettr;
+  EXPECT_NE(fleet.find(">" + ettr + "<"), std::string::npos) << ettr;
+  // Written elsewhere, the fleet's page links the job's page where it is.
+  fs::create_directories(tmp / "elsewhere");
+  ASSERT_EQ(report(dir + " --out " + (tmp / "elsewhere/fleet.html")).code, 0);
+  EXPECT_NE(read_file(tmp / "elsewhere/fleet.html").find("<a href=\"../fleet/jobs/llama/report.html\">"),
+            std::string::npos);
+}

@@ -38,18 +38,34 @@ int cmd_report(const Options& opts)
   }
   std::string html;
   const char* kind = is_run ? "run" : "sweep";
+  const fs::path out = opts.out.empty() ? fs::path(dir) / "report.html" : fs::path(opts.out);
+  // A fleet's replayed jobs get a run report each, beside their files; the fleet's page links them.
+  std::vector<std::pair<fs::path, std::string>> job_pages;
   try {
     const bool is_fleet = is_run && report::is_fleet_dir(dir);
     if (is_fleet)
       kind = "fleet";
-    html = is_fleet ? report::fleet_report_html(dir)
+    std::vector<std::string> links;
+    if (is_fleet)
+      for (const report::ReplayedJobDir& job : report::replayed_job_dirs(dir)) {
+        const fs::path page = fs::path(dir) / job.dir / "report.html";
+        job_pages.emplace_back(page, report::run_report_html((fs::path(dir) / job.dir).string()));
+        links.push_back(fs::relative(page, out.has_parent_path() ? out.parent_path() : fs::path(".")).string());
+      }
+    html = is_fleet ? report::fleet_report_html(dir, links)
            : is_run ? report::run_report_html(dir)
                     : report::sweep_report_html(dir);
   } catch (const report::InputError& e) {
     std::cerr << e.what() << "\n";
     return kExitBadInput;
   }
-  const fs::path out = opts.out.empty() ? fs::path(dir) / "report.html" : fs::path(opts.out);
+  for (const auto& [page, job_html] : job_pages)
+    if (std::string err = sim::write_file_atomically(page.parent_path().string(), page.filename().string(),
+                                                     [&](std::ostream& o) { o << job_html; });
+        !err.empty()) {
+      std::cerr << "fleetsim: error: " << err << "\n";
+      return kExitFailure;
+    }
   const std::string out_dir = out.has_parent_path() ? out.parent_path().string() : ".";
   if (std::string err = sim::write_file_atomically(out_dir, out.filename().string(),
                                                    [&](std::ostream& o) { o << html; });

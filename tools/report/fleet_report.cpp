@@ -177,7 +177,47 @@ std::string more_section(const FleetData& d)
 
 bool is_fleet_dir(const std::string& dir) { return is_fleet_summary(read_json(dir + "/summary.json")); }
 
-std::string fleet_report_html(const std::string& dir)
+std::vector<ReplayedJobDir> replayed_job_dirs(const std::string& dir)
+{
+  const std::string file = dir + "/summary.json";
+  const nlohmann::ordered_json j = read_json(file);
+  std::vector<ReplayedJobDir> out;
+  if (!j.contains("replayed_jobs"))
+    return out;
+  for (const auto& job : j["replayed_jobs"]) {
+    const std::string id = json_string_at(job, "id", "");
+    const std::string outputs = json_string_at(job, "outputs", "");
+    if (id.empty() || outputs.empty() || outputs.find("..") != std::string::npos)
+      throw InputError(file + ": error: a replayed job needs an 'id' and its 'outputs' inside the fleet's directory");
+    out.push_back({id, outputs});
+  }
+  return out;
+}
+
+namespace {
+
+// A replayed job's headline figures, from its own summary, and the link to its page.
+std::string replayed_section(const std::string& dir, const std::vector<std::string>& job_pages)
+{
+  std::vector<std::vector<Cell>> rows;
+  const std::vector<ReplayedJobDir> jobs = replayed_job_dirs(dir);
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    const std::string file = dir + "/" + jobs[k].dir + "/summary.json";
+    const nlohmann::ordered_json s = read_json(file);
+    const std::string page = k < job_pages.size() ? job_pages[k] : jobs[k].dir + "/report.html";
+    rows.push_back({jobs[k].id, fixed(metric_at(s, "ettr", file), 4), fixed(metric_at(s, "goodput_ratio", file), 4),
+                    grouped(metric_at(s, "unexpected_interruptions", file)),
+                    grouped(metric_at(s, "planned_interruptions", file)), Cell::link(page, page)});
+  }
+  return "<p class=\"note\">Jobs declared <code>runtime: replay</code> run the single-job replay's own model "
+         "inside the fleet; each has a replay's outputs and its own page (the last column, written beside its "
+         "files by <code>fleetsim report</code>).</p>\n" +
+         table({"job", "ETTR", "goodput", "unexpected", "planned", "its page"}, rows);
+}
+
+}  // namespace
+
+std::string fleet_report_html(const std::string& dir, const std::vector<std::string>& job_pages)
 {
   const FleetData d = load_fleet_data(dir, kTopJobs);
   std::string body = header_html(d);
@@ -191,6 +231,8 @@ std::string fleet_report_html(const std::string& dir)
   // Fleet outputs older than the energy model have no power columns and no "energy": no section.
   if (const auto energy = load_fleet_energy(dir, d.summary, d.summary_name))
     body += fleet_energy_section(*energy);
+  if (d.summary.contains("replayed_jobs"))
+    body += "<h2>Replayed jobs</h2>\n" + replayed_section(dir, job_pages);
   body += "<h2>Jobs that lost the most GPU-hours</h2>\n" + top_jobs_section(d);
   body += "<h2>More figures</h2>\n" + more_section(d);
   // A fleet's own metrics and the registered ones (the single job's read as absent or 0 here).

@@ -80,7 +80,9 @@ std::string table(const std::vector<std::string>& header, const std::vector<std:
       out += "<td>";
       if (!c.color.empty())
         out += "<span class=\"sw\" style=\"background:" + html_escape(c.color) + "\"></span>";
-      out += html_escape(c.text) + "</td>";
+      out += c.href.empty() ? html_escape(c.text)
+                            : "<a href=\"" + html_escape(c.href) + "\">" + html_escape(c.text) + "</a>";
+      out += "</td>";
     }
     out += "</tr>";
   }

@@ -26,8 +26,16 @@ struct Cell {
   Cell(std::string t) : text(std::move(t)) {}  // NOLINT: implicit, so rows can be lists of strings
   Cell(const char* t) : text(t) {}             // NOLINT
   Cell(std::string t, std::string c) : text(std::move(t)), color(std::move(c)) {}
+  /// A link: `text` pointing at `target` (a relative path, escaped like the text).
+  static Cell link(std::string t, std::string target)
+  {
+    Cell c(std::move(t));
+    c.href = std::move(target);
+    return c;
+  }
   std::string text;
   std::string color;
+  std::string href;
 };
 
 /// A table; columns after the first are right-aligned (numbers).
