@@ -8,7 +8,8 @@
 
 namespace fleetsim::models::fleet {
 
-Cluster::Cluster(long nodes, int gpus_per_node, int nodes_per_rack, long nodes_per_pod, long spare_nodes)
+Cluster::Cluster(long nodes, int gpus_per_node, int nodes_per_rack, long nodes_per_pod, long spare_nodes,
+                 std::uint64_t seed)
     : gpn_(std::max(1, gpus_per_node)),
       npr_(std::max(1, nodes_per_rack)),
       npp_(nodes_per_pod > 0 ? nodes_per_pod : std::max(1L, nodes)),
@@ -16,7 +17,8 @@ Cluster::Cluster(long nodes, int gpus_per_node, int nodes_per_rack, long nodes_p
       node_(static_cast<size_t>(std::max(0L, nodes))),
       by_free_(static_cast<size_t>(gpn_) + 1),
       rack_whole_(static_cast<size_t>((nodes + npr_ - 1) / npr_), 0),
-      pod_whole_(static_cast<size_t>((nodes + npp_ - 1) / npp_), 0)
+      pod_whole_(static_cast<size_t>((nodes + npp_ - 1) / npp_), 0),
+      seed_(seed)
 {
   for (long n = 0; n < this->nodes(); ++n) {
     Node& node = node_[static_cast<size_t>(n)];
@@ -83,6 +85,20 @@ void Cluster::set_span(Placement& p) const
 }
 
 // Takes `count` wholly free schedulable nodes into `out` (the caller checked there are enough).
+namespace {
+
+// SplitMix64's finaliser over the seed, the placement's ordinal and the node: a node's rank in a
+// random placement's order.
+std::uint64_t scatter_key(std::uint64_t seed, std::uint64_t ordinal, long node)
+{
+  std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (ordinal + 1) + 0xbf58476d1ce4e5b9ULL * static_cast<std::uint64_t>(node);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
 void Cluster::pick_whole(long count, Packing packing, Placement& out) const
 {
   const std::set<long>& whole = by_free_[static_cast<size_t>(gpn_)];
@@ -114,6 +130,17 @@ void Cluster::pick_whole(long count, Packing packing, Placement& out) const
   if (packing == Packing::FirstFit) {
     for (auto it = whole.begin(); it != whole.end() && count > 0; ++it, --count)
       out.parts.emplace_back(*it, gpn_);
+    return;
+  }
+  if (packing == Packing::Random) {
+    std::vector<std::pair<std::uint64_t, long>> keyed;
+    keyed.reserve(whole.size());
+    for (long n : whole)
+      keyed.emplace_back(scatter_key(seed_, taken_, n), n);
+    const auto k = static_cast<std::ptrdiff_t>(std::min<size_t>(static_cast<size_t>(count), keyed.size()));
+    std::partial_sort(keyed.begin(), keyed.begin() + k, keyed.end());
+    for (std::ptrdiff_t i = 0; i < k; ++i)
+      out.parts.emplace_back(keyed[static_cast<size_t>(i)].second, gpn_);
     return;
   }
   // Best fit in one rack, else in one pod, else the fullest pods first.
@@ -170,6 +197,7 @@ std::optional<Placement> Cluster::place(long gpus, Packing packing) const
 
 void Cluster::take(const Placement& p)
 {
+  ++taken_;
   for (const auto& part : p.parts) {  // not a structured binding: clang 14 cannot capture one
     const auto node = part.first;
     const auto g = part.second;

@@ -11,7 +11,11 @@
 //   first_fit - the lowest-numbered free nodes;
 //   topology  - as few racks and pods as possible: the fullest-fitting single rack (best fit), else
 //               the best-fitting single pod filled rack by rack, else the pods with the most free
-//               nodes first.
+//               nodes first;
+//   random    - scattered: wholly free nodes in a pseudo-random order, a hash of the cluster's seed,
+//               the node and the placements taken so far (reproducible, and place() stays pure), as
+//               a scheduler that ignores the topology leaves a busy cluster.
+// A job of at most one node's GPUs is placed by best fit under every packing.
 // Every placement records the racks and pods it spans.
 
 #include "models/core/names.hpp"
@@ -25,9 +29,9 @@
 
 namespace fleetsim::models::fleet {
 
-enum class Packing { FirstFit, Topology };
-inline constexpr NameTable<Packing, 2> kPackingNames{
-    {{"topology", Packing::Topology}, {"first_fit", Packing::FirstFit}}};
+enum class Packing { FirstFit, Topology, Random };
+inline constexpr NameTable<Packing, 3> kPackingNames{
+    {{"topology", Packing::Topology}, {"first_fit", Packing::FirstFit}, {"random", Packing::Random}}};
 [[nodiscard]] inline std::optional<Packing> packing_from_name(std::string_view name)
 {
   return from_name(kPackingNames, name);
@@ -50,7 +54,8 @@ class Cluster {
 public:
   /// `nodes` nodes in racks of `nodes_per_rack` and pods of `nodes_per_pod` (0: one pod); the last
   /// `spare_nodes` start as the spare reserve.
-  Cluster(long nodes, int gpus_per_node, int nodes_per_rack, long nodes_per_pod, long spare_nodes);
+  Cluster(long nodes, int gpus_per_node, int nodes_per_rack, long nodes_per_pod, long spare_nodes,
+          std::uint64_t seed = 0);
 
   [[nodiscard]] long nodes() const { return static_cast<long>(node_.size()); }
   [[nodiscard]] int gpus_per_node() const { return gpn_; }
@@ -127,6 +132,8 @@ private:
   long free_gpus_ = 0;
   long whole_free_ = 0;
   long down_nodes_ = 0;
+  std::uint64_t seed_ = 0;  // Packing::Random's order
+  std::uint64_t taken_ = 0;  // placements taken so far
 };
 
 }  // namespace fleetsim::models::fleet

@@ -13,7 +13,8 @@ FleetState::FleetState(FleetConfig config, const Workload& jobs, const Schedulin
       spec_(jobs),
       rec_(jobs.size()),
       live_(jobs.size()),
-      cluster_(cfg_.nodes, cfg_.gpus_per_node, cfg_.nodes_per_rack, cfg_.nodes_per_pod, cfg_.spare_nodes),
+      cluster_(cfg_.nodes, cfg_.gpus_per_node, cfg_.nodes_per_rack, cfg_.nodes_per_pod, cfg_.spare_nodes,
+               cfg_.placement_seed),
       on_node_(static_cast<size_t>(cluster_.nodes())),
       accounts_(loss_causes(), cfg_.horizon, cfg_.timeline_interval, cfg_.carbon)
 {

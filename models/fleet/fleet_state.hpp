@@ -50,6 +50,7 @@ struct FleetConfig {
   long nodes_per_pod = 0;
   long spare_nodes = 0;
   Packing packing = Packing::FirstFit;
+  std::uint64_t placement_seed = 0;  // Packing::Random's order (from the run's seed)
   Preemption preemption = Preemption::None;
   size_t backfill_depth = 1000;
   double horizon = 0;

@@ -100,9 +100,10 @@ bool has_replayed(const mf::Workload& w)
   return std::any_of(w.begin(), w.end(), [](const mf::JobSpec& j) { return j.replayed; });
 }
 
-mf::FleetConfig fleet_config(const scenario::Scenario& s, const mf::Workload& workload)
+mf::FleetConfig fleet_config(const scenario::Scenario& s, const mf::Workload& workload, std::uint64_t seed)
 {
   mf::FleetConfig c;
+  c.placement_seed = models::RandomStream(seed, "fleet/placement").next();
   const int gpn = s.fleet.gpus_per_node;
   c.nodes = (s.fleet.gpus + gpn - 1) / gpn;
   c.gpus_per_node = gpn;
@@ -298,7 +299,7 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
   const auto wall0 = std::chrono::steady_clock::now();
   mf::Workload workload = fleet_workload(s, seed);  // before the Engine: a simulated step forks
   const std::unique_ptr<mf::SchedulingPolicy> policy = scheduling_policy(s);
-  const mf::FleetConfig config = fleet_config(s, workload);
+  const mf::FleetConfig config = fleet_config(s, workload, seed);
   FleetResult partial;
   partial.rejected = drop_unschedulable(workload, config);
   mf::FleetState fleet(config, workload, *policy);

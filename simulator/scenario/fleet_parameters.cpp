@@ -193,7 +193,8 @@ std::vector<ParamSpec> fleet_parameters()
           .fleet_only(),
       enum_choice(
           "scheduler.placement", "topology",
-          "where a multi-node job goes: topology (as few racks and pods as possible) or first_fit (lowest nodes)",
+          "where a multi-node job goes: topology (as few racks and pods as possible), first_fit (lowest nodes) or "
+          "random (scattered over the free nodes, reproducibly from the run's seed)",
           models::fleet::kPackingNames, [](auto& s) -> auto& { return s.scheduler.packing; })
           .fleet_only(),
       integer("scheduler.backfill_depth", "1000", "waiting jobs a backfill pass looks at behind the first one", 1, 1e9)
