@@ -59,9 +59,10 @@ int cmd_report(const Options& opts)
     std::cerr << e.what() << "\n";
     return kExitBadInput;
   }
-  for (const auto& [page, job_html] : job_pages)
-    if (std::string err = sim::write_file_atomically(page.parent_path().string(), page.filename().string(),
-                                                     [&](std::ostream& o) { o << job_html; });
+  for (const auto& job_page : job_pages)  // (not a structured binding: clang 14 cannot capture one)
+    if (std::string err = sim::write_file_atomically(job_page.first.parent_path().string(),
+                                                     job_page.first.filename().string(),
+                                                     [&](std::ostream& o) { o << job_page.second; });
         !err.empty()) {
       std::cerr << "fleetsim: error: " << err << "\n";
       return kExitFailure;
