@@ -63,6 +63,21 @@ FleetRun run(const TempDir& dir, const std::string& scenario, const std::string&
   return r;
 }
 
+// An 8B model on a layout of 64 GPUs (tp 8, dp 8) in a 128-GPU cluster; one job of 2e10 tokens.
+std::string token_scenario(const TempDir& dir)
+{
+  return dir.write("tokens.yaml", R"(name: token_job
+cluster: {gpus: 128, gpus_per_node: 8, gpus_per_rack: 16}
+model: {parameters: 8e9, layers: 32, hidden: 4096, attention_heads: 32, kv_heads: 8, sequence_length: 8192,
+        global_batch_tokens: 2097152, micro_batch_size: 1}
+parallelism: {tp: 8, pp: 1, cp: 1, dp: 8}
+workload:
+  jobs:
+    pretrain: {tokens: 2e10}
+run: {duration: 30d, step_model: analytic}
+)");
+}
+
 }  // namespace
 
 TEST(FleetCli, FifoMakesTheShortJobWait48MinutesAndTheWideOne49)
@@ -231,16 +246,7 @@ TEST(FleetCli, ATokenTargetRunsAtTheStepModelsSpeed)
   // time is tokens / (tokens per step / step time), the figures `fleetsim step` prints. Its GPUs
   // default to the layout's (tp x cp x pp x dp = 64 here), on a cluster twice that size.
   TempDir dir;
-  const std::string scenario = dir.write("tokens.yaml", R"(name: token_job
-cluster: {gpus: 128, gpus_per_node: 8, gpus_per_rack: 16}
-model: {parameters: 8e9, layers: 32, hidden: 4096, attention_heads: 32, kv_heads: 8, sequence_length: 8192,
-        global_batch_tokens: 2097152, micro_batch_size: 1}
-parallelism: {tp: 8, pp: 1, cp: 1, dp: 8}
-workload:
-  jobs:
-    pretrain: {tokens: 2e10}
-run: {duration: 30d, step_model: analytic}
-)");
+  const std::string scenario = token_scenario(dir);
   const auto step = fleetsim_command("step " + scenario + " --quiet --out " + (dir / "step"));
   ASSERT_EQ(step.code, 0) << step.text;
   const auto s = nlohmann::json::parse(read_file(dir / "step/step.json"));
@@ -271,16 +277,7 @@ TEST(FleetCli, AJobByTokensOnGpusOtherThanItsLayoutsIsABadScenario)
 {
   // Its speed is its layout's step (tp x cp x pp x dp = 64 GPUs): on 32 it would not be.
   TempDir dir;
-  const std::string scenario = dir.write("tokens.yaml", R"(name: token_job
-cluster: {gpus: 128, gpus_per_node: 8, gpus_per_rack: 16}
-model: {parameters: 8e9, layers: 32, hidden: 4096, attention_heads: 32, kv_heads: 8, sequence_length: 8192,
-        global_batch_tokens: 2097152, micro_batch_size: 1}
-parallelism: {tp: 8, pp: 1, cp: 1, dp: 8}
-workload:
-  jobs:
-    pretrain: {tokens: 2e10}
-run: {duration: 30d, step_model: analytic}
-)");
+  const std::string scenario = token_scenario(dir);
   const FleetRun wrong = run(dir, scenario, "--set workload.jobs.pretrain.gpus=32");
   EXPECT_EQ(wrong.code, 2) << wrong.text;
   EXPECT_NE(wrong.text.find("'workload.jobs.pretrain.gpus' (32) disagrees with the layout"), std::string::npos)
