@@ -117,6 +117,8 @@ public:
   /// its record and the fleet's, its training to the timeline; its GPUs are released at `horizon`.
   /// Call before finish().
   void close_replayed(long job, const ReplayedTime& time, double horizon);
+  /// True when the workload has a replayed job (it owns the spares and draws its own failures).
+  [[nodiscard]] bool has_replayed_job() const { return cfg_.spares_replayed; }
   /// The loss cause of a name (a failure cause's, "checkpoint", "startup", "preemption" or an extra
   /// cause's); -1 if none.
   [[nodiscard]] int loss_cause(const std::string& name) const;

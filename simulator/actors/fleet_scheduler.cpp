@@ -89,6 +89,10 @@ void FleetScheduler::on_failure(const msg::Failure& f)
       fleet_.gpu_job_failure(f.cause, static_cast<long>(victims_.below(static_cast<std::uint64_t>(fleet_.gpus()))), t);
       break;
     case models::ScopeEffect::StorageOutage: {
+      // A fleet with a replayed job has no other job (the loader refuses a storage cause beside
+      // one): the job's runtime draws the outages and blocks the storage itself.
+      if (fleet_.has_replayed_job())
+        break;
       // The storage service is down for the cause's repair time, as in a replay: transfers wait for
       // it in their channels, and restores of the other jobs too (FleetState::storage_outage).
       const double back = t + cause.repair.value_or(s_.capacity.repair_time).si();
