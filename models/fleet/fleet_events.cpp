@@ -148,6 +148,7 @@ void FleetState::recover(long job, double t)
         part.first = got[k];
         on_node_[static_cast<size_t>(got[k])].push_back(job);
       }
+      placement_changes_.push_back(job);
       ++in_place_;
       start_segment(job, t, l.failing_cause);
       return;
@@ -248,7 +249,12 @@ void FleetState::fire_timers(double t)
       drop_drain(id, -1, true);  // done: what a drain was saving is the finished model's
       const double remaining = std::max(0.0, spec(id).work - r.committed);
       charge(id, l.restart_cause, g * l.seg.restart);
-      charge(id, kCheckpoint, g * checkpoints_for(l.seg, remaining) * l.seg.cost);
+      charge(id, kCheckpoint, g * (l.seg.stall + checkpoints_for(l.seg, remaining) * l.seg.cost));
+      if (!l.seg.plain()) {  // the segment's training beyond its work, at a speed below 1
+        const double training =
+            now_ - l.seg.t0 - l.seg.restart - l.seg.stall - checkpoints_for(l.seg, remaining) * l.seg.cost;
+        charge_contention(id, training - (remaining - l.seg.carried));
+      }
       productive(id, g * remaining);
       add_training(id, now_);
       r.committed += remaining;

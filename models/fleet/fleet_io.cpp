@@ -19,7 +19,7 @@ void FleetState::start_storing(long job, double t, int restart_cause)
 {
   Live& l = live_[static_cast<size_t>(job)];
   JobRecord& r = rec_[static_cast<size_t>(job)];
-  l.seg = Segment{t, spec(job).restart_cost, 0, 0};  // no checkpoint inside: each one is an event
+  l.seg = segment(job, t, spec(job).restart_cost, 0, 0);  // no checkpoint inside: each one is an event
   l.restart_cause = restart_cause;
   r.state = JobState::Running;
   ++l.epoch;
@@ -34,11 +34,12 @@ void FleetState::schedule_progress(long job)
   const Live& l = live_[static_cast<size_t>(job)];
   const JobSpec& s = spec(job);
   const double remaining = std::max(0.0, s.work - rec_[static_cast<size_t>(job)].committed - l.draining);
+  // (Work counts from its last checkpoint: the segment may carry some, and train below speed 1.)
   const double start = l.seg.t0 + l.seg.restart;
   if (s.checkpoint_interval > 0 && remaining > s.checkpoint_interval)
-    set_timer(start + s.checkpoint_interval, TimerKind::CheckpointDue, job, l.epoch);
+    set_timer(start + (s.checkpoint_interval - l.seg.carried) / l.seg.speed, TimerKind::CheckpointDue, job, l.epoch);
   else
-    set_timer(start + remaining, TimerKind::Finish, job, l.epoch);
+    set_timer(start + (remaining - l.seg.carried) / l.seg.speed, TimerKind::Finish, job, l.epoch);
 }
 
 void FleetState::ask_io(long job, bool write)
@@ -79,7 +80,7 @@ void FleetState::snapshot_done(long job)
   l.pending = 0;
   ask_io(job, true);
   l.drain_in_flight = true;
-  l.seg = Segment{now_, 0, 0, 0};
+  l.seg = segment(job, now_, 0, 0, 0);
   r.state = JobState::Running;
   ++l.epoch;
   schedule_progress(job);
@@ -142,7 +143,7 @@ void FleetState::io_done(long job, long epoch, double t)
   } else {
     charge(job, l.restart_cause, g * (now_ - l.stop_t));
   }
-  l.seg = Segment{now_, 0, 0, 0};
+  l.seg = segment(job, now_, 0, 0, 0);
   r.state = JobState::Running;
   ++l.epoch;
   schedule_progress(job);

@@ -20,6 +20,7 @@ FleetState::FleetState(FleetConfig config, const Workload& jobs, const Schedulin
 {
   for (auto& r : rec_)
     accounts_.open(r);
+  contention_ = loss_cause("contention");
   update_levels();
 }
 
@@ -160,6 +161,7 @@ void FleetState::hold(long job, const Placement& p, double t)
   for (const auto& part : p.parts)
     on_node_[static_cast<size_t>(part.first)].push_back(job);
   running_.insert(job);
+  placement_changes_.push_back(job);
 }
 
 void FleetState::release(long job, double t)
@@ -175,6 +177,8 @@ void FleetState::release(long job, double t)
   held_gpus_ -= r.held;
   running_.erase(job);
   l.placement = Placement{};
+  l.speed = 1;
+  placement_changes_.push_back(job);
 }
 
 void FleetState::start_segment(long job, double t, int restart_cause)
@@ -197,7 +201,7 @@ void FleetState::start_segment(long job, double t, int restart_cause)
   // A job with a checkpoint to read cannot restore while the storage is out: its restart (launch,
   // initialisation and reload in one cost) waits for the storage's return.
   const double wait = r.committed > 0 ? std::max(0.0, storage_back_ - t) : 0.0;
-  l.seg = Segment{t, wait + s.restart_cost, s.checkpoint_interval, s.checkpoint_cost};
+  l.seg = segment(job, t, wait + s.restart_cost, s.checkpoint_interval, s.checkpoint_cost);
   l.restart_cause = restart_cause;
   r.state = JobState::Running;
   set_timer(finish_time(l.seg, std::max(0.0, s.work - r.committed)), TimerKind::Finish, job, ++l.epoch);
@@ -212,8 +216,7 @@ void FleetState::stop_progress(long job, double t, int cause)
   const double remaining = std::max(0.0, spec(job).work - r.committed - l.draining);
   st.work = std::min(st.work, remaining);
   st.committed = std::min(st.committed, st.work);
-  charge(job, l.restart_cause, g * st.restart_spent);
-  charge(job, kCheckpoint, g * st.checkpointing);
+  charge_segment(job, st);
   productive(job, g * st.committed);
   r.committed += st.committed;
   add_training(job, t);
@@ -224,6 +227,57 @@ void FleetState::stop_progress(long job, double t, int cause)
     l.pending = 0;
   }
   ++l.epoch;  // its Finish timer is void
+}
+
+void FleetState::charge_segment(long job, const SegmentState& st)
+{
+  const Live& l = live_[static_cast<size_t>(job)];
+  const double g = static_cast<double>(rec_[static_cast<size_t>(job)].held);
+  charge(job, l.restart_cause, g * st.restart_spent);
+  charge(job, kCheckpoint, g * st.checkpointing);
+  charge_contention(job, st.training - (st.work - l.seg.carried));
+}
+
+void FleetState::charge_contention(long job, double seconds)
+{
+  // Training at a speed below 1: of each second, 1 - speed trained nothing.
+  if (!(seconds > 0))
+    return;
+  check_invariant(contention_ >= 0, "a job slows only on a shared fabric (the contention cause)",
+                  [&] { return "job " + spec(job).id; });
+  charge(job, contention_, static_cast<double>(rec_[static_cast<size_t>(job)].held) * seconds);
+}
+
+void FleetState::set_speed(long job, double speed, double t)
+{
+  now_ = std::max(now_, t);
+  Live& l = live_[static_cast<size_t>(job)];
+  JobRecord& r = rec_[static_cast<size_t>(job)];
+  if (l.speed == speed || l.placement.parts.empty())
+    return;
+  l.speed = speed;
+  // Not training now (detecting, checkpointing, restoring, preempting; a replayed job has its own
+  // runtime): the speed applies from its next segment. Nor in a storing job's restart before its
+  // restore (the restore's timer stands).
+  if (spec(job).replayed || r.state != JobState::Running ||
+      (stores(job) && r.committed > 0 && t < l.seg.t0 + l.seg.restart))
+    return;
+  const Segment old = l.seg;
+  SegmentState st = segment_at(old, t);
+  const double remaining = std::max(0.0, spec(job).work - r.committed - l.draining);
+  st.work = std::min(st.work, remaining);
+  st.committed = std::min(st.committed, st.work);
+  charge_segment(job, st);
+  productive(job, static_cast<double>(r.held) * st.committed);
+  r.committed += st.committed;
+  add_training(job, t);
+  l.seg = rebase(old, t, speed);
+  l.seg.carried = st.work - st.committed;  // (as clamped)
+  ++l.epoch;
+  if (stores(job))
+    schedule_progress(job);
+  else
+    set_timer(finish_time(l.seg, std::max(0.0, spec(job).work - r.committed)), TimerKind::Finish, job, l.epoch);
 }
 
 void FleetState::update_levels()

@@ -110,6 +110,15 @@ public:
   /// Closes the window: running jobs are accounted up to it.
   void finish(double horizon);
 
+  // ---- a shared fabric (the simulator's FleetFabric) ----
+  /// The jobs whose placement changed since the last call (placed, moved in place, or released).
+  [[nodiscard]] std::vector<long> take_placement_changes() { return std::exchange(placement_changes_, {}); }
+  /// The nodes a job holds now, in its ranks' order (empty when it holds none).
+  [[nodiscard]] const Placement& placement_of(long job) const { return live_[static_cast<size_t>(job)].placement; }
+  /// From t, job `job` trains at `speed` work-seconds per second (< 1: slowed by its share of the
+  /// fabric); the time lost is charged to the "contention" loss cause (FleetConfig::extra_causes).
+  void set_speed(long job, double speed, double t);
+
   // ---- replayed jobs (JobSpec::replayed) ----
   /// The replayed jobs started since the last call: the simulator starts their runtimes now.
   [[nodiscard]] std::vector<long> take_started_replayed() { return std::exchange(started_replayed_, {}); }
@@ -160,6 +169,7 @@ private:
     bool drain_in_flight = false;
     bool waits_drain = false;  // a checkpoint waits for the host buffer the drain holds
     bool deferred = false;     // queued by its eligible time rather than its submit
+    double speed = 1;          // work-seconds per second of training (set_speed)
   };
 
   // SchedulerOps, for the policy.
@@ -197,6 +207,16 @@ private:
   void snapshot_done(long job);
   /// Stops a running job's progress at t: charges its segment so far; returns the work it lost.
   void stop_progress(long job, double t, int cause);
+  /// Charges a segment's restart, checkpoint stalls and (at a speed below 1) contention up to `st`.
+  void charge_segment(long job, const SegmentState& st);
+  void charge_contention(long job, double seconds);
+  /// A new segment from t, at the job's speed.
+  [[nodiscard]] Segment segment(long job, double t, double restart, double interval, double cost) const
+  {
+    Segment s{t, restart, interval, cost};
+    s.speed = live_[static_cast<size_t>(job)].speed;
+    return s;
+  }
   void strike(long job, int cause, double t);
   void release(long job, double t);
   void recover(long job, double t);
@@ -236,6 +256,8 @@ private:
   long in_place_ = 0;
   long requeues_ = 0;
   std::vector<long> started_replayed_;
+  std::vector<long> placement_changes_;
+  int contention_ = -1;  // the "contention" loss cause, when the config has it
   double storage_back_ = 0;  // the storage is out until then
   bool scheduling_ = false;
 };
