@@ -39,6 +39,10 @@ struct JobSpec {
   // eligible at the start of the hour (or at once) whose grid is cleanest over its run.
   double deferrable = 0;
   double tokens_per_second = 0;  // > 0: a job declared by tokens trains this many per s of work
+  double step_time = 0;          // > 0: its isolated step (s), for a job declared by tokens
+  // On a shared fabric: the share of its isolated step that is scale-out communication; a job whose
+  // traffic gets 1/k of its isolated rate runs its steps 1 + comm_fraction (k - 1) times as long.
+  double comm_fraction = 0;
   JobRecovery recovery = JobRecovery::Requeue;
   // The job is replayed: while it runs, its life is the single-job replay's actors on its placement
   // (the simulator's JobRuntime: the scenario's model, checkpoints, recovery policy, stragglers,

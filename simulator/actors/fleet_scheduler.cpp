@@ -5,6 +5,8 @@
 
 #include <simgrid/s4u.hpp>
 
+#include <algorithm>
+
 namespace fleetsim::sim {
 
 namespace mf = models::fleet;
@@ -25,8 +27,13 @@ FleetStorage storing_jobs(const mf::Workload& workload, int gpus_per_node, std::
 void FleetScheduler::operator()()
 {
   while (true) {
-    const std::optional<double> due = fleet_.next_timer();
+    std::optional<double> due = fleet_.next_timer();
+    if (fabric_ != nullptr && fabric_->due())
+      due = std::min(due.value_or(*fabric_->due()), *fabric_->due());
     std::optional<FleetMessage> m = inbox_.wait(due ? *due : -1);
+    // The shared fabric's rates since its last change, before anything changes it again.
+    if (fabric_ != nullptr && fabric_->due() && *fabric_->due() <= sg4::Engine::get_clock())
+      fabric_->read(sg4::Engine::get_clock());
     if (!m) {
       fleet_.fire_timers(sg4::Engine::get_clock());
       for (long n : fleet_.take_repaired())
@@ -41,6 +48,8 @@ void FleetScheduler::operator()()
     for (long job : fleet_.take_started_replayed())
       start_replayed_(job);
     start_io();
+    if (fabric_ != nullptr)
+      fabric_->update(fleet_, sg4::Engine::get_clock());
   }
 }
 

@@ -10,6 +10,7 @@
 #include "models/core/random_stream.hpp"
 #include "models/fleet/fleet_state.hpp"
 #include "models/resilience/node_pool.hpp"
+#include "simulator/platform/fleet_fabric.hpp"
 #include "simulator/platform/platform_builder.hpp"
 #include "simulator/scenario/scenario.hpp"
 
@@ -54,8 +55,9 @@ public:
 
   FleetScheduler(const scenario::Scenario& s, std::uint64_t seed, models::fleet::FleetState& fleet,
                  models::NodePool& pool, Inbox<FleetMessage>& inbox, long& repairs, FleetStorage& storage,
-                 StorageSystem& storage_system, StartReplayed start_replayed = {})
+                 StorageSystem& storage_system, StartReplayed start_replayed = {}, FleetFabric* fabric = nullptr)
       : s_(s),
+        fabric_(fabric),
         start_replayed_(std::move(start_replayed)),
         storage_(storage),
         storage_system_(storage_system),
@@ -74,6 +76,7 @@ private:
   void on_failure(const msg::Failure& f);
 
   const scenario::Scenario& s_;
+  FleetFabric* fabric_;  // network.fleet_fabric: shared
   StartReplayed start_replayed_;
   FleetStorage& storage_;
   StorageSystem& storage_system_;

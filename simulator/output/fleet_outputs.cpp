@@ -87,6 +87,15 @@ nlohmann::ordered_json fleet_summary_json(const scenario::Scenario& s, const Fle
   j["fragmentation"] = {{"idle_gpu_hours_while_jobs_wait", round_to(fragmentation / kHour, 3)},
                         {"fraction_of_capacity", round_to(fragmentation / capacity, 6)}};
   j["racks_spanned_mean"] = round_to(jobs.racks_spanned_mean, 4);
+  if (s.fabric.fleet == scenario::FleetFabricMode::Shared) {
+    // The shared fabric (network.fleet_fabric): what its uplinks carried, by level, as a share of
+    // their capacity over the window, and the GPU-hours its sharing cost.
+    nlohmann::ordered_json fabric;
+    fabric["contention_gpu_hours"] = lost.value("contention", 0.0);
+    for (const FabricUse& u : r.fabric)
+      fabric["utilisation_" + u.level] = round_to(u.byte_seconds / std::max(1e-300, u.capacity * r.horizon), 6);
+    j["fabric"] = fabric;
+  }
   j["failures"] = r.failures;
   j["interruptions"] = r.interruptions;
   j["failures_on_idle_nodes"] = r.failures_on_idle;

@@ -65,6 +65,7 @@ public:
   [[nodiscard]] simgrid::s4u::Host* storage() const { return storage_; }
   [[nodiscard]] int group_count(size_t level) const { return static_cast<int>(uplinks_[level].size()); }
   [[nodiscard]] int group_of(size_t level, int rank) const;
+  [[nodiscard]] const ClusterLayout& layout() const { return layout_; }
 
   void get_local_route(const simgrid::kernel::routing::NetPoint* src, const simgrid::kernel::routing::NetPoint* dst,
                        simgrid::kernel::routing::Route* into, double* latency) override;

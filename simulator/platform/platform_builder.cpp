@@ -6,7 +6,8 @@ namespace fleetsim::sim {
 
 namespace sg4 = simgrid::s4u;
 
-Platform build_platform(const scenario::Scenario& s, const std::vector<StorageClient>& clients)
+Platform build_platform(const scenario::Scenario& s, const std::vector<StorageClient>& clients,
+                        const std::function<void(sg4::NetZone*)>& more)
 {
   Platform p;
   auto* zone = sg4::create_full_zone("fleet");
@@ -14,6 +15,8 @@ Platform build_platform(const scenario::Scenario& s, const std::vector<StorageCl
   p.storage = std::make_shared<StorageSystem>(zone, s.storage);
   for (const StorageClient& c : clients)
     p.storage->add_client(c.name, c.nodes);
+  if (more)
+    more(zone);
   zone->seal();
   return p;
 }

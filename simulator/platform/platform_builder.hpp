@@ -18,6 +18,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +39,8 @@ struct Platform {
 };
 
 /// Builds the platform in the current Engine. Call once, after the Engine is configured.
-Platform build_platform(const scenario::Scenario& s, const std::vector<StorageClient>& clients = {});
+/// `more`: builds further zones under the platform's, before it is sealed (a fleet's fabric).
+Platform build_platform(const scenario::Scenario& s, const std::vector<StorageClient>& clients = {},
+                        const std::function<void(simgrid::s4u::NetZone*)>& more = {});
 
 }  // namespace fleetsim::sim

@@ -36,6 +36,8 @@ mf::Workload fleet_workload(const scenario::Scenario& s, std::uint64_t seed)
   const models::ParallelLayout& l = s.step.layout;
   const long layout_gpus = static_cast<long>(l.tp) * l.cp * l.pp * l.dp;
   double tokens_per_second = 0;
+  double step_time = 0;
+  double comm_fraction = 0;
   const bool needs_step = std::any_of(s.workload.jobs.begin(), s.workload.jobs.end(),
                                       [](const scenario::FleetJobDecl& d) { return d.tokens > 0; });
   if (needs_step) {
@@ -44,7 +46,11 @@ mf::Workload fleet_workload(const scenario::Scenario& s, std::uint64_t seed)
     alone.fleet.gpus = layout_gpus;
     alone.workload = {};
     const ResolvedStep step = resolve_step(alone);
-    tokens_per_second = step.breakdown.tokens_per_step / step.breakdown.step_time.si();
+    const models::StepBreakdown& b = step.breakdown;
+    step_time = b.step_time.si();
+    tokens_per_second = b.tokens_per_step / step_time;
+    // Its scale-out communication (the tensor-parallel all-reduces stay on NVLink), as a share of its step.
+    comm_fraction = std::min(1.0, (b.dp_comm + b.pp_comm + b.cp_comm + b.ep_comm).si() / step_time);
   }
   mf::Workload w;
   for (const auto& d : s.workload.jobs)
@@ -58,7 +64,10 @@ mf::Workload fleet_workload(const scenario::Scenario& s, std::uint64_t seed)
       if (d.tokens > 0) {
         j.work = d.tokens / tokens_per_second;
         j.tokens_per_second = tokens_per_second;
+        j.step_time = step_time;
       }
+      if (j.comm_fraction < 0)
+        j.comm_fraction = d.tokens > 0 ? comm_fraction : s.workload.default_comm_fraction;
       // The checkpoint rules of a replay (models/checkpoint/checkpoint_plan.hpp), at the job's size.
       if (j.checkpoint_async)
         j.snapshot_cost =
@@ -122,8 +131,10 @@ mf::FleetConfig fleet_config(const scenario::Scenario& s, const mf::Workload& wo
   }
   c.carbon = s.carbon.profile;
   c.carbon_aware = s.scheduler.carbon_aware && !s.carbon.profile.empty();
+  if (s.fabric.fleet == scenario::FleetFabricMode::Shared)
+    c.extra_causes.emplace_back("contention");  // the training a job's share of the fabric slowed
   if (has_replayed(workload)) {
-    c.extra_causes.assign(mf::kReplayedLossCauses.begin(), mf::kReplayedLossCauses.end());
+    c.extra_causes.insert(c.extra_causes.end(), mf::kReplayedLossCauses.begin(), mf::kReplayedLossCauses.end());
     c.spares_replayed = true;  // (the loader allows one replayed job)
   }
   return c;
@@ -285,11 +296,36 @@ FleetResult complete_result(const mf::FleetState& fleet, const mf::Workload& wor
   r.rejected = partial.rejected;
   r.repairs = partial.repairs;
   r.storage = std::move(partial.storage);
+  r.fabric = std::move(partial.fabric);
   r.energy = account_energy(s, seed, r);
   const mf::FleetEnergyInputs energy_in = fleet_energy_inputs(s);
   for (const mf::JobRecord& job : r.jobs)
     r.job_energy.push_back(mf::job_energy(job, energy_in));
   return r;
+}
+
+// The storing jobs' channels, the storage's record and its token bucket.
+template <class Daemon>
+void start_storage(const scenario::Scenario& s, const Platform& platform, const std::vector<StorageClient>& clients,
+                   FleetStorage& storage, std::vector<StorageSample>& samples, Daemon& daemon)
+{
+  for (size_t c = 0; c < storage.queues.size(); ++c)
+    daemon("storage-" + clients[c].name, StorageChannel(*platform.storage, static_cast<int>(c), storage.queues[c]));
+  platform.storage->record_into(&samples);
+  if (s.storage.burst_bandwidth.si() > 0)
+    daemon("storage-bucket", StorageBucket(*platform.storage));
+}
+
+// The fleet's platform: its control host and storage, and with network.fleet_fabric: shared its
+// fabric at node resolution (fleet_fabric.hpp).
+Platform fleet_platform(const scenario::Scenario& s, const std::vector<StorageClient>& clients,
+                        const mf::FleetConfig& config, const mf::Workload& workload,
+                        std::unique_ptr<FleetFabric>& fabric)
+{
+  return build_platform(s, clients, [&](sg4::NetZone* zone) {
+    if (s.fabric.fleet == scenario::FleetFabricMode::Shared)
+      fabric = std::make_unique<FleetFabric>(s, config.nodes, zone, workload, s.duration.si());
+  });
 }
 
 }  // namespace
@@ -309,7 +345,8 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
   std::vector<StorageClient> clients;
   FleetStorage storage = storing_jobs(workload, config.gpus_per_node, clients);
   add_replayed_clients(replayed, workload, clients);
-  const Platform platform = build_platform(s, clients);
+  std::unique_ptr<FleetFabric> fabric;
+  const Platform platform = fleet_platform(s, clients, config, workload, fabric);
   // The injectors thin their draws against a pool of the cluster's nodes (the spares included), kept
   // in step with the fleet's: a node in repair cannot fail again. Lemon weights apply as in a replay.
   models::NodePool pool(config.nodes, 0, config.nodes_per_rack, s.capacity.lemons, seed);
@@ -342,14 +379,10 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
     Replayed& job = replayed.at(j);
     job.job->start(platform, job.client, daemon, {});
   };
-  daemon("fleet-scheduler", FleetScheduler(s, seed, fleet, pool, inbox, partial.repairs, storage, *platform.storage, start_replayed));
-  if (!storage.queues.empty() || !replayed.empty()) {
-    for (size_t c = 0; c < storage.queues.size(); ++c)
-      daemon("storage-" + clients[c].name, StorageChannel(*platform.storage, static_cast<int>(c), storage.queues[c]));
-    platform.storage->record_into(&partial.storage);
-    if (s.storage.burst_bandwidth.si() > 0)
-      daemon("storage-bucket", StorageBucket(*platform.storage));
-  }
+  daemon("fleet-scheduler", FleetScheduler(s, seed, fleet, pool, inbox, partial.repairs, storage, *platform.storage, start_replayed,
+                                            fabric.get()));
+  if (!storage.queues.empty() || !replayed.empty())
+    start_storage(s, platform, clients, storage, partial.storage, daemon);
   daemon("arrivals", [&workload, &inbox, horizon] {
     for (size_t j = 0; j < workload.size() && workload[j].submit < horizon; ++j) {
       sg4::this_actor::sleep_until(workload[j].submit);
@@ -369,6 +402,8 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
       partial.replayed.push_back({j, job.job->scenario(), std::move(result)});
     }
   });
+  if (fabric)
+    partial.fabric = fabric->use(horizon);
   FleetResult r = complete_result(fleet, workload, s, seed, std::move(partial));
   r.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return r;

@@ -7,6 +7,7 @@
 
 #include "models/fleet/fleet_energy.hpp"
 #include "models/fleet/fleet_state.hpp"
+#include "simulator/platform/fleet_fabric.hpp"
 #include "simulator/platform/storage_system.hpp"
 #include "simulator/run/simulation.hpp"
 #include "simulator/scenario/scenario.hpp"
@@ -45,6 +46,7 @@ struct FleetResult {
   long in_place_recoveries = 0;
   long repairs = 0;
   std::vector<StorageSample> storage;                // the storage's load over time (jobs with a checkpoint_size)
+  std::vector<FabricUse> fabric;                     // network.fleet_fabric: shared: its use by level
   models::fleet::FleetEnergy energy;                 // power, energy and carbon by timeline row
   std::vector<models::fleet::JobEnergy> job_energy;  // by job, in `jobs` order
   std::vector<ReplayedResult> replayed;              // the replayed jobs', in `jobs` order

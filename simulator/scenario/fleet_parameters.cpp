@@ -70,6 +70,11 @@ std::vector<ParamSpec> fleet_parameters()
           "checkpoint waits for the drain, and a failure before it completes loses that checkpoint)",
           {"sync", "async"})
           .fleet_only(),
+      real("workload.jobs.<name>.comm_fraction", std::nullopt,
+           "with network.fleet_fabric: shared: the share of its isolated step that is scale-out communication (default: "
+           "the step model's for a job given by tokens, else workload.defaults.comm_fraction)",
+           0.0, false, 1.0)
+          .fleet_only(),
       quantity("workload.jobs.<name>.restart_cost", T, std::nullopt,
                "launch, initialisation and checkpoint reload at each start (default workload.defaults.restart_cost)",
                0.0, false)
@@ -95,6 +100,12 @@ std::vector<ParamSpec> fleet_parameters()
       quantity("workload.defaults.restart_cost", T, "0s", "launch, initialisation and reload at each start", 0.0, false)
           .fleet_only(),
       choice("workload.defaults.recovery", "requeue", "after a failure: requeue or in_place", {"requeue", "in_place"})
+          .fleet_only(),
+      real("workload.defaults.comm_fraction", "0.2",
+           "with network.fleet_fabric: shared, of the jobs that do not say: the share of a multi-node job's isolated "
+           "step that is scale-out communication and stretches when the job gets less of the fabric (ASSUMPTION, "
+           "docs/models/fleet.md)",
+           0.0, false, 1.0)
           .fleet_only(),
       text("workload.trace.file", std::nullopt,
            "a CSV job trace (docs/models/workload.md), relative to the scenario file: one job per row")

@@ -132,6 +132,13 @@ std::vector<ParamSpec> job_parameters()
       real("network.rack_oversubscription", "1", "rack (top-of-rack switch) uplink oversubscription within a pod", 1.0,
            false, std::nullopt)
           .into([](auto& s) -> auto& { return s.fabric.rack_oversubscription; }),
+      enum_choice("network.fleet_fabric", "isolated",
+                  "in a fleet: isolated (every job runs at its isolated speed; the fabric is not simulated) or shared "
+                  "(the cluster's fabric is built at node resolution and every multi-node job's scale-out traffic "
+                  "crosses the links of its placement as SimGrid flows: jobs that share an oversubscribed uplink "
+                  "slow each other, and a scattered placement slows a job; docs/models/fleet.md)",
+                  kFleetFabricNames, [](auto& s) -> auto& { return s.fabric.fleet; })
+          .fleet_only(),
   };
 }
 

@@ -33,7 +33,14 @@ constexpr long kMaxSimulatedGpus = 30000;
 constexpr long kMaxSimulatedExpertFlows = 500000;
 
 /// The scale-out fabric's shape beyond the per-GPU NIC (which lives in the step inputs).
+/// How a fleet's jobs use the fabric: each at its isolated speed, or sharing the fabric's links
+/// (simulator/platform/fleet_fabric.hpp; docs/models/fleet.md).
+enum class FleetFabricMode { Isolated, Shared };
+inline constexpr models::NameTable<FleetFabricMode, 2> kFleetFabricNames{
+    {{"isolated", FleetFabricMode::Isolated}, {"shared", FleetFabricMode::Shared}}};
+
 struct FabricShape {
+  FleetFabricMode fleet = FleetFabricMode::Isolated;
   long pod_size = 0;  // GPUs per full-bisection pod; 0 = one pod
   double pod_oversubscription = 1;
   double rack_oversubscription = 1;  // rack (ToR) uplinks: 1:1 unless the scenario says otherwise
@@ -106,6 +113,7 @@ struct WorkloadSpec {
   models::fleet::Workload trace_jobs;                     // read at load time
   long trace_skipped = 0;                                 // rows without GPUs or of other states
   std::optional<models::fleet::GeneratorSpec> generator;  // drawn at run time, from the run's seed
+  double default_comm_fraction = 0.2;                      // workload.defaults.comm_fraction
   [[nodiscard]] bool any() const { return !jobs.empty() || !trace_file.empty() || generator.has_value(); }
 };
 

@@ -52,6 +52,7 @@ void read_workload(Reader& r, const std::vector<ResolvedValue>& resolved, Scenar
   const double default_cost = r.number("workload.defaults.checkpoint_cost");
   const double default_restart = r.number("workload.defaults.restart_cost");
   const std::string default_recovery = r.text("workload.defaults.recovery");
+  s.workload.default_comm_fraction = r.number("workload.defaults.comm_fraction");
   int replayed = 0;
   for (const auto& v : resolved) {
     if (v.key.rfind(prefix, 0) != 0 || v.key.substr(v.key.rfind('.')) != ".count")
@@ -74,6 +75,7 @@ void read_workload(Reader& r, const std::vector<ResolvedValue>& resolved, Scenar
                                                                 : default_interval;
     j.checkpoint_cost = r.has(base + "checkpoint_cost") ? r.number(base + "checkpoint_cost") : default_cost;
     j.restart_cost = r.has(base + "restart_cost") ? r.number(base + "restart_cost") : default_restart;
+    j.comm_fraction = r.has(base + "comm_fraction") ? r.number(base + "comm_fraction") : -1;  // -1: its default
     if (r.has(base + "checkpoint_size"))
       j.checkpoint_bytes = r.number(base + "checkpoint_size");
     j.checkpoint_async = r.text(base + "checkpoint_strategy") == "async";
@@ -110,6 +112,7 @@ models::fleet::JobSpec job_defaults(Reader& r)
   d.checkpoint_interval = r.number("workload.defaults.checkpoint_interval");
   d.checkpoint_cost = r.number("workload.defaults.checkpoint_cost");
   d.restart_cost = r.number("workload.defaults.restart_cost");
+  d.comm_fraction = r.number("workload.defaults.comm_fraction");
   d.recovery = r.text("workload.defaults.recovery") == "in_place" ? models::fleet::JobRecovery::InPlace
                                                                   : models::fleet::JobRecovery::Requeue;
   return d;
@@ -276,6 +279,12 @@ void check_fleet(Reader& r, const Scenario& s)
   const models::ParallelLayout& l = s.step.layout;
   const long layout_gpus = static_cast<long>(l.tp) * l.cp * l.pp * l.dp;
   const bool others = s.workload.jobs.size() > 1 || !s.workload.trace_jobs.empty() || s.workload.generator;
+  // The shared fleet fabric is built at node resolution from the Clos's racks and pods
+  // (simulator/platform/fleet_fabric.hpp); a rail-optimized fabric or a torus is not, yet.
+  if (s.fabric.fleet == FleetFabricMode::Shared && s.fabric.topology != "clos")
+    r.error_at_first_given({"network.fleet_fabric", "network.topology"},
+                           "'network.fleet_fabric: shared' needs 'network.topology: clos' (a fleet's shared fabric is "
+                           "built from its racks and pods at node resolution), not '" + s.fabric.topology + "'");
   for (const auto& d : s.workload.jobs) {
     const std::string base = "workload.jobs." + d.name + ".";
     const long gpus = d.job.gpus > 0 ? d.job.gpus : layout_gpus;

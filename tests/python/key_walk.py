@@ -118,6 +118,10 @@ for _key in ("preset", "time_unit", "states"):
 for _key in ("jobs", "window", "arrivals_per_day", "gpus", "duration", "median", "sigma", "max_duration",
              "size_duration_correlation"):
     CONTEXT[f"workload.generator.{_key}"] = GENERATOR
+# A job's communication share acts where jobs slow on a shared, oversubscribed fabric.
+SHARED_FABRIC = ["network.fleet_fabric=shared", "network.rack_oversubscription=4", "scheduler.placement=random"]
+CONTEXT["workload.defaults.comm_fraction"] = SHARED_FABRIC
+CONTEXT["workload.jobs.<name>.comm_fraction"] = SHARED_FABRIC
 CONTEXT["workload.generator.shape"] = GENERATOR + ["workload.generator.duration=weibull", "workload.generator.scale=2h"]
 CONTEXT["workload.generator.scale"] = GENERATOR + ["workload.generator.duration=weibull", "workload.generator.shape=0.7"]
 CONTEXT["workload.generator.hourly_weights"] = GENERATOR + ["workload.generator.arrival=trace_shaped"]

@@ -285,6 +285,38 @@ TEST(FleetCli, AJobByTokensOnGpusOtherThanItsLayoutsIsABadScenario)
   EXPECT_EQ(run(dir, scenario, "--set workload.jobs.pretrain.gpus=64").code, 0);  // the layout's own
 }
 
+// network.fleet_fabric: shared (simulator/platform/fleet_fabric.hpp) on tests/data/fleet/key_walk.yaml
+// with its racks' uplinks at 1:4: jobs scattered over racks share them and slow, jobs packed by
+// topology cross fewer of them; isolated, nothing slows.
+TEST(FleetCli, OnASharedFabricScatteredJobsLoseMoreToContentionThanPackedOnes)
+{
+  TempDir dir;
+  const std::string fixture = kData + "key_walk.yaml";
+  const std::string shared = "--set network.fleet_fabric=shared --set network.rack_oversubscription=4 ";
+  const FleetRun random = run(dir, fixture, shared + "--set scheduler.placement=random");
+  ASSERT_EQ(random.code, 0) << random.text;
+  const FleetRun packed = run(dir, fixture, shared + "--set scheduler.placement=topology");
+  ASSERT_EQ(packed.code, 0) << packed.text;
+  const double lost_random = random.summary["fabric"]["contention_gpu_hours"].get<double>();
+  const double lost_packed = packed.summary["fabric"]["contention_gpu_hours"].get<double>();
+  EXPECT_GT(lost_random, 2 * lost_packed);
+  EXPECT_GT(random.summary["fabric"]["utilisation_rack"].get<double>(), 0);
+  EXPECT_GT(packed.summary["goodput_gpu_hours"].get<double>(), random.summary["goodput_gpu_hours"].get<double>());
+  const FleetRun isolated = run(dir, fixture, "--set network.rack_oversubscription=4 --set scheduler.placement=random");
+  ASSERT_EQ(isolated.code, 0) << isolated.text;
+  EXPECT_FALSE(isolated.summary.contains("fabric"));
+  EXPECT_FALSE(isolated.summary["gpu_hours"]["lost_by_cause"].contains("contention"));
+}
+
+TEST(FleetCli, ASharedFleetFabricOnATorusIsABadScenario)
+{
+  TempDir dir;
+  const FleetRun r = run(dir, kData + "key_walk.yaml",
+                         "--set network.fleet_fabric=shared --set network.topology=torus --set network.torus_dims=4x4x4");
+  EXPECT_EQ(r.code, 2) << r.text;
+  EXPECT_NE(r.text.find("'network.fleet_fabric: shared' needs 'network.topology: clos'"), std::string::npos) << r.text;
+}
+
 TEST(FleetCli, AJobWithBothWorkAndTokensIsABadScenario)
 {
   TempDir dir;
