@@ -240,9 +240,10 @@ TEST(CliRunProgress, ALongRunShowsItsProgressOnATerminalWithTheSameOutputs)
 {
   TempDir tmp;
   const std::string scenario = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/llama3_405b_16k.yaml";
-  // Long enough to outlast the half second before the line appears: ~1 s in the Release build, and
+  // Long enough to outlast the half second before the line appears: 1.5-3 s in the Release build (1,000
+  // days took 0.54 s on a fast CI machine and finished before the line came), and
   // a tenth of the window in the sanitized one, which runs ~30 times slower.
-  const std::string days = fleetsim::testing::kSanitizedBuild ? "100" : "1000";
+  const std::string days = fleetsim::testing::kSanitizedBuild ? "100" : "3000";
   const std::string args = scenario + " --set run.step_model=analytic --set run.duration=" + days + "d";
   const auto tty = run_command("script -qec '" + std::string(FLEETSIM_BINARY) + " run " + args + " --out " +
                                (tmp / "tty") + "' /dev/null");
