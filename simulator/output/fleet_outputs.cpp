@@ -142,7 +142,12 @@ void write_jobs_csv(std::ostream& out, const FleetResult& r)
   out << "job_id,user,submit_s,start_s,end_s,wait_s,gpus,gpus_held,racks,pods,interruptions,preemptions,"
          "state,allocated_gpu_h,productive_gpu_h,lost_checkpoint_gpu_h,lost_startup_gpu_h,lost_preemption_gpu_h,"
          "lost_failures_gpu_h,ettr,eligible_s,energy_mwh,carbon_kg,progress_s,complete,tokens_trained,"
-         "lost_other_gpu_h\n";
+         "lost_other_gpu_h,lost_contention_gpu_h,slowdown,mean_step_s\n";
+  // The shared fabric's loss cause (network.fleet_fabric: shared), if the run has it.
+  size_t contention = 0;
+  for (size_t c = 0; c < r.loss_causes.size(); ++c)
+    if (r.loss_causes[c] == "contention")
+      contention = c;
   std::string line;
   for (size_t i = 0; i < r.jobs.size(); ++i) {
     const mf::JobRecord& job = r.jobs[i];
@@ -171,7 +176,9 @@ void write_jobs_csv(std::ostream& out, const FleetResult& r)
     const auto& lost = job.time.lost;
     double failures = 0, other = 0;
     for (size_t c = mf::kFirstFailureCause; c < lost.size(); ++c)
-      (c < mf::kFirstFailureCause + r.failure_causes ? failures : other) += lost[c];
+      if (c != contention || contention == 0)
+        (c < mf::kFirstFailureCause + r.failure_causes ? failures : other) += lost[c];
+    const double slow = contention > 0 && contention < lost.size() ? lost[contention] : 0.0;
     num(job.time.allocated / kHour, 4);
     num(job.time.productive / kHour, 4);
     num(lost[mf::kCheckpoint] / kHour, 4);
@@ -201,6 +208,20 @@ void write_jobs_csv(std::ostream& out, const FleetResult& r)
       append_fixed(line, x->result.report.tokens, 0);
     line += ',';
     append_fixed(line, other / kHour, 4);
+    line += ',';
+    // Its training as it went, against its isolated speed: the GPU-seconds it trained plus those
+    // the fabric's sharing cost, over the former; and for a job declared by tokens, its mean step.
+    append_fixed(line, slow / kHour, 4);
+    line += ',';
+    if (job.training_gpu_s > 0) {
+      const double slowdown = (job.training_gpu_s + slow) / job.training_gpu_s;
+      append_fixed(line, slowdown, 6);
+      line += ',';
+      if (spec.step_time > 0)
+        append_fixed(line, spec.step_time * slowdown, 4);
+    } else {
+      line += ',';
+    }
     line += '\n';
     out << line;
   }

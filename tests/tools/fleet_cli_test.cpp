@@ -305,6 +305,19 @@ TEST(FleetCli, OnASharedFabricScatteredJobsLoseMoreToContentionThanPackedOnes)
   const FleetRun isolated = run(dir, fixture, "--set network.rack_oversubscription=4 --set scheduler.placement=random");
   ASSERT_EQ(isolated.code, 0) << isolated.text;
   EXPECT_FALSE(isolated.summary.contains("fabric"));
+  // Per job: nothing slows an isolated job; on the shared fabric, scattered jobs slow, and the token
+  // job's mean step is its isolated step times its slowdown.
+  double most = 1;
+  for (const auto& [id, row] : random.jobs)
+    if (!row.at("slowdown").empty())
+      most = std::max(most, std::stod(row.at("slowdown")));
+  EXPECT_GT(most, 1.1);
+  for (const auto& [id, row] : isolated.jobs)
+    if (!row.at("slowdown").empty())
+      EXPECT_EQ(row.at("slowdown"), "1.000000") << id;
+  const auto& llm = random.jobs.at("llm");
+  EXPECT_NEAR(std::stod(llm.at("mean_step_s")) / std::stod(llm.at("slowdown")),
+              std::stod(isolated.jobs.at("llm").at("mean_step_s")), 1e-3);
   EXPECT_FALSE(isolated.summary["gpu_hours"]["lost_by_cause"].contains("contention"));
 }
 
