@@ -135,6 +135,44 @@ const ReplayedResult* replayed_of(const FleetResult& r, size_t job)
   return nullptr;
 }
 
+// How far job i got, what else it lost, and how fast it trained (jobs.csv's last columns).
+void append_progress(std::string& line, const FleetResult& r, size_t i, double other, double slow)
+{
+  const mf::JobRecord& job = r.jobs[i];
+  const mf::JobSpec& spec = r.specs[i];
+  auto num = [&](double v, int d) {
+    append_fixed(line, v, d);
+    line += ',';
+  };
+  // How far it got: seconds of its work at full speed done by the window's end (a running job's
+  // uncommitted work counts, as in a replay), that as a share of its work, and for a job declared
+  // by tokens, the tokens they trained.
+  num(job.progress_at_end, 3);
+  if (spec.work > 0)
+    append_fixed(line, std::min(1.0, job.progress_at_end / spec.work), 6);
+  line += ',';
+  if (spec.tokens_per_second > 0)
+    append_fixed(line, job.progress_at_end * spec.tokens_per_second, 0);
+  else if (const ReplayedResult* x = replayed_of(r, i))
+    append_fixed(line, x->result.report.tokens, 0);
+  line += ',';
+  append_fixed(line, other / kHour, 4);
+  line += ',';
+  // Its training as it went, against its isolated speed: the GPU-seconds it trained plus those
+  // the fabric's sharing cost, over the former; and for a job declared by tokens, its mean step.
+  append_fixed(line, slow / kHour, 4);
+  line += ',';
+  if (job.training_gpu_s > 0) {
+    const double slowdown = (job.training_gpu_s + slow) / job.training_gpu_s;
+    append_fixed(line, slowdown, 6);
+    line += ',';
+    if (spec.step_time > 0)
+      append_fixed(line, spec.step_time * slowdown, 4);
+  } else {
+    line += ',';
+  }
+}
+
 }  // namespace
 
 void write_jobs_csv(std::ostream& out, const FleetResult& r)
@@ -195,33 +233,7 @@ void write_jobs_csv(std::ostream& out, const FleetResult& r)
     opt(job.eligible);
     num(r.job_energy[i].energy_j / 3.6e9, 6);
     num(r.job_energy[i].carbon_kg, 3);
-    // How far it got: seconds of its work at full speed done by the window's end (a running job's
-    // uncommitted work counts, as in a replay), that as a share of its work, and for a job declared
-    // by tokens, the tokens they trained.
-    num(job.progress_at_end, 3);
-    if (spec.work > 0)
-      append_fixed(line, std::min(1.0, job.progress_at_end / spec.work), 6);
-    line += ',';
-    if (spec.tokens_per_second > 0)
-      append_fixed(line, job.progress_at_end * spec.tokens_per_second, 0);
-    else if (const ReplayedResult* x = replayed_of(r, i))
-      append_fixed(line, x->result.report.tokens, 0);
-    line += ',';
-    append_fixed(line, other / kHour, 4);
-    line += ',';
-    // Its training as it went, against its isolated speed: the GPU-seconds it trained plus those
-    // the fabric's sharing cost, over the former; and for a job declared by tokens, its mean step.
-    append_fixed(line, slow / kHour, 4);
-    line += ',';
-    if (job.training_gpu_s > 0) {
-      const double slowdown = (job.training_gpu_s + slow) / job.training_gpu_s;
-      append_fixed(line, slowdown, 6);
-      line += ',';
-      if (spec.step_time > 0)
-        append_fixed(line, spec.step_time * slowdown, 4);
-    } else {
-      line += ',';
-    }
+    append_progress(line, r, i, other, slow);
     line += '\n';
     out << line;
   }
