@@ -29,6 +29,10 @@ struct JobSpec {
   // scheduler's estimate. 0: each checkpoint stalls it checkpoint_cost, with no storage modelled.
   double checkpoint_bytes = 0;
   double checkpoint_files = 1;  // files per checkpoint (metadata operations)
+  // With checkpoint_bytes > 0: its transfers leave from its own nodes (each node its share, through
+  // the node's storage NIC, shared with the other jobs on the node) rather than from a client of its
+  // own (workload.defaults.checkpoint_size_per_gpu; a declared checkpoint_size has its own client).
+  bool node_storage = false;
   // With checkpoint_bytes > 0: an asynchronous checkpoint stalls the job for snapshot_cost only
   // (the device-to-host copy) and its write drains while the job trains on; it counts once drained.
   bool checkpoint_async = false;

@@ -11,17 +11,35 @@ namespace fleetsim::sim {
 
 namespace mf = models::fleet;
 
-FleetStorage storing_jobs(const mf::Workload& workload, int gpus_per_node, std::vector<StorageClient>& clients)
+FleetStorage storing_jobs(const mf::Workload& workload, int gpus_per_node, long nodes,
+                          std::vector<StorageClient>& clients)
 {
   FleetStorage storage;
+  bool from_nodes = false;
   for (size_t j = 0; j < workload.size(); ++j)
-    if (workload[j].checkpoint_bytes > 0) {
+    if (workload[j].node_storage) {
+      from_nodes = true;
+    } else if (workload[j].checkpoint_bytes > 0) {
       storage.slot[static_cast<long>(j)] = clients.size();
       clients.push_back({workload[j].id, (workload[j].gpus + gpus_per_node - 1) / gpus_per_node});
     }
   storage.queues.resize(clients.size());
   storage.in_flight.assign(clients.size(), 0);
+  if (from_nodes) {
+    storage.first_node_client = static_cast<int>(clients.size());
+    for (long n = 0; n < nodes; ++n)
+      clients.push_back({"node" + std::to_string(n), 1});
+  }
   return storage;
+}
+
+void NodeTransfer::abort()
+{
+  aborted = true;
+  if (open)
+    open->cancel();
+  for (const sg4::CommPtr& c : comms)
+    c->cancel();
 }
 
 void FleetScheduler::operator()()
@@ -57,6 +75,10 @@ void FleetScheduler::operator()()
 void FleetScheduler::start_io()
 {
   for (const mf::IoRequest& io : fleet_.take_io()) {
+    if (fleet_.specs()[static_cast<size_t>(io.job)].node_storage) {
+      start_node_io(io);
+      continue;
+    }
     const size_t slot = storage_.slot.at(io.job);
     long& active = storage_.in_flight[slot];
     if (io.abort) {
@@ -73,6 +95,60 @@ void FleetScheduler::start_io()
            inbox.post(msg::IoFinished{job, epoch});
          }});
   }
+}
+
+void FleetScheduler::start_node_io(const mf::IoRequest& io)
+{
+  if (auto it = storage_.node_transfers.find(io.job); it != storage_.node_transfers.end()) {
+    it->second->abort();  // an abort, or a transfer overtaken by the job's next one
+    storage_.node_transfers.erase(it);
+  }
+  if (io.abort)
+    return;
+  auto transfer = std::make_shared<NodeTransfer>();
+  storage_.node_transfers[io.job] = transfer;
+  const mf::Placement placement = fleet_.placement_of(io.job);
+  const double gpus = static_cast<double>(placement.gpus());
+  StorageSystem& system = storage_system_;
+  Inbox<FleetMessage>& inbox = inbox_;
+  FleetStorage& storage = storage_;
+  spawn_("io-" + fleet_.specs()[static_cast<size_t>(io.job)].id, [=, &system, &inbox, &storage] {
+    // As a storage channel serves a request (storage_channel.cpp): the outage, the files, the bytes.
+    if (sg4::Engine::get_clock() < system.back_at)
+      sg4::this_actor::sleep_until(system.back_at);
+    if (transfer->aborted)
+      return;
+    if ((transfer->open = system.start_metadata(io.files))) {
+      try {
+        transfer->open->wait();
+      } catch (const simgrid::CancelException&) {
+        return;
+      }
+    }
+    if (transfer->aborted)
+      return;
+    // A stream per node, its share of the bytes; a job of more than kMaxStreams nodes writes in
+    // kMaxStreams streams of consecutive nodes, each from its first node (SimGrid's cost per
+    // communication; docs/models/fleet.md says what it changes).
+    const size_t n = placement.parts.size();
+    const size_t streams = std::min(n, FleetStorage::kMaxStreams);
+    for (size_t k = 0; k < streams; ++k) {
+      double share = 0;
+      for (size_t i = k * n / streams; i < (k + 1) * n / streams; ++i)
+        share += static_cast<double>(placement.parts[i].second);
+      const long node = placement.parts[k * n / streams].first;
+      transfer->comms.push_back(system.start_transfer(storage.first_node_client + static_cast<int>(node), io.write,
+                                                      io.bytes * share / gpus));
+    }
+    bool done = true;
+    for (const sg4::CommPtr& c : transfer->comms)
+      done = system.wait(c) && done;
+    if (!done || transfer->aborted)
+      return;
+    if (auto it = storage.node_transfers.find(io.job); it != storage.node_transfers.end() && it->second == transfer)
+      storage.node_transfers.erase(it);
+    inbox.post(msg::IoFinished{io.job, io.epoch});
+  });
 }
 
 void FleetScheduler::on_failure(const msg::Failure& f)

@@ -18,6 +18,8 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -37,27 +39,45 @@ using FleetMessage = std::variant<msg::Submit, msg::Failure, msg::IoFinished>;
 
 /// The storage clients of the jobs whose checkpoints go through the storage system: one client (its
 /// nodes' NICs) and one channel per such job, built with the platform.
+/// A transfer of a job that stores from its nodes (JobSpec::node_storage): one communication per
+/// node, its share of the checkpoint each; an abort cancels them all.
+struct NodeTransfer {
+  std::vector<sg4::CommPtr> comms;
+  sg4::ExecPtr open;  // the metadata operations before them
+  bool aborted = false;
+  void abort();
+};
+
 struct FleetStorage {
   std::map<long, size_t> slot;  // job -> its client and queue
   std::deque<StorageQueue> queues;
   std::vector<long> in_flight;  // per slot: the request id in flight (0: none)
   long next_id = 1;
+  static constexpr size_t kMaxStreams = 64;  // a transfer's streams (one per node up to this)
+  // Jobs that store from their nodes: node n's client is first_node_client + n (-1: none built).
+  int first_node_client = -1;
+  std::map<long, std::shared_ptr<NodeTransfer>> node_transfers;  // job -> its transfer in flight
 };
 
-/// One storage client per job of `workload` that writes checkpoints (appended to `clients`).
-[[nodiscard]] FleetStorage storing_jobs(const models::fleet::Workload& workload, int gpus_per_node,
+/// One storage client per job of `workload` that writes checkpoints from a client of its own, then
+/// one per node of the cluster when some job stores from its nodes (appended to `clients`).
+[[nodiscard]] FleetStorage storing_jobs(const models::fleet::Workload& workload, int gpus_per_node, long nodes,
                                         std::vector<StorageClient>& clients);
 
 class FleetScheduler {
 public:
   /// Starts a replayed job's runtime (JobSpec::replayed) when the fleet starts the job.
   using StartReplayed = std::function<void(long job)>;
+  /// Starts an actor of the fleet (a daemon) on the control host.
+  using Spawn = std::function<void(const std::string& name, std::function<void()> body)>;
 
   FleetScheduler(const scenario::Scenario& s, std::uint64_t seed, models::fleet::FleetState& fleet,
                  models::NodePool& pool, Inbox<FleetMessage>& inbox, long& repairs, FleetStorage& storage,
-                 StorageSystem& storage_system, StartReplayed start_replayed = {}, FleetFabric* fabric = nullptr)
+                 StorageSystem& storage_system, StartReplayed start_replayed = {}, FleetFabric* fabric = nullptr,
+                 Spawn spawn = {})
       : s_(s),
         fabric_(fabric),
+        spawn_(std::move(spawn)),
         start_replayed_(std::move(start_replayed)),
         storage_(storage),
         storage_system_(storage_system),
@@ -73,10 +93,13 @@ public:
 
 private:
   void start_io();
+  /// A transfer of a job that stores from its nodes, in an actor of its own.
+  void start_node_io(const models::fleet::IoRequest& io);
   void on_failure(const msg::Failure& f);
 
   const scenario::Scenario& s_;
   FleetFabric* fabric_;  // network.fleet_fabric: shared
+  Spawn spawn_;
   StartReplayed start_replayed_;
   FleetStorage& storage_;
   StorageSystem& storage_system_;

@@ -31,6 +31,28 @@ namespace fleetsim::sim {
 
 namespace mf = models::fleet;
 
+namespace {
+
+// workload.defaults.checkpoint_size_per_gpu > 0: every job that checkpoints and has no storage client
+// of its own writes and restores through its nodes' storage NICs; its checkpoint is that many bytes
+// per GPU, or for a job declared by tokens its model's (14 bytes per parameter: BF16 weights, FP32
+// master weights and Adam's two moments, as scenarios/llama3_405b_16k.yaml).
+void store_from_nodes(const scenario::Scenario& s, mf::Workload& w)
+{
+  const double per_gpu = s.workload.checkpoint_size_per_gpu;
+  if (!(per_gpu > 0))
+    return;
+  for (mf::JobSpec& j : w) {
+    if (j.replayed || j.checkpoint_bytes > 0 || !(j.checkpoint_interval > 0))
+      continue;
+    j.checkpoint_bytes = j.tokens_per_second > 0 ? 14 * s.step.workload.parameters : per_gpu * static_cast<double>(j.gpus);
+    j.checkpoint_files = models::checkpoint_files(s.checkpoint.files, j.gpus, s.fleet.gpus_per_node);
+    j.node_storage = true;
+  }
+}
+
+}  // namespace
+
 mf::Workload fleet_workload(const scenario::Scenario& s, std::uint64_t seed)
 {
   const models::ParallelLayout& l = s.step.layout;
@@ -80,6 +102,7 @@ mf::Workload fleet_workload(const scenario::Scenario& s, std::uint64_t seed)
     mf::Workload g = mf::generate(*s.workload.generator, seed);
     w.insert(w.end(), std::make_move_iterator(g.begin()), std::make_move_iterator(g.end()));
   }
+  store_from_nodes(s, w);
   // Under a GPU power limit the compute slows (power.dvfs_exponent). A job declared by tokens has it
   // in its step already; one given as seconds at full speed computes for power.fleet_compute_fraction
   // of them, and that part stretches.
@@ -343,7 +366,7 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
 
   auto engine = make_engine();
   std::vector<StorageClient> clients;
-  FleetStorage storage = storing_jobs(workload, config.gpus_per_node, clients);
+  FleetStorage storage = storing_jobs(workload, config.gpus_per_node, config.nodes, clients);
   add_replayed_clients(replayed, workload, clients);
   std::unique_ptr<FleetFabric> fabric;
   const Platform platform = fleet_platform(s, clients, config, workload, fabric);
@@ -380,8 +403,8 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
     job.job->start(platform, job.client, daemon, {});
   };
   daemon("fleet-scheduler", FleetScheduler(s, seed, fleet, pool, inbox, partial.repairs, storage, *platform.storage, start_replayed,
-                                            fabric.get()));
-  if (!storage.queues.empty() || !replayed.empty())
+                                            fabric.get(), daemon));
+  if (!storage.queues.empty() || !replayed.empty() || storage.first_node_client >= 0)
     start_storage(s, platform, clients, storage, partial.storage, daemon);
   daemon("arrivals", [&workload, &inbox, horizon] {
     for (size_t j = 0; j < workload.size() && workload[j].submit < horizon; ++j) {

@@ -101,6 +101,15 @@ std::vector<ParamSpec> fleet_parameters()
           .fleet_only(),
       choice("workload.defaults.recovery", "requeue", "after a failure: requeue or in_place", {"requeue", "in_place"})
           .fleet_only(),
+      quantity("workload.defaults.checkpoint_size_per_gpu", B, "0B",
+               "> 0: every job that checkpoints and gives no checkpoint_size writes its checkpoints to, and restores "
+               "them from, the shared storage system (storage.*) through its own nodes' storage NICs "
+               "(storage.client_bandwidth each), contending with every other job: a trace's or the generator's job "
+               "and one given as work with this many bytes per GPU, a job declared by tokens with its model's 14 "
+               "bytes per parameter; its checkpoint_cost is then only the scheduler's estimate. 0: such jobs stall "
+               "checkpoint_cost per checkpoint, with no storage modelled (docs/models/fleet.md)",
+               0.0, false)
+          .fleet_only(),
       real("workload.defaults.comm_fraction", "0.2",
            "with network.fleet_fabric: shared, of the jobs that do not say: the share of a multi-node job's isolated "
            "step that is scale-out communication and stretches when the job gets less of the fabric (ASSUMPTION, "

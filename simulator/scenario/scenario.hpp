@@ -114,6 +114,7 @@ struct WorkloadSpec {
   long trace_skipped = 0;                                 // rows without GPUs or of other states
   std::optional<models::fleet::GeneratorSpec> generator;  // drawn at run time, from the run's seed
   double default_comm_fraction = 0.2;                      // workload.defaults.comm_fraction
+  double checkpoint_size_per_gpu = 0;                      // workload.defaults.checkpoint_size_per_gpu (bytes)
   [[nodiscard]] bool any() const { return !jobs.empty() || !trace_file.empty() || generator.has_value(); }
 };
 

@@ -53,6 +53,7 @@ void read_workload(Reader& r, const std::vector<ResolvedValue>& resolved, Scenar
   const double default_restart = r.number("workload.defaults.restart_cost");
   const std::string default_recovery = r.text("workload.defaults.recovery");
   s.workload.default_comm_fraction = r.number("workload.defaults.comm_fraction");
+  s.workload.checkpoint_size_per_gpu = r.number("workload.defaults.checkpoint_size_per_gpu");
   int replayed = 0;
   for (const auto& v : resolved) {
     if (v.key.rfind(prefix, 0) != 0 || v.key.substr(v.key.rfind('.')) != ".count")

@@ -122,6 +122,8 @@ for _key in ("jobs", "window", "arrivals_per_day", "gpus", "duration", "median",
 SHARED_FABRIC = ["network.fleet_fabric=shared", "network.rack_oversubscription=4", "scheduler.placement=random"]
 CONTEXT["workload.defaults.comm_fraction"] = SHARED_FABRIC
 CONTEXT["workload.jobs.<name>.comm_fraction"] = SHARED_FABRIC
+# Jobs that checkpoint, with no checkpoint_size of their own, store from their nodes.
+CONTEXT["workload.defaults.checkpoint_size_per_gpu"] = ["workload.defaults.checkpoint_interval=1h"]
 CONTEXT["workload.generator.shape"] = GENERATOR + ["workload.generator.duration=weibull", "workload.generator.scale=2h"]
 CONTEXT["workload.generator.scale"] = GENERATOR + ["workload.generator.duration=weibull", "workload.generator.shape=0.7"]
 CONTEXT["workload.generator.hourly_weights"] = GENERATOR + ["workload.generator.arrival=trace_shaped"]

@@ -347,6 +347,38 @@ TEST(FleetCli, TheSharedFabricScenarioTrainsMoreTokensPackedThanScattered)
             packed.summary["fabric"]["utilisation_pod"].get<double>());
 }
 
+// workload.defaults.checkpoint_size_per_gpu: a trace's jobs write their checkpoints through the
+// shared storage from their own nodes. k jobs of S bytes checkpointing at once into servers of
+// bandwidth B each take k S / B (from the SimGrid resources: nothing in the fleet computes it), and
+// a job's own storage client is not needed.
+TEST(FleetCli, KTraceJobsCheckpointingAtOnceEachTakeKTimesSOverB)
+{
+  TempDir dir;
+  for (int k : {1, 2, 4}) {
+    std::string trace = "id,submit,gpus,duration\n";
+    for (int j = 0; j < k; ++j)
+      trace += "j" + std::to_string(j) + ",0,8,10800\n";
+    dir.write("k.csv", trace);
+    const std::string scenario = dir.write("k.yaml", R"(name: k_trace_jobs
+cluster: {gpus: 64, gpus_per_node: 8, gpus_per_rack: 16}
+storage: {write_bandwidth: 100GB/s, read_bandwidth: 100GB/s}
+workload:
+  trace: {file: k.csv, preset: none, columns: {id: id, submit: submit, gpus: gpus, duration: duration}}
+  defaults: {checkpoint_interval: 1h, checkpoint_cost: 1s, checkpoint_size_per_gpu: 100GB}
+scheduler: {policy: fifo}
+run: {duration: 1d, step_model: analytic}
+)");
+    const FleetRun r = run(dir, scenario);
+    ASSERT_EQ(r.code, 0) << r.text;
+    // S = 8 x 100 GB: two checkpoints of k S / B each in 3 h of work (none after the last piece).
+    const double each = k * 800e9 / 100e9;
+    for (const auto& [id, row] : r.jobs) {
+      EXPECT_NEAR(std::stod(row.at("end_s")), 10800 + 2 * each, 1e-3) << "k=" << k << " " << id;
+      EXPECT_NEAR(std::stod(row.at("lost_checkpoint_gpu_h")), 2 * each * 8 / 3600, 1e-4) << "k=" << k;
+    }
+  }
+}
+
 TEST(FleetCli, ASharedFleetFabricOnATorusIsABadScenario)
 {
   TempDir dir;

@@ -172,12 +172,11 @@ std::map<std::string, std::string> job_row(const std::string& csv, const std::st
 
 }  // namespace
 
-TEST(FleetStorage, AStorageOutageHoldsEveryJobsRestoreUntilTheStorageIsBack)
+namespace {
+
+// Each outage costs each job about its 2 h on its 256 GPUs; `more`: further --set options.
+void expect_outages_hold_restores(const std::string& more)
 {
-  // Outages of the storage (every 12 h on average, 2 h each), detected in a minute, strike both a
-  // job whose checkpoints go through the storage and one with closed-form costs (its restart of 5
-  // min includes the reload). Neither can restore before the storage is back: each outage costs each
-  // job about its 2 h on its 256 GPUs, where detection, restart and lost work alone are ~15 min.
   TempDir dir;
   const auto r = fleetsim_command(
       "run " + kScenario +
@@ -187,7 +186,7 @@ TEST(FleetStorage, AStorageOutageHoldsEveryJobsRestoreUntilTheStorageIsBack)
       " --set workload.jobs.plain.gpus=256 --set workload.jobs.plain.work=10d"
       " --set workload.jobs.plain.checkpoint_interval=10min --set workload.jobs.plain.checkpoint_cost=10s"
       " --set workload.jobs.plain.restart_cost=5min --set run.duration=4d --quiet --out " +
-      (dir / "out"));
+      (dir / "out") + more);
   ASSERT_EQ(r.code, 0) << r.text;
   const std::string jobs = read_file(dir / "out/jobs.csv");
   for (const char* id : {"train", "plain"}) {
@@ -197,4 +196,22 @@ TEST(FleetStorage, AStorageOutageHoldsEveryJobsRestoreUntilTheStorageIsBack)
     EXPECT_GT(std::stod(row.at("lost_failures_gpu_h")), 0.8 * hits * 256 * 2) << id;
     EXPECT_LT(std::stod(row.at("lost_failures_gpu_h")), 1.2 * hits * 256 * 2) << id;
   }
+}
+
+}  // namespace
+
+// The same when the job without a checkpoint_size writes and restores through the storage from its
+// own nodes (workload.defaults.checkpoint_size_per_gpu): its transfers wait for the storage's return.
+TEST(FleetStorage, AStorageOutageHoldsTheRestoreOfAJobStoringFromItsNodes)
+{
+  expect_outages_hold_restores(" --set workload.defaults.checkpoint_size_per_gpu=1GB");
+}
+
+TEST(FleetStorage, AStorageOutageHoldsEveryJobsRestoreUntilTheStorageIsBack)
+{
+  // Outages of the storage (every 12 h on average, 2 h each), detected in a minute, strike both a
+  // job whose checkpoints go through the storage and one with closed-form costs (its restart of 5
+  // min includes the reload). Neither can restore before the storage is back: each outage costs each
+  // job about its 2 h on its 256 GPUs, where detection, restart and lost work alone are ~15 min.
+  expect_outages_hold_restores("");
 }
