@@ -269,6 +269,29 @@ TEST(CliReport, FleetReportDrawsStorageOnlyWhenTheJobsStore)
   EXPECT_EQ(read_file(fs::path(plain) / "report.html").find("<h2>Storage</h2>"), std::string::npos);
 }
 
+// A fleet on a shared fabric (network.fleet_fabric: shared) gets a section with the contention's
+// GPU-hours, the uplinks' utilisation and the jobs' slowdown; a fleet without one does not.
+TEST(CliReport, FleetReportShowsTheSharedFabricOnlyWhenThereIsOne)
+{
+  TempDir tmp;
+  const std::string dir = tmp / "shared";
+  const auto r = run_command(kBinary + " run " + FLEETSIM_SOURCE_DIR +
+                             "/tests/data/fleet/key_walk.yaml --set network.fleet_fabric=shared"
+                             " --set network.rack_oversubscription=4 --set scheduler.placement=random --quiet --out " +
+                             dir + " 2>&1");
+  ASSERT_EQ(r.code, 0) << r.text;
+  ASSERT_EQ(report(dir).code, 0);
+  const std::string html = read_file(fs::path(dir) / "report.html");
+  const auto summary = nlohmann::json::parse(read_file(fs::path(dir) / "summary.json"));
+  const std::string lost = fleetsim::report::grouped(summary["fabric"]["contention_gpu_hours"].get<double>(), 1);
+  for (const std::string& s : {std::string("<h2>The shared fabric</h2>"), "GPU-hours lost to contention</td><td>" + lost,
+                               std::string("rack uplinks&#39; utilisation"), std::string("job slowdown p99")})
+    EXPECT_NE(html.find(s), std::string::npos) << s;
+  const std::string plain = small_fleet(tmp);
+  ASSERT_EQ(report(plain).code, 0);
+  EXPECT_EQ(read_file(fs::path(plain) / "report.html").find("The shared fabric"), std::string::npos);
+}
+
 TEST(CliReport, FleetReportHasItsSectionsAndTheSummarysFigures)
 {
   TempDir tmp;

@@ -67,7 +67,8 @@ FleetJobRow job_row(const CsvTable& t, std::size_t i)
           num("lost_preemption_gpu_h"),
           num("lost_failures_gpu_h"),
           t.has_column("lost_other_gpu_h") ? num("lost_other_gpu_h") : 0.0,
-          t.blank(i, ettr) ? std::nullopt : std::optional<double>(t.number(i, ettr))};
+          t.blank(i, ettr) ? std::nullopt : std::optional<double>(t.number(i, ettr)),
+          t.has_column("lost_contention_gpu_h") ? num("lost_contention_gpu_h") : 0.0};
 }
 
 void read_jobs(FleetData& d, const std::string& path, std::size_t top)
@@ -80,8 +81,11 @@ void read_jobs(FleetData& d, const std::string& path, std::size_t top)
     required.push_back(t.column(c));
   for (const char* c : {"lost_checkpoint_gpu_h", "lost_startup_gpu_h", "lost_preemption_gpu_h", "lost_failures_gpu_h"})
     lost_columns.push_back(t.column(c));
-  if (t.has_column("lost_other_gpu_h"))  // (a fleet with a replayed job; older files lack it)
-    lost_columns.push_back(t.column("lost_other_gpu_h"));
+  for (const char* c : {"lost_other_gpu_h", "lost_contention_gpu_h"})  // (older files lack them)
+    if (t.has_column(c))
+      lost_columns.push_back(t.column(c));
+  const std::optional<std::size_t> slowdown =
+      t.has_column("slowdown") ? std::optional<std::size_t>(t.column("slowdown")) : std::nullopt;
   required.insert(required.end(), lost_columns.begin(), lost_columns.end());
   const std::vector<std::size_t> optional = {st, t.column("end_s"), t.column("ettr")};
   (void)t.column("state");                           // the top jobs' table reads it
@@ -96,6 +100,8 @@ void read_jobs(FleetData& d, const std::string& path, std::size_t top)
         throw InputError(t.line(i) + ": error: job '" + t.row(i)[id] + "' started but its wait_s is negative");
       d.waits.push_back(wait);
     }
+    if (slowdown && !t.blank(i, *slowdown))
+      d.slowdowns.push_back(t.number(i, *slowdown));
     double sum = 0;
     for (std::size_t c : lost_columns)
       sum += t.number(i, c);
@@ -103,6 +109,7 @@ void read_jobs(FleetData& d, const std::string& path, std::size_t top)
   }
   d.jobs = t.rows();
   std::sort(d.waits.begin(), d.waits.end());
+  std::sort(d.slowdowns.begin(), d.slowdowns.end());
   const std::size_t n = std::min(top, lost.size());
   std::partial_sort(
       lost.begin(), lost.begin() + static_cast<std::ptrdiff_t>(n), lost.end(),

@@ -39,9 +39,10 @@ struct FleetJobRow {
   double lost_failures = 0;
   double lost_other = 0;  // a replayed job's other causes (maintenance, stalls, ...); 0 in older files
   std::optional<double> ettr;  // none for a job that never started
+  double lost_contention = 0;  // to its share of a shared fabric; 0 in older files
   [[nodiscard]] double lost() const
   {
-    return lost_checkpoint + lost_startup + lost_preemption + lost_failures + lost_other;
+    return lost_checkpoint + lost_startup + lost_preemption + lost_failures + lost_other + lost_contention;
   }
 };
 
@@ -65,6 +66,7 @@ struct FleetData {
   std::vector<double> waits;     // first wait (s) of every job that started, ascending
   std::size_t jobs = 0;          // rows of jobs.csv
   std::vector<FleetJobRow> top;  // the jobs that lost the most GPU-hours, most first (ties: file order)
+  std::vector<double> slowdowns;  // jobs.csv's slowdown of every job that trained, ascending (a shared fabric)
 };
 
 /// True when `summary` is a fleet run's summary.json ("kind": "fleet").

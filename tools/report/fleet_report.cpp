@@ -140,15 +140,41 @@ std::string top_jobs_section(const FleetData& d)
   for (const FleetJobRow& j : d.top)
     rows.push_back({j.id, grouped(j.gpus), j.state, grouped(j.interruptions), grouped(j.allocated, 1),
                     grouped(j.productive, 1), grouped(j.lost_checkpoint, 1), grouped(j.lost_startup, 1),
-                    grouped(j.lost_preemption, 1), grouped(j.lost_failures, 1), grouped(j.lost_other, 1),
+                    grouped(j.lost_preemption, 1), grouped(j.lost_failures, 1),
+                    grouped(j.lost_other + j.lost_contention, 1),
                     grouped(j.lost(), 1),
                     j.ettr ? fixed(*j.ettr, 4) : "-"});
   return "<p class=\"note\">The " + std::to_string(d.top.size()) + " of " + grouped(static_cast<double>(d.jobs)) +
          " jobs in jobs.csv with the most lost GPU-hours (ties in file order). GPU-hours throughout; ETTR is the "
          "job's productive time over its time in the system, submission to end (or to the end of the window).</p>\n" +
          table({"job", "GPUs", "state", "interruptions", "allocated", "productive", "lost: checkpoint", "start-up",
-                "preemption", "failures", "other", "lost total", "ETTR"},
+                "preemption", "failures", "other (contention included)", "lost total", "ETTR"},
                rows);
+}
+
+// A shared fabric's cost (network.fleet_fabric: shared): the GPU-hours its sharing took, how busy
+// each level's uplinks were, and how much the jobs slowed.
+std::string fabric_section(const FleetData& d)
+{
+  const auto& j = d.summary;
+  const std::string& f = d.summary_name;
+  std::vector<std::vector<Cell>> rows = {
+      {"GPU-hours lost to contention", grouped(json_number_at(j, "fabric.contention_gpu_hours", f), 1)}};
+  for (const auto& [key, value] : j.at("fabric").items())
+    if (key.rfind("utilisation_", 0) == 0)
+      rows.push_back({key.substr(12) + " uplinks' utilisation", percent(json_number_at(j, "fabric." + key, f), 2)});
+  const std::vector<double>& s = d.slowdowns;
+  if (!s.empty())
+    for (const auto& [name, q] : {std::pair<const char*, double>{"p50", 0.5}, {"p99", 0.99}, {"max", 1.0}})
+      rows.push_back({std::string("job slowdown ") + name + " (jobs that trained)",
+                      fixed(s[std::min(s.size() - 1, static_cast<std::size_t>(q * static_cast<double>(s.size() - 1)))],
+                            3)});
+  return "<p class=\"note\">The jobs share the fabric's links (<code>network.fleet_fabric: shared</code>): a job "
+         "whose ring of nodes gets less than its NICs' bandwidth trains slower, and the training it loses is "
+         "charged to <em>contention</em>. A level's utilisation is what its uplinks carried over their capacity "
+         "over the window; a job's slowdown is its training time over that of the same work at its isolated "
+         "speed (docs/models/fleet.md).</p>\n" +
+         table({"figure", "value"}, rows);
 }
 
 std::string more_section(const FleetData& d)
@@ -228,6 +254,8 @@ std::string fleet_report_html(const std::string& dir, const std::vector<std::str
   body += "<h2>Wait time by job size</h2>\n" + wait_by_size_section(d);
   body += "<h2>Wait-time distribution</h2>\n" + wait_cdf_section(d);
   body += "<h2>Lost GPU-hours by cause</h2>\n" + lost_section(d);
+  if (d.summary.contains("fabric"))
+    body += "<h2>The shared fabric</h2>\n" + fabric_section(d);
   // Fleet outputs older than the energy model have no power columns and no "energy": no section.
   if (const auto energy = load_fleet_energy(dir, d.summary, d.summary_name))
     body += fleet_energy_section(*energy);
