@@ -75,6 +75,8 @@ public:
   [[nodiscard]] double nic() const { return nic_; }
   /// The slowest flow's rate of each job with flows, as last read.
   [[nodiscard]] const std::map<long, double>& slowest() const { return slowest_; }
+  /// The speeds read and not yet applied (update() applies them): the jobs with flows.
+  [[nodiscard]] const std::map<long, double>& read_speeds() const { return speeds_; }
 
 private:
   struct Flow {

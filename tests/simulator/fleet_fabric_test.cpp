@@ -78,10 +78,10 @@ std::vector<Compared> compare(const std::vector<long>& gpus, mf::Packing packing
       fabric->update(fleet, 0);
       sg4::this_actor::sleep_for(sim::FleetFabric::kMeasure);
       fabric->read(sg4::Engine::get_clock());
+      // The speed the fabric tells the fleet (a job without shared hops keeps 1).
       for (size_t j = 0; j < w.size(); ++j) {
-        const auto it = fabric->slowest().find(static_cast<long>(j));
-        const double k = it == fabric->slowest().end() ? 1.0 : fabric->nic() / it->second;
-        out[j].model = k < 1 + 1e-6 ? 1.0 : 1 + kComm * (k - 1);
+        const auto it = fabric->read_speeds().find(static_cast<long>(j));
+        out[j].model = it == fabric->read_speeds().end() ? 1.0 : 1 / it->second;
       }
       fabric->stop_all();
       // The co-simulation, every job from the same instant.
