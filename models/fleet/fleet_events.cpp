@@ -253,7 +253,7 @@ void FleetState::fire_timers(double t)
       if (!l.seg.plain()) {  // the segment's training beyond its work, at a speed below 1
         const double training =
             now_ - l.seg.t0 - l.seg.restart - l.seg.stall - checkpoints_for(l.seg, remaining) * l.seg.cost;
-        charge_contention(id, training - (remaining - l.seg.carried));
+        charge_slow(id, l.seg, remaining - l.seg.carried, training);
       }
       productive(id, g * remaining);
       add_training(id, now_);

@@ -21,6 +21,7 @@ FleetState::FleetState(FleetConfig config, const Workload& jobs, const Schedulin
   for (auto& r : rec_)
     accounts_.open(r);
   contention_ = loss_cause("contention");
+  data_stall_ = loss_cause("data_stall");
   update_levels();
 }
 
@@ -178,6 +179,7 @@ void FleetState::release(long job, double t)
   running_.erase(job);
   l.placement = Placement{};
   l.speed = 1;
+  l.data = 1;
   placement_changes_.push_back(job);
 }
 
@@ -235,27 +237,56 @@ void FleetState::charge_segment(long job, const SegmentState& st)
   const double g = static_cast<double>(rec_[static_cast<size_t>(job)].held);
   charge(job, l.restart_cause, g * st.restart_spent);
   charge(job, kCheckpoint, g * st.checkpointing);
-  charge_contention(job, st.training - (st.work - l.seg.carried));
+  charge_slow(job, l.seg, st.work - l.seg.carried, st.training);
 }
 
-void FleetState::charge_contention(long job, double seconds)
+void FleetState::charge_slow(long job, const Segment& seg, double work, double training)
 {
-  // Training at a speed below 1: of each second, 1 - speed trained nothing.
-  if (!(seconds > 0))
+  // Training at a speed below 1: of each second, 1 - speed trained nothing. At the fabric's speed
+  // the work would have taken work / fabric; the rest is the data loading's.
+  const double slow = training - work;
+  if (!(slow > 0))
     return;
-  check_invariant(contention_ >= 0, "a job slows only on a shared fabric (the contention cause)",
-                  [&] { return "job " + spec(job).id; });
-  charge(job, contention_, static_cast<double>(rec_[static_cast<size_t>(job)].held) * seconds);
+  const double g = static_cast<double>(rec_[static_cast<size_t>(job)].held);
+  const double data = seg.speed < seg.fabric ? std::min(slow, work / seg.speed - work / seg.fabric) : 0.0;
+  if (data > 0) {
+    check_invariant(data_stall_ >= 0, "a job waits for its data only when it loads some (the data_stall cause)",
+                    [&] { return "job " + spec(job).id; });
+    charge(job, data_stall_, g * data);
+  }
+  if (slow - data > 0) {
+    check_invariant(contention_ >= 0, "a job slows only on a shared fabric (the contention cause)",
+                    [&] { return "job " + spec(job).id; });
+    charge(job, contention_, g * (slow - data));
+  }
 }
 
 void FleetState::set_speed(long job, double speed, double t)
 {
-  now_ = std::max(now_, t);
   Live& l = live_[static_cast<size_t>(job)];
-  JobRecord& r = rec_[static_cast<size_t>(job)];
   if (l.speed == speed || l.placement.parts.empty())
     return;
   l.speed = speed;
+  retime(job, t);
+}
+
+void FleetState::set_data_ratio(long job, double ratio, double t)
+{
+  Live& l = live_[static_cast<size_t>(job)];
+  if (l.data == ratio || l.placement.parts.empty())
+    return;
+  l.data = ratio;
+  retime(job, t);
+}
+
+void FleetState::retime(long job, double t)
+{
+  now_ = std::max(now_, t);
+  Live& l = live_[static_cast<size_t>(job)];
+  JobRecord& r = rec_[static_cast<size_t>(job)];
+  const double speed = std::min(l.speed, l.data);
+  if (speed == l.seg.speed && l.speed == l.seg.fabric)
+    return;
   // Not training now (detecting, checkpointing, restoring, preempting; a replayed job has its own
   // runtime): the speed applies from its next segment. Nor in a storing job's restart before its
   // restore (the restore's timer stands).
@@ -272,6 +303,7 @@ void FleetState::set_speed(long job, double speed, double t)
   r.committed += st.committed;
   add_training(job, t);
   l.seg = rebase(old, t, speed);
+  l.seg.fabric = l.speed;
   l.seg.carried = st.work - st.committed;  // (as clamped)
   ++l.epoch;
   if (stores(job))

@@ -118,6 +118,10 @@ public:
   /// From t, job `job` trains at `speed` work-seconds per second (< 1: slowed by its share of the
   /// fabric); the time lost is charged to the "contention" loss cause (FleetConfig::extra_causes).
   void set_speed(long job, double speed, double t);
+  /// From t, job `job`'s training data arrives at `ratio` of the rate its training needs at full
+  /// speed: it trains at most that fast; what this costs beyond its fabric speed is charged to
+  /// "data_stall".
+  void set_data_ratio(long job, double ratio, double t);
 
   // ---- replayed jobs (JobSpec::replayed) ----
   /// The replayed jobs started since the last call: the simulator starts their runtimes now.
@@ -169,7 +173,8 @@ private:
     bool drain_in_flight = false;
     bool waits_drain = false;  // a checkpoint waits for the host buffer the drain holds
     bool deferred = false;     // queued by its eligible time rather than its submit
-    double speed = 1;          // work-seconds per second of training (set_speed)
+    double speed = 1;          // work-seconds per second of training the fabric allows (set_speed)
+    double data = 1;           // the share of its data rate its loading gets (set_data_ratio)
   };
 
   // SchedulerOps, for the policy.
@@ -209,12 +214,18 @@ private:
   void stop_progress(long job, double t, int cause);
   /// Charges a segment's restart, checkpoint stalls and (at a speed below 1) contention up to `st`.
   void charge_segment(long job, const SegmentState& st);
-  void charge_contention(long job, double seconds);
+  /// Charges the time a segment's training took beyond its `work` (done since its start) at its
+  /// speed: to data_stall the part beyond what its fabric speed takes, the rest to contention.
+  void charge_slow(long job, const Segment& seg, double work, double training);
+  /// Re-bases a running job on its speeds now (set_speed, set_data_ratio).
+  void retime(long job, double t);
   /// A new segment from t, at the job's speed.
   [[nodiscard]] Segment segment(long job, double t, double restart, double interval, double cost) const
   {
     Segment s{t, restart, interval, cost};
-    s.speed = live_[static_cast<size_t>(job)].speed;
+    const Live& l = live_[static_cast<size_t>(job)];
+    s.speed = std::min(l.speed, l.data);
+    s.fabric = l.speed;
     return s;
   }
   void strike(long job, int cause, double t);
@@ -258,6 +269,7 @@ private:
   std::vector<long> started_replayed_;
   std::vector<long> placement_changes_;
   int contention_ = -1;  // the "contention" loss cause, when the config has it
+  int data_stall_ = -1;  // the "data_stall" loss cause, likewise
   double storage_back_ = 0;  // the storage is out until then
   bool scheduling_ = false;
 };

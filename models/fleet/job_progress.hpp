@@ -22,6 +22,7 @@ struct Segment {
   double interval = 0;  // s of work between checkpoints; 0: never checkpoints
   double cost = 0;      // s per checkpoint
   double speed = 1;     // work-seconds per second of training
+  double fabric = 1;    // the speed its share of the fabric alone allows (>= speed; below it, data loading binds)
   double carried = 0;   // work done before t0 since the last checkpoint (< interval when it checkpoints)
   double stall = 0;     // s left of a checkpoint under way at t0 + restart, which saves `carried`
   [[nodiscard]] bool plain() const { return speed == 1 && carried == 0 && stall == 0; }

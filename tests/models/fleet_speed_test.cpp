@@ -123,6 +123,26 @@ TEST(FleetSpeed, AFailureAfterASlowSpellLosesOnlyTheWorkSinceTheCheckpoint)
   state.finish(10 * kHour);
 }
 
+// Data loading that gets half its rate binds below the fabric's 0.8: the job trains at 0.5; of the
+// time lost, what 0.8 would have cost is contention, the rest waits for data.
+TEST(FleetSpeed, DataLoadingBelowTheFabricsSpeedIsADataStall)
+{
+  const std::unique_ptr<fm::SchedulingPolicy> policy = fm::find_scheduling_policy("fifo")->make();
+  fm::FleetConfig c = cluster(true);
+  c.extra_causes.emplace_back("data_stall");
+  fm::FleetState state{c, {job(0)}, *policy};
+  state.submit(0, 0);
+  state.set_speed(0, 0.8, 300);       // 200 s of work done
+  state.set_data_ratio(0, 0.5, 300);  // 800 s of work left at 0.5
+  state.fire_timers(300 + 800 / 0.5);
+  const fm::JobRecord& r = state.jobs()[0];
+  EXPECT_EQ(r.state, fm::JobState::Done);
+  EXPECT_NEAR(r.time.lost[static_cast<size_t>(state.loss_cause("contention"))], 16 * 800 * (1 / 0.8 - 1), 1e-6);
+  EXPECT_NEAR(r.time.lost[static_cast<size_t>(state.loss_cause("data_stall"))], 16 * 800 * (1 / 0.5 - 1 / 0.8), 1e-6);
+  EXPECT_NEAR(r.time.productive, 16 * 1000.0, 1e-6);
+  state.finish(10 * kHour);
+}
+
 TEST(FleetSpeed, ASlowJobWithoutASharedFabricBreaksAnInvariant)
 {
   const std::unique_ptr<fm::SchedulingPolicy> policy = fm::find_scheduling_policy("fifo")->make();
