@@ -45,13 +45,14 @@ void NodeTransfer::abort()
 void FleetScheduler::operator()()
 {
   while (true) {
-    std::optional<double> due = fleet_.next_timer();
-    if (fabric_ != nullptr && fabric_->due())
-      due = std::min(due.value_or(*fabric_->due()), *fabric_->due());
+    const std::optional<double> due = next_due();
     std::optional<FleetMessage> m = inbox_.wait(due ? *due : -1);
-    // The shared fabric's rates since its last change, before anything changes it again.
-    if (fabric_ != nullptr && fabric_->due() && *fabric_->due() <= sg4::Engine::get_clock())
-      fabric_->read(sg4::Engine::get_clock());
+    // The shared fabric's and the data's rates since their last change, before anything changes them.
+    const double now = sg4::Engine::get_clock();
+    if (fabric_ != nullptr && fabric_->due() && *fabric_->due() <= now)
+      fabric_->read(now);
+    if (data_ != nullptr && data_->due() && *data_->due() <= now)
+      data_->read(now);
     if (!m) {
       fleet_.fire_timers(sg4::Engine::get_clock());
       for (long n : fleet_.take_repaired())
@@ -60,15 +61,34 @@ void FleetScheduler::operator()()
       std::visit(
           Overloaded{[&](const msg::Submit& e) { fleet_.submit(e.job, sg4::Engine::get_clock()); },
                      [&](const msg::Failure& f) { on_failure(f); },
-                     [&](const msg::IoFinished& d) { fleet_.io_done(d.job, d.epoch, sg4::Engine::get_clock()); }},
+                     [&](const msg::IoFinished& d) { fleet_.io_done(d.job, d.epoch, sg4::Engine::get_clock()); },
+                     [](const msg::Recheck&) {}},
           *m);
     }
     for (long job : fleet_.take_started_replayed())
       start_replayed_(job);
     start_io();
-    if (fabric_ != nullptr)
-      fabric_->update(fleet_, sg4::Engine::get_clock());
+    follow_placements(sg4::Engine::get_clock());
   }
+}
+
+std::optional<double> FleetScheduler::next_due() const
+{
+  std::optional<double> due = fleet_.next_timer();
+  for (const std::optional<double> reading : {fabric_ != nullptr ? fabric_->due() : std::nullopt,
+                                              data_ != nullptr ? data_->due() : std::nullopt})
+    if (reading)
+      due = std::min(due.value_or(*reading), *reading);
+  return due;
+}
+
+void FleetScheduler::follow_placements(double t)
+{
+  const std::vector<long> changed = fleet_.take_placement_changes();
+  if (fabric_ != nullptr)
+    fabric_->update(fleet_, t, changed);
+  if (data_ != nullptr)
+    data_->update(fleet_, t, changed);
 }
 
 // The storage transfers the fleet's state asked for: posted to the job's channel, or aborted.

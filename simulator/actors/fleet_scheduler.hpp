@@ -10,6 +10,7 @@
 #include "models/core/random_stream.hpp"
 #include "models/fleet/fleet_state.hpp"
 #include "models/resilience/node_pool.hpp"
+#include "simulator/platform/fleet_data_loading.hpp"
 #include "simulator/platform/fleet_fabric.hpp"
 #include "simulator/platform/platform_builder.hpp"
 #include "simulator/scenario/scenario.hpp"
@@ -33,9 +34,10 @@ struct IoFinished {  // a storing job's transfer for `epoch` completed
   long job = 0;
   long epoch = 0;
 };
+struct Recheck {};  // the storage's transfers changed: the data loading's rates are to be read again
 }  // namespace msg
 
-using FleetMessage = std::variant<msg::Submit, msg::Failure, msg::IoFinished>;
+using FleetMessage = std::variant<msg::Submit, msg::Failure, msg::IoFinished, msg::Recheck>;
 
 /// The storage clients of the jobs whose checkpoints go through the storage system: one client (its
 /// nodes' NICs) and one channel per such job, built with the platform.
@@ -74,9 +76,10 @@ public:
   FleetScheduler(const scenario::Scenario& s, std::uint64_t seed, models::fleet::FleetState& fleet,
                  models::NodePool& pool, Inbox<FleetMessage>& inbox, long& repairs, FleetStorage& storage,
                  StorageSystem& storage_system, StartReplayed start_replayed = {}, FleetFabric* fabric = nullptr,
-                 Spawn spawn = {})
+                 Spawn spawn = {}, FleetDataLoading* data = nullptr)
       : s_(s),
         fabric_(fabric),
+        data_(data),
         spawn_(std::move(spawn)),
         start_replayed_(std::move(start_replayed)),
         storage_(storage),
@@ -93,12 +96,17 @@ public:
 
 private:
   void start_io();
+  /// The deadline of the next wait: the state's next timer, or a reading of the fabric or the data.
+  [[nodiscard]] std::optional<double> next_due() const;
+  /// The shared fabric and data loading follow the placements that changed.
+  void follow_placements(double t);
   /// A transfer of a job that stores from its nodes, in an actor of its own.
   void start_node_io(const models::fleet::IoRequest& io);
   void on_failure(const msg::Failure& f);
 
   const scenario::Scenario& s_;
-  FleetFabric* fabric_;  // network.fleet_fabric: shared
+  FleetFabric* fabric_;     // network.fleet_fabric: shared
+  FleetDataLoading* data_;  // data.bytes_per_token with jobs declared by tokens
   Spawn spawn_;
   StartReplayed start_replayed_;
   FleetStorage& storage_;

@@ -136,7 +136,7 @@ const ReplayedResult* replayed_of(const FleetResult& r, size_t job)
 }
 
 // How far job i got, what else it lost, and how fast it trained (jobs.csv's last columns).
-void append_progress(std::string& line, const FleetResult& r, size_t i, double other, double slow)
+void append_progress(std::string& line, const FleetResult& r, size_t i, double other, double slow, double stall)
 {
   const mf::JobRecord& job = r.jobs[i];
   const mf::JobSpec& spec = r.specs[i];
@@ -159,11 +159,12 @@ void append_progress(std::string& line, const FleetResult& r, size_t i, double o
   append_fixed(line, other / kHour, 4);
   line += ',';
   // Its training as it went, against its isolated speed: the GPU-seconds it trained plus those
-  // the fabric's sharing cost, over the former; and for a job declared by tokens, its mean step.
+  // the fabric's sharing and its data loading cost, over the former; and for a job declared by
+  // tokens, its mean step.
   append_fixed(line, slow / kHour, 4);
   line += ',';
   if (job.training_gpu_s > 0) {
-    const double slowdown = (job.training_gpu_s + slow) / job.training_gpu_s;
+    const double slowdown = (job.training_gpu_s + slow + stall) / job.training_gpu_s;
     append_fixed(line, slowdown, 6);
     line += ',';
     if (spec.step_time > 0)
@@ -182,10 +183,13 @@ void write_jobs_csv(std::ostream& out, const FleetResult& r)
          "lost_failures_gpu_h,ettr,eligible_s,energy_mwh,carbon_kg,progress_s,complete,tokens_trained,"
          "lost_other_gpu_h,lost_contention_gpu_h,slowdown,mean_step_s\n";
   // The shared fabric's loss cause (network.fleet_fabric: shared), if the run has it.
-  size_t contention = 0;
-  for (size_t c = 0; c < r.loss_causes.size(); ++c)
+  size_t contention = 0, data_stall = 0;  // (and the data loading's)
+  for (size_t c = 0; c < r.loss_causes.size(); ++c) {
     if (r.loss_causes[c] == "contention")
       contention = c;
+    if (r.loss_causes[c] == "data_stall")
+      data_stall = c;
+  }
   std::string line;
   for (size_t i = 0; i < r.jobs.size(); ++i) {
     const mf::JobRecord& job = r.jobs[i];
@@ -233,7 +237,7 @@ void write_jobs_csv(std::ostream& out, const FleetResult& r)
     opt(job.eligible);
     num(r.job_energy[i].energy_j / 3.6e9, 6);
     num(r.job_energy[i].carbon_kg, 3);
-    append_progress(line, r, i, other, slow);
+    append_progress(line, r, i, other, slow, data_stall > 0 && data_stall < lost.size() ? lost[data_stall] : 0.0);
     line += '\n';
     out << line;
   }

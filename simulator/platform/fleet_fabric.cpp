@@ -110,9 +110,8 @@ void FleetFabric::stop_all()
   due_.reset();
 }
 
-void FleetFabric::update(mf::FleetState& fleet, double t)
+void FleetFabric::update(mf::FleetState& fleet, double t, std::vector<long> changed)
 {
-  std::vector<long> changed = fleet.take_placement_changes();
   std::sort(changed.begin(), changed.end());
   changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
   for (const auto& [job, speed] : speeds_)

@@ -57,8 +57,9 @@ public:
               const models::fleet::Workload& workload, double horizon);
 
   /// After the fleet's state changed at t: the speeds read since the last call are applied (to the
-  /// jobs whose placement did not change since), then the flows follow the placements that changed.
-  void update(models::fleet::FleetState& fleet, double t);
+  /// jobs whose placement did not change since), then the flows follow the placements that changed
+  /// (`changed`: FleetState::take_placement_changes()).
+  void update(models::fleet::FleetState& fleet, double t, std::vector<long> changed);
   /// When the rates are to be read (kMeasure after the last change), if they are.
   [[nodiscard]] std::optional<double> due() const { return due_; }
   /// Reads every flow's rate since the last change (call at due()); the speeds apply at update().

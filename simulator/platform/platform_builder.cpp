@@ -7,7 +7,7 @@ namespace fleetsim::sim {
 namespace sg4 = simgrid::s4u;
 
 Platform build_platform(const scenario::Scenario& s, const std::vector<StorageClient>& clients,
-                        const std::function<void(sg4::NetZone*)>& more)
+                        const std::function<void(sg4::NetZone*, StorageSystem&)>& more)
 {
   Platform p;
   auto* zone = sg4::create_full_zone("fleet");
@@ -16,7 +16,7 @@ Platform build_platform(const scenario::Scenario& s, const std::vector<StorageCl
   for (const StorageClient& c : clients)
     p.storage->add_client(c.name, c.nodes);
   if (more)
-    more(zone);
+    more(zone, *p.storage);
   zone->seal();
   return p;
 }

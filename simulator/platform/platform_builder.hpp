@@ -39,8 +39,9 @@ struct Platform {
 };
 
 /// Builds the platform in the current Engine. Call once, after the Engine is configured.
-/// `more`: builds further zones under the platform's, before it is sealed (a fleet's fabric).
+/// `more`: builds further zones and clients before the platform's zone is sealed (a fleet's fabric,
+/// its data readers).
 Platform build_platform(const scenario::Scenario& s, const std::vector<StorageClient>& clients = {},
-                        const std::function<void(simgrid::s4u::NetZone*)>& more = {});
+                        const std::function<void(simgrid::s4u::NetZone*, StorageSystem&)>& more = {});
 
 }  // namespace fleetsim::sim

@@ -39,6 +39,22 @@ int StorageSystem::add_client(const std::string& name, long nodes)
   return static_cast<int>(clients_.size()) - 1;
 }
 
+int StorageSystem::add_reader(const std::string& name, long nodes, double rate)
+{
+  Client c;
+  c.host = zone_->create_host("reader-" + name, 1e9)->seal();
+  std::vector<sg4::LinkInRoute> down{sg4::LinkInRoute(servers_), sg4::LinkInRoute(read_)};
+  if (spec_.client_bandwidth.si() > 0) {
+    sg4::Link* nic =
+        zone_->create_link("reader-" + name + "-nic", spec_.client_bandwidth.si() * static_cast<double>(nodes))->seal();
+    down.emplace_back(nic);
+  }
+  down.emplace_back(zone_->create_link("reader-" + name + "-demand", rate)->seal());
+  zone_->add_route(storage_->get_netpoint(), c.host->get_netpoint(), nullptr, nullptr, down, false);
+  clients_.push_back(c);
+  return static_cast<int>(clients_.size()) - 1;
+}
+
 sg4::CommPtr StorageSystem::start_transfer(int client, bool write, double bytes)
 {
   sg4::Host* c = clients_.at(static_cast<size_t>(client)).host;

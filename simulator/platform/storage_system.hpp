@@ -47,6 +47,13 @@ public:
   /// Returns the client's index.
   int add_client(const std::string& name, long nodes);
 
+  /// A client that only reads, at most `rate` bytes/s (a private link at the end of its route: a
+  /// job's training data, read as fast as it trains and no faster); call before the zone is sealed.
+  int add_reader(const std::string& name, long nodes, double rate);
+  /// A client's host (a flow from the storage to it: sg4::Comm::sendto_init).
+  [[nodiscard]] sg4::Host* client_host(int client) const { return clients_.at(static_cast<size_t>(client)).host; }
+  [[nodiscard]] sg4::Host* host() const { return storage_; }
+
   /// Starts moving `bytes` between client `client` and the servers (write: to them). The caller
   /// waits for it with wait(), which also tells the observers when it starts and ends.
   [[nodiscard]] sg4::CommPtr start_transfer(int client, bool write, double bytes);

@@ -132,6 +132,12 @@ bool has_replayed(const mf::Workload& w)
   return std::any_of(w.begin(), w.end(), [](const mf::JobSpec& j) { return j.replayed; });
 }
 
+// The jobs that load training data (data.bytes_per_token): those declared by tokens.
+bool loads_data(const scenario::Scenario& s, const mf::JobSpec& j)
+{
+  return s.data.bytes_per_token.si() > 0 && j.tokens_per_second > 0 && !j.replayed;
+}
+
 mf::FleetConfig fleet_config(const scenario::Scenario& s, const mf::Workload& workload, std::uint64_t seed)
 {
   mf::FleetConfig c;
@@ -158,6 +164,10 @@ mf::FleetConfig fleet_config(const scenario::Scenario& s, const mf::Workload& wo
     c.extra_causes.emplace_back("contention");  // the training a job's share of the fabric slowed
   if (has_replayed(workload)) {
     c.extra_causes.insert(c.extra_causes.end(), mf::kReplayedLossCauses.begin(), mf::kReplayedLossCauses.end());
+  } else if (std::any_of(workload.begin(), workload.end(), [&](const mf::JobSpec& j) { return loads_data(s, j); })) {
+    c.extra_causes.emplace_back("data_stall");  // (a replayed job's causes have it)
+  }
+  if (has_replayed(workload)) {
     c.spares_replayed = true;  // (the loader allows one replayed job)
   }
   return c;
@@ -339,15 +349,34 @@ void start_storage(const scenario::Scenario& s, const Platform& platform, const 
     daemon("storage-bucket", StorageBucket(*platform.storage));
 }
 
-// The fleet's platform: its control host and storage, and with network.fleet_fabric: shared its
-// fabric at node resolution (fleet_fabric.hpp).
+// The fleet's platform: its control host and storage, with network.fleet_fabric: shared its fabric
+// at node resolution (fleet_fabric.hpp), and a data reader per job that loads data
+// (fleet_data_loading.hpp).
 Platform fleet_platform(const scenario::Scenario& s, const std::vector<StorageClient>& clients,
                         const mf::FleetConfig& config, const mf::Workload& workload,
-                        std::unique_ptr<FleetFabric>& fabric)
+                        std::unique_ptr<FleetFabric>& fabric, std::unique_ptr<FleetDataLoading>& data)
 {
-  return build_platform(s, clients, [&](sg4::NetZone* zone) {
+  return build_platform(s, clients, [&](sg4::NetZone* zone, StorageSystem& storage) {
     if (s.fabric.fleet == scenario::FleetFabricMode::Shared)
       fabric = std::make_unique<FleetFabric>(s, config.nodes, zone, workload, s.duration.si());
+    std::map<long, std::pair<int, double>> readers;
+    for (size_t j = 0; j < workload.size(); ++j)
+      if (loads_data(s, workload[j])) {
+        const double rate = workload[j].tokens_per_second * s.data.bytes_per_token.si();
+        const long nodes = (workload[j].gpus + config.gpus_per_node - 1) / config.gpus_per_node;
+        readers[static_cast<long>(j)] = {storage.add_reader(workload[j].id, nodes, rate), rate};
+      }
+    if (!readers.empty())
+      data = std::make_unique<FleetDataLoading>(storage, std::move(readers), s.duration.si());
+  });
+}
+
+// A checkpoint that starts or ends changes what the data loading gets: its rates are read again.
+void watch_storage(StorageSystem& storage, FleetDataLoading& data, Inbox<FleetMessage>& inbox)
+{
+  storage.observe([&data, &inbox] {
+    data.changed(sg4::Engine::get_clock());
+    inbox.post(msg::Recheck{});
   });
 }
 
@@ -369,7 +398,8 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
   FleetStorage storage = storing_jobs(workload, config.gpus_per_node, config.nodes, clients);
   add_replayed_clients(replayed, workload, clients);
   std::unique_ptr<FleetFabric> fabric;
-  const Platform platform = fleet_platform(s, clients, config, workload, fabric);
+  std::unique_ptr<FleetDataLoading> data;
+  const Platform platform = fleet_platform(s, clients, config, workload, fabric, data);
   // The injectors thin their draws against a pool of the cluster's nodes (the spares included), kept
   // in step with the fleet's: a node in repair cannot fail again. Lemon weights apply as in a replay.
   models::NodePool pool(config.nodes, 0, config.nodes_per_rack, s.capacity.lemons, seed);
@@ -403,7 +433,9 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
     job.job->start(platform, job.client, daemon, {});
   };
   daemon("fleet-scheduler", FleetScheduler(s, seed, fleet, pool, inbox, partial.repairs, storage, *platform.storage, start_replayed,
-                                            fabric.get(), daemon));
+                                            fabric.get(), daemon, data.get()));
+  if (data)
+    watch_storage(*platform.storage, *data, inbox);
   if (!storage.queues.empty() || !replayed.empty() || storage.first_node_client >= 0)
     start_storage(s, platform, clients, storage, partial.storage, daemon);
   daemon("arrivals", [&workload, &inbox, horizon] {

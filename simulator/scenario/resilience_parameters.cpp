@@ -178,8 +178,9 @@ std::vector<ParamSpec> resilience_parameters()
           .into([](auto& s) -> auto& { return s.checkpoint.corrupt_probability; }),
 
       quantity("data.bytes_per_token", B, "0B",
-               "training data read from storage per token (0: data loading is not modelled)", 0.0, false)
-          .job_only()
+               "training data read from storage per token (0: data loading is not modelled); in a fleet, by its jobs "
+               "declared by tokens (and a replayed job)",
+               0.0, false)
           .into([](auto& s) -> auto& { return s.data.bytes_per_token; }),
       integer("data.prefetch_steps", "2", "batches the loader keeps ready ahead of training", 1, 1e6).job_only().into([
       ](auto& s) -> auto& { return s.data.prefetch_steps; }),

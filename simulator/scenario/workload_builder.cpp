@@ -286,6 +286,13 @@ void check_fleet(Reader& r, const Scenario& s)
     r.error_at_first_given({"network.fleet_fabric", "network.topology"},
                            "'network.fleet_fabric: shared' needs 'network.topology: clos' (a fleet's shared fabric is "
                            "built from its racks and pods at node resolution), not '" + s.fabric.topology + "'");
+  // Training data is read at a job's token rate: only a job declared by tokens (or replayed) has one.
+  if (s.data.bytes_per_token.si() > 0 &&
+      std::none_of(s.workload.jobs.begin(), s.workload.jobs.end(),
+                   [](const FleetJobDecl& d) { return d.tokens > 0 || d.job.replayed; }))
+    r.error_at_first_given({"data.bytes_per_token"},
+                           "'data.bytes_per_token' needs a job that trains tokens: in a fleet, a job declared by "
+                           "tokens (workload.jobs.<name>.tokens) or replayed loads data; the others have no token rate");
   for (const auto& d : s.workload.jobs) {
     const std::string base = "workload.jobs." + d.name + ".";
     const long gpus = d.job.gpus > 0 ? d.job.gpus : layout_gpus;

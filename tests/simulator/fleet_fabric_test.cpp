@@ -6,6 +6,7 @@
 // pods of their own, jobs keep their isolated step exactly.
 #include "simulator/platform/fleet_fabric.hpp"
 #include "simulator/platform/platform_builder.hpp"
+#include "simulator/platform/storage_system.hpp"
 #include "simulator/run/child_process.hpp"
 #include "simulator/run/engine_setup.hpp"
 
@@ -67,7 +68,7 @@ std::vector<Compared> compare(const std::vector<long>& gpus, mf::Packing packing
     const auto policy = mf::find_scheduling_policy("fifo")->make();
     mf::FleetState fleet(c, w, *policy);
     std::unique_ptr<sim::FleetFabric> fabric;
-    const sim::Platform platform = sim::build_platform(s, {}, [&](sg4::NetZone* zone) {
+    const sim::Platform platform = sim::build_platform(s, {}, [&](sg4::NetZone* zone, sim::StorageSystem&) {
       fabric = std::make_unique<sim::FleetFabric>(s, c.nodes, zone, w, c.horizon);
     });
     std::vector<Compared> out(w.size());
@@ -75,7 +76,7 @@ std::vector<Compared> compare(const std::vector<long>& gpus, mf::Packing packing
     sg4::Actor::create("driver", platform.control, [&] {
       for (size_t j = 0; j < w.size(); ++j)
         fleet.submit(static_cast<long>(j), 0);
-      fabric->update(fleet, 0);
+      fabric->update(fleet, 0, fleet.take_placement_changes());
       sg4::this_actor::sleep_for(sim::FleetFabric::kMeasure);
       fabric->read(sg4::Engine::get_clock());
       // The speed the fabric tells the fleet (a job without shared hops keeps 1).

@@ -379,6 +379,41 @@ run: {duration: 1d, step_model: analytic}
   }
 }
 
+// data.bytes_per_token in a fleet: jobs declared by tokens read their training data from the shared
+// storage at their token rate. Two such jobs whose rates add up to more than the storage's read
+// bandwidth B each get B / 2 and train at that share of their speed; alone on ample storage a job
+// keeps its step. A fleet without a job declared by tokens refuses the key.
+TEST(FleetCli, JobsReadingMoreDataThanTheStorageGivesTrainAtTheirShare)
+{
+  TempDir dir;
+  const std::string scenario = token_scenario(dir);
+  const FleetRun plain = run(dir, scenario);
+  ASSERT_EQ(plain.code, 0) << plain.text;
+  const double step = std::stod(plain.jobs.at("pretrain").at("mean_step_s"));
+  const double rate = 2097152 / step * 1e6;  // bytes/s a job reads at 1 MB per token
+  auto with = [&](double read_bandwidth, int count) {
+    return run(dir, scenario,
+               "--set data.bytes_per_token=1MB --set storage.read_bandwidth=" + std::to_string(read_bandwidth / 1e9) +
+                   "GB/s --set storage.write_bandwidth=100GB/s --set workload.jobs.pretrain.count=" +
+                   std::to_string(count));
+  };
+  const FleetRun ample = with(4 * rate, 1);
+  ASSERT_EQ(ample.code, 0) << ample.text;
+  EXPECT_EQ(ample.jobs.at("pretrain").at("slowdown"), "1.000000");
+  const double b = 1.2 * rate;  // two jobs ask for 2 x rate
+  const FleetRun scarce = with(b, 2);
+  ASSERT_EQ(scarce.code, 0) << scarce.text;
+  for (const char* id : {"pretrain-1", "pretrain-2"}) {
+    EXPECT_NEAR(std::stod(scarce.jobs.at(id).at("slowdown")), 2 * rate / b, 1e-3) << id;
+    EXPECT_NEAR(std::stod(scarce.jobs.at(id).at("mean_step_s")), step * 2 * rate / b, 1e-2) << id;
+  }
+  EXPECT_GT(scarce.summary["gpu_hours"]["lost_by_cause"]["data_stall"].get<double>(), 0);
+  const FleetRun refused = run(dir, kData + "book_gang.yaml", "--set data.bytes_per_token=1MB");
+  EXPECT_EQ(refused.code, 2) << refused.text;
+  EXPECT_NE(refused.text.find("'data.bytes_per_token' needs a job that trains tokens"), std::string::npos)
+      << refused.text;
+}
+
 TEST(FleetCli, ASharedFleetFabricOnATorusIsABadScenario)
 {
   TempDir dir;

@@ -70,14 +70,18 @@ TEST(StorageKeys, AFleetRefusesWhatItDoesNotModelYet)
       "name: f\ncluster: {gpus: 64}\nrun: {step_model: analytic}\n"
       "workload:\n  jobs:\n    a: {gpus: 8, work: 1h, checkpoint_size: 1TB}\n";
   EXPECT_TRUE(load(fleet).scenario);
-  for (const char* extra : {"checkpoint: {strategy: async}\n", "data: {bytes_per_token: 4B}\n",
-                            "checkpoint: {policy: daly}\n", "checkpoint: {corrupt_probability: 0.1}\n"}) {
+  for (const char* extra : {"checkpoint: {strategy: async}\n", "checkpoint: {policy: daly}\n",
+                            "checkpoint: {corrupt_probability: 0.1}\n"}) {
     const auto d = only_error(load(fleet + extra));
     EXPECT_EQ(d.where.line, 7) << extra;
     EXPECT_NE(d.message.find("applies to a single job's replay; a fleet (workload.*) reads it only for"),
               std::string::npos)
         << d.message;
   }
+  // Data loading needs a token rate: a fleet loads data only for its jobs declared by tokens.
+  const auto d = only_error(load(fleet + "data: {bytes_per_token: 4B}\n"));
+  EXPECT_EQ(d.where.line, 7);
+  EXPECT_NE(d.message.find("'data.bytes_per_token' needs a job that trains tokens"), std::string::npos) << d.message;
 }
 
 TEST(StorageKeys, APrefetchBufferHoldsAtLeastOneBatch)
