@@ -1,5 +1,7 @@
 #include "fleet_data_loading.hpp"
 
+#include "models/fleet/shared_speed.hpp"
+
 #include <algorithm>
 
 namespace fleetsim::sim {
@@ -37,8 +39,7 @@ void FleetDataLoading::read(double t)
   for (auto& [job, f] : flows_) {
     const double rate = readers_.at(job).second;
     const double got = (f.snapshot - f.comm->get_remaining()) / dt;
-    // Within the reading's precision of its rate: not held back.
-    ratios_[job] = got >= rate * (1 - 1e-6) ? 1.0 : std::max(got / rate, 1e-9);
+    ratios_[job] = mf::data_ratio(got, rate);
   }
   due_.reset();
 }

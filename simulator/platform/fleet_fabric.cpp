@@ -1,5 +1,6 @@
 #include "fleet_fabric.hpp"
 
+#include "models/fleet/shared_speed.hpp"
 #include "models/network/topology.hpp"
 
 #include <algorithm>
@@ -154,12 +155,9 @@ void FleetFabric::read(double t)
     }
     slowest_[job] = slowest;
     const double fc = comm_fraction_[static_cast<size_t>(job)];
-    const double k = nic_ / std::max(slowest, 1e-9 * nic_);
-    // Within the reading's precision of the NIC rate: not slowed (a job alone keeps its isolated speed).
-    const double slow = k < 1 + 1e-6 ? 1.0 : 1 + fc * (k - 1);
-    speeds_[job] = 1 / slow;
-    // The fabric's use: each flow carries its rate while the job communicates (fc k / slow of its time).
-    const double duty = fc * std::max(k, 1.0) / slow;
+    speeds_[job] = 1 / mf::fabric_slowdown(nic_, slowest, fc);
+    // The fabric's use: each flow carries its rate while the job communicates.
+    const double duty = mf::communicating_share(nic_, slowest, fc);
     for (size_t i = 0; i < flows.size(); ++i)
       for (size_t l = 0; l < levels.size(); ++l)
         if (zone_->group_of(l, static_cast<int>(flows[i].a)) != zone_->group_of(l, static_cast<int>(flows[i].b)))

@@ -6,6 +6,7 @@
 #include "models/core/invariant.hpp"
 #include "models/fleet/fleet_state.hpp"
 #include "models/fleet/job_progress.hpp"
+#include "models/fleet/shared_speed.hpp"
 
 #include <gtest/gtest.h>
 
@@ -150,6 +151,31 @@ TEST(FleetSpeed, ASlowJobWithoutASharedFabricBreaksAnInvariant)
   state.submit(0, 0);
   state.set_speed(0, 0.5, 300);
   EXPECT_THROW(state.fire_timers(2000), m::InvariantViolation);
+}
+
+}  // namespace
+
+namespace {
+
+// The speeds the shared fabric and data loading give (models/fleet/shared_speed.hpp).
+TEST(SharedSpeed, ASlowestHopAtAQuarterOfItsNicStretchesTheCommunicationFourfold)
+{
+  // f = 0.3 of the step is communication; 4 x as long: 1 + 0.3 x 3.
+  EXPECT_DOUBLE_EQ(fm::fabric_slowdown(400e9, 100e9, 0.3), 1.9);
+  // Communicating 0.3 x 4 of 1.9.
+  EXPECT_DOUBLE_EQ(fm::communicating_share(400e9, 100e9, 0.3), 1.2 / 1.9);
+  // At its NIC's rate, to the reading's precision: not slowed; alone it communicates f of the time.
+  EXPECT_EQ(fm::fabric_slowdown(400e9, 400e9 * (1 - 1e-8), 0.3), 1.0);
+  EXPECT_DOUBLE_EQ(fm::communicating_share(400e9, 400e9, 0.3), 0.3);
+  EXPECT_EQ(fm::fabric_slowdown(400e9, 1e9, 0), 1.0);  // nothing to stretch
+}
+
+TEST(SharedSpeed, DataArrivingAtAShareOfItsRateCapsTheJobAtThatShare)
+{
+  EXPECT_DOUBLE_EQ(fm::data_ratio(60e9, 100e9), 0.6);
+  EXPECT_EQ(fm::data_ratio(100e9 * (1 - 1e-8), 100e9), 1.0);
+  EXPECT_EQ(fm::data_ratio(200e9, 100e9), 1.0);
+  EXPECT_GT(fm::data_ratio(0, 100e9), 0);  // a job starved of data still ends (no division by zero)
 }
 
 }  // namespace
