@@ -25,6 +25,7 @@ IterationFlows make_iteration_flows(const IterationPlan& plan, const StepInputs&
   f.forward_flops = plan.forward_work;  // the kernels' time at peak: by shape, or FLOPs / efficiency
   f.backward_flops = plan.backward_work;
   f.logits_forward_flops = plan.logits_forward_work;
+  f.logits_backward_flops = plan.logits_backward_work;
   return f;
 }
 

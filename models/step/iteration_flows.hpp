@@ -31,6 +31,7 @@ struct IterationFlows {
   double forward_flops = 0;     // executed per forward pass: IterationPlan::forward_work
   double backward_flops = 0;
   double logits_forward_flops = 0;  // on the model's last chunk: IterationPlan::logits_forward_work
+  double logits_backward_flops = 0;  // IterationPlan::logits_backward_work
 };
 
 /// The flows of `plan`'s iteration; `in` gives the GEMM efficiency and the NVLink latency.

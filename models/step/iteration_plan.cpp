@@ -135,12 +135,13 @@ std::vector<size_t> gradient_release(const std::vector<PipelineOp>& order, int c
   return release;
 }
 
-double pass_work(double forward, double backward, double logits_forward, int stages, int chunks, int stage,
-                 const PipelineOp& op)
+double pass_work(double forward, double backward, double logits_forward, double logits_backward, int stages,
+                 int chunks, int stage, const PipelineOp& op)
 {
   const bool last_chunk = stage == stages - 1 && op.chunk == chunks - 1;
-  const double logits = last_chunk ? logits_forward : 0.0;
-  return op.kind == PassKind::Forward ? forward + logits : backward + 2.0 * logits;
+  if (op.kind == PassKind::Forward)
+    return forward + (last_chunk ? logits_forward : 0.0);
+  return backward + (last_chunk ? logits_backward : 0.0);
 }
 
 namespace {
@@ -172,6 +173,7 @@ IterationPlan make_iteration_plan(const StepInputs& in)
     plan.forward_work = layers_per_chunk * c.forward_s * a.peak_flops.si();
     plan.backward_work = layers_per_chunk * c.backward_s * a.peak_flops.si();
     plan.logits_forward_work = logits_forward_seconds(in) * a.peak_flops.si();
+    plan.logits_backward_work = logits_backward_seconds(in) * a.peak_flops.si();
     plan.optimizer_s = optimizer_seconds(in);
   } else {
     plan.forward_work = plan.forward_flops / (a.gemm_efficiency * a.speed);

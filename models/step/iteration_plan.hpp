@@ -42,10 +42,11 @@ struct PipelineOp {
 [[nodiscard]] std::vector<PipelineOp> pipeline_order(int stages, int micro_batches, int chunks, int stage);
 
 /// The work of one pass of `op` on `stage` of `stages` with `chunks` chunks each: the chunk's layers'
-/// forward or backward work, plus the logit GEMM (once forward, twice backward) when `op` is on the
-/// model's last chunk. The last stage is the pipeline's slowest by that much (Llama 3 moves a layer
+/// forward or backward work, plus the logit GEMM's forward or backward when `op` is on the model's
+/// last chunk. The last stage is the pipeline's slowest by that much (Llama 3 moves a layer
 /// off it for this reason, [L3] §3.3.2).
-[[nodiscard]] double pass_work(double forward, double backward, double logits_forward, int stages, int chunks,
+[[nodiscard]] double pass_work(double forward, double backward, double logits_forward, double logits_backward,
+                               int stages, int chunks,
                                int stage, const PipelineOp& op);
 
 /// For each chunk of a stage's pass `order`, the index of the pass after which its gradients are
@@ -61,10 +62,11 @@ struct IterationPlan {
   double backward_flops = 0;  // twice the forward, plus what recomputation repeats
   double forward_work = 0;    // FLOPs an Exec at peak speed runs for one forward pass: its time x peak
   double backward_work = 0;   // the same for one backward pass
-  // The logit GEMM's forward, as work at peak: on the model's last chunk only (the last stage's last
-  // chunk), once in its forward and twice in its backward (pass_work). With kernel times by shape;
-  // 0 otherwise, where the logits' FLOPs are spread over the chunks in forward_work.
+  // The logit GEMM's forward and backward, as work at peak: on the model's last chunk only (the last
+  // stage's last chunk; pass_work). With kernel times by shape; 0 otherwise, where the logits' FLOPs
+  // are spread over the chunks in forward_work.
   double logits_forward_work = 0;
+  double logits_backward_work = 0;
   double optimizer_s = 0;  // every GPU's optimizer step after its gradients are reduced (optimizer_seconds)
   double tp_overlap = 0;   // share of each pass's TP communication hidden behind its GEMMs
   double flops_per_token = 0;

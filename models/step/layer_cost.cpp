@@ -19,12 +19,19 @@ double expert_ffn(const Workload& w)
   return w.expert_parameters / (static_cast<double>(w.layers) * w.experts * matrices * w.hidden);
 }
 
-double sum_seconds(const Accelerator& a, const std::vector<Gemm>& gemms, double bytes)
+double sum_seconds(const Accelerator& a, const std::vector<Gemm>& gemms, double bytes,
+                   GemmPass pass = GemmPass::Forward)
 {
   double s = 0;
   for (const Gemm& g : gemms)
-    s += gemm_seconds(a, g, bytes);
+    s += gemm_seconds(a, g, bytes, pass);
   return s;
+}
+
+/// Both gradients of every GEMM.
+double sum_backward_seconds(const Accelerator& a, const std::vector<Gemm>& gemms, double bytes)
+{
+  return sum_seconds(a, gemms, bytes, GemmPass::InputGradient) + sum_seconds(a, gemms, bytes, GemmPass::WeightGradient);
 }
 
 double sum_flops(const std::vector<Gemm>& gemms)
@@ -94,19 +101,42 @@ std::vector<Gemm> attention_gemms(const StepInputs& in)
   return {{"attention scores", queries, d, keys, batch}, {"attention values", queries, keys, d, batch}};
 }
 
-double gemm_seconds(const Accelerator& a, const Gemm& g, double bytes_per_value)
+double gemm_seconds(const Accelerator& a, const Gemm& g, double bytes_per_value, GemmPass pass)
 {
   if (!a.gemm_curve.enabled())
     return g.flops() / (a.peak_flops.si() * a.gemm_efficiency * a.speed);
-  const double math = g.flops() / (a.peak_flops.si() * a.gemm_curve.max_efficiency * a.speed);
+  double efficiency = a.gemm_curve.max_efficiency;
+  if (a.gemm_curve.measured_gemms())
+    efficiency = std::min(efficiency, a.gemm_curve.table->efficiency(pass, g.m, g.k, g.n));
+  const double math = g.flops() / (a.peak_flops.si() * efficiency * a.speed);
   // Roofline: a kernel cannot run faster than it reads its operands and writes its result.
   const double bytes = bytes_per_value * (g.m * g.k + g.k * g.n + g.m * g.n) * g.count;
   return std::max(math, hbm_seconds(a, bytes)) + a.gemm_curve.kernel_overhead;
 }
 
-double gemm_efficiency(const Accelerator& a, const Gemm& g, double bytes_per_value)
+double gemm_efficiency(const Accelerator& a, const Gemm& g, double bytes_per_value, GemmPass pass)
 {
-  return g.flops() / (gemm_seconds(a, g, bytes_per_value) * a.peak_flops.si());
+  return g.flops() / (gemm_seconds(a, g, bytes_per_value, pass) * a.peak_flops.si());
+}
+
+std::optional<AttentionCost> measured_attention(const StepInputs& in)
+{
+  const Accelerator& a = in.accelerator;
+  const Workload& w = in.workload;
+  const auto& table = a.gemm_curve.attention;
+  if (!w.flash_attention || !a.gemm_curve.enabled() || !table || table->empty())
+    return std::nullopt;
+  const std::string kernel = w.attention_kernel.empty() ? table->kernels().front() : w.attention_kernel;
+  const double d = static_cast<double>(w.hidden) / w.attention_heads;
+  const double s = w.sequence_length;
+  const double heads = static_cast<double>(w.micro_batch_size) * w.attention_heads / in.layout.tp;
+  // Every model here is a causal decoder: the fused kernel skips the masked blocks.
+  const AttentionRate rate = table->rate(kernel, true, d, s);
+  AttentionCost c;
+  c.forward_flops = attention_forward_flops(heads, s, d, true) / in.layout.cp;
+  c.forward_s = c.forward_flops / (rate.forward * 1e12 * a.speed) + a.gemm_curve.kernel_overhead;
+  c.backward_s = 2.5 * c.forward_flops / (rate.backward * 1e12 * a.speed) + a.gemm_curve.kernel_overhead;
+  return c;
 }
 
 double elementwise_bytes(const StepInputs& in)
@@ -147,8 +177,61 @@ double optimizer_seconds(const StepInputs& in)
   return hbm_seconds(a, parameters * optimizer_bytes_per_parameter(w)) + kKernels * a.gemm_curve.kernel_overhead;
 }
 
+namespace {
+
+/// layer_cost with a measured table: each GEMM's forward and both gradients at their own efficiency
+/// (the GEMM table's, or max_efficiency), the fused attention core at the attention table's rates, the element-wise kernels'
+/// backward moving twice their forward's bytes.
+LayerCost measured_layer_cost(const StepInputs& in)
+{
+  const Accelerator& a = in.accelerator;
+  const Workload& w = in.workload;
+  const double v = w.bytes_per_value;
+  const std::vector<Gemm> gemms = layer_gemms(in);
+  const double gemm_f = sum_flops(gemms);
+  double attention_forward_s = 0;
+  double attention_backward_s = 0;
+  double attention_f = 0;
+  double recompute_s = 0;  // repeated forward work inside the backward
+  double extra_s = 0;      // the part of it not already in a backward kernel's time
+  if (const auto fused = measured_attention(in)) {
+    attention_forward_s = fused->forward_s;
+    attention_backward_s = fused->backward_s;
+    attention_f = fused->forward_flops;
+    recompute_s = fused->backward_s / 5;  // the scores again: 0.5 of the backward's 2.5 forwards
+  } else {
+    const std::vector<Gemm> attention = attention_gemms(in);
+    attention_forward_s = sum_seconds(a, attention, v);
+    attention_backward_s = sum_backward_seconds(a, attention, v);
+    attention_f = sum_flops(attention);
+    if (w.flash_attention)
+      extra_s += attention_forward_s / 2;
+  }
+  LayerCost c;
+  c.elementwise_s = hbm_seconds(a, elementwise_bytes(in)) + elementwise_kernels(in) * a.gemm_curve.kernel_overhead;
+  c.forward_s = sum_seconds(a, gemms, v) + attention_forward_s + c.elementwise_s;
+  c.forward_flops = gemm_f + attention_f;
+  double recompute_f = w.flash_attention ? attention_f / 2 : 0.0;
+  if (w.recompute == Recompute::Full) {
+    extra_s += c.forward_s;
+    recompute_f += c.forward_flops;
+  } else if (w.recompute == Recompute::Selective && !w.flash_attention) {
+    extra_s += attention_forward_s + hbm_seconds(a, softmax_bytes(in));
+    recompute_f += attention_f;
+  }
+  c.recompute_s = recompute_s + extra_s;
+  c.backward_s = sum_backward_seconds(a, gemms, v) + attention_backward_s + 2.0 * c.elementwise_s + extra_s;
+  c.backward_flops = 2.0 * c.forward_flops + recompute_f;
+  c.gemm_efficiency = c.forward_flops / ((c.forward_s - c.elementwise_s) * a.peak_flops.si());
+  return c;
+}
+
+}  // namespace
+
 LayerCost layer_cost(const StepInputs& in)
 {
+  if (in.accelerator.gemm_curve.measured())
+    return measured_layer_cost(in);
   const Accelerator& a = in.accelerator;
   const Workload& w = in.workload;
   const double v = w.bytes_per_value;
@@ -187,6 +270,18 @@ double logits_forward_seconds(const StepInputs& in)
   const Gemm g{"logits", tokens_per_gpu(in), static_cast<double>(w.hidden),
                static_cast<double>(w.vocabulary) / in.layout.tp, 1};
   return gemm_seconds(in.accelerator, g, w.bytes_per_value);
+}
+
+double logits_backward_seconds(const StepInputs& in)
+{
+  const Workload& w = in.workload;
+  if (w.vocabulary <= 0)
+    return 0;
+  if (!in.accelerator.gemm_curve.measured_gemms())
+    return 2.0 * logits_forward_seconds(in);
+  const Gemm g{"logits", tokens_per_gpu(in), static_cast<double>(w.hidden),
+               static_cast<double>(w.vocabulary) / in.layout.tp, 1};
+  return sum_backward_seconds(in.accelerator, {g}, w.bytes_per_value);
 }
 
 }  // namespace fleetsim::models

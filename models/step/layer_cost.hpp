@@ -13,6 +13,7 @@
 
 #include "step_model.hpp"
 
+#include <optional>
 #include <vector>
 
 namespace fleetsim::models {
@@ -34,11 +35,25 @@ struct Gemm {
 
 /// Achieved fraction of peak of one GEMM, from gemm_seconds. Without a curve, the accelerator's
 /// constant gemm_efficiency.
-[[nodiscard]] double gemm_efficiency(const Accelerator& a, const Gemm& g, double bytes_per_value);
+[[nodiscard]] double gemm_efficiency(const Accelerator& a, const Gemm& g, double bytes_per_value,
+                                     GemmPass pass = GemmPass::Forward);
 
-/// Seconds one GEMM kernel (all `count` of its batch) takes: with a curve,
-/// max(flops / (max_efficiency peak speed), bytes / HBM) + kernel_overhead.
-[[nodiscard]] double gemm_seconds(const Accelerator& a, const Gemm& g, double bytes_per_value);
+/// Seconds one GEMM kernel (all `count` of its batch) takes in `pass` (g is the forward's shape):
+/// with a curve, max(flops / (e peak speed), bytes / HBM) + kernel_overhead, e = max_efficiency, or
+/// with a measured table its efficiency for the shape and pass, at most max_efficiency. A batched
+/// GEMM is looked up by the shape of one of its `count` products.
+[[nodiscard]] double gemm_seconds(const Accelerator& a, const Gemm& g, double bytes_per_value,
+                                  GemmPass pass = GemmPass::Forward);
+
+/// The fused attention core of one layer's forward and backward on one GPU per micro-batch, from the
+/// accelerator's attention table; nullopt unless the workload uses flash attention and the table is
+/// there. The backward's time includes the scores it recomputes.
+struct AttentionCost {
+  double forward_s = 0;
+  double backward_s = 0;
+  double forward_flops = 0;  // FlashAttention's count: the unmasked half of 4 s^2 d per head
+};
+[[nodiscard]] std::optional<AttentionCost> measured_attention(const StepInputs& in);
 
 /// One layer's forward and backward on one GPU, per micro-batch.
 struct LayerCost {
@@ -54,6 +69,8 @@ struct LayerCost {
 
 /// The logit GEMM's forward seconds per micro-batch on one GPU (0 when the vocabulary is unset).
 [[nodiscard]] double logits_forward_seconds(const StepInputs& in);
+/// Its backward: the input and weight gradients (twice the forward without a measured table).
+[[nodiscard]] double logits_backward_seconds(const StepInputs& in);
 
 /// Bytes per parameter the optimizer step moves through HBM: Adam reads and writes the FP32 master
 /// weight and its two moments (24) and reads the FP32 gradient (4); the gradient-norm pass reads it

@@ -334,9 +334,9 @@ StageCompute compute_time(const StepInputs& in, int micro_batches)
   const LayerCost c = layer_cost(in);
   const double layers_per_stage = static_cast<double>(in.workload.layers) / l.pp;
   const double layers = micro_batches * layers_per_stage * (c.forward_s + c.backward_s);
-  // The logit GEMM runs on the last stage only, once per micro-batch forward and twice backward:
+  // The logit GEMM runs on the last stage only, its forward and backward once per micro-batch:
   // that stage is the slowest, and sets the pipeline's steady state (models::pass_work).
-  const double logits = micro_batches * 3.0 * logits_forward_seconds(in);
+  const double logits = micro_batches * (logits_forward_seconds(in) + logits_backward_seconds(in));
   // The optimizer step follows the stage's gradient reduction, outside the pipeline's schedule.
   return {units::Seconds(layers + logits + optimizer_seconds(in)), units::Seconds(layers)};
 }

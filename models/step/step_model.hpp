@@ -5,9 +5,11 @@
 // StepTimeModel is the interface the run-level simulation asks for a step time; the analytic model
 // below is the first implementation (a simulated fabric will be another).
 
+#include "kernel_tables.hpp"
 #include "models/core/names.hpp"
 #include "models/core/units.hpp"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -47,6 +49,8 @@ struct Workload {
   int vocabulary = 0;              // vocabulary size: the logit GEMM and its activations; 0 = left out
   bool dropout = false;            // dropout layers (their masks are activations to keep)
   bool flash_attention = false;    // fused attention: scores never stored, recomputed in the backward pass
+  std::string attention_kernel;    // the fused kernel's measurements in the accelerator's attention table
+                                   // ("": the table's first kernel)
   AttentionFlops attention_flops = AttentionFlops::Full;
   Recompute recompute = Recompute::None;
   [[nodiscard]] int ffn() const { return ffn_hidden > 0 ? ffn_hidden : 4 * hidden; }
@@ -60,12 +64,19 @@ struct Workload {
 };
 
 /// Achieved kernel time by shape (models/step/layer_cost.hpp): a roofline, the larger of the math at
-/// max_efficiency x peak and the operands' HBM traffic, plus a fixed cost per kernel (launch, the
-/// last partial wave). Off when max_efficiency = 0: every kernel then runs at gemm_efficiency.
+/// max_efficiency x peak (or the measured GEMM table's efficiency for the shape and pass, at most
+/// max_efficiency) and the operands' HBM traffic, plus a fixed cost per kernel (launch and
+/// synchronisation gap). Fused attention at the measured attention table's rate when there is one.
+/// Off when max_efficiency = 0: every kernel then runs at gemm_efficiency.
 struct GemmCurve {
-  double max_efficiency = 0;   // fraction of peak a large GEMM sustains
+  double max_efficiency = 0;   // fraction of peak a large GEMM sustains (the table's ceiling)
   double kernel_overhead = 0;  // seconds every kernel adds
+  std::shared_ptr<const GemmTable> table;           // measured GEMM efficiency by shape and pass
+  std::shared_ptr<const AttentionTable> attention;  // measured fused-attention throughput
   [[nodiscard]] bool enabled() const { return max_efficiency > 0; }
+  [[nodiscard]] bool measured_gemms() const { return enabled() && table && !table->empty(); }
+  /// Either table: layer_cost times each pass of each kernel on its own.
+  [[nodiscard]] bool measured() const { return measured_gemms() || (enabled() && attention && !attention->empty()); }
 };
 
 struct Accelerator {

@@ -92,7 +92,7 @@ void IterationRank::operator()() const
     for (; op.kind == PassKind::Forward && gathered <= op.chunk; ++gathered)
       sync.gathered->acquire();
     sg4::this_actor::execute(
-        models::pass_work(f.forward_flops, f.backward_flops, f.logits_forward_flops, p, v, c.s, op));
+        models::pass_work(f.forward_flops, f.backward_flops, f.logits_forward_flops, f.logits_backward_flops, p, v, c.s, op));
     shared_.execs++;
     tensor_parallel_ring(op.kind);
     if (sends_output(p, v, c.s, op)) {

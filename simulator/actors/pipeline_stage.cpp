@@ -123,7 +123,7 @@ void PipelineStage::operator()() const
     if (sg4::Engine::get_clock() < ready)
       sg4::this_actor::sleep_until(ready);
     const double start = sg4::Engine::get_clock();
-    sg4::this_actor::execute(models::pass_work(t.forward_flops, t.backward_flops, t.logits_forward_flops,
+    sg4::this_actor::execute(models::pass_work(t.forward_flops, t.backward_flops, t.logits_forward_flops, t.logits_backward_flops,
                                                shared_.stages, shared_.chunks, stage_, op));
     const double computed = sg4::Engine::get_clock();
     const bool backward = op.kind == PassKind::Backward;

@@ -35,6 +35,7 @@ struct PipelineTimes {
   double forward_flops = 0;  // executed on the GPU (model FLOPs / GEMM efficiency)
   double backward_flops = 0;
   double logits_forward_flops = 0;     // the logit GEMM on the model's last chunk (models::pass_work)
+  double logits_backward_flops = 0;    // its two gradients
   double tp_per_pass = 0;              // seconds of tensor-parallel all-reduce after each forward pass
   double cp_per_pass = 0;              // seconds of context-parallel K/V all-gather (or reduce-scatter) per pass
   double ep_per_pass = 0;              // seconds of expert-parallel token all-to-alls per pass

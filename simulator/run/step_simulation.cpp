@@ -113,6 +113,7 @@ PipelineTimes pipeline_times(const models::IterationPlan& plan, const models::Co
   times.forward_flops = plan.forward_work;
   times.backward_flops = plan.backward_work;
   times.logits_forward_flops = plan.logits_forward_work;
+  times.logits_backward_flops = plan.logits_backward_work;
   times.tp_per_pass = plan.tp_allreduces_per_pass * tp * (1.0 - plan.tp_overlap);
   times.cp_per_pass = plan.cp_gathers_per_pass * cp;
   times.ep_per_pass = plan.ep_alltoalls_per_pass * ep;

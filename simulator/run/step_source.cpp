@@ -24,7 +24,7 @@ namespace fleetsim::sim {
 namespace {
 
 // Bump when the simulated step's model changes, so old cache entries are not reused.
-constexpr int kStepSimulationVersion = 11;
+constexpr int kStepSimulationVersion = 12;
 
 std::string g17(double v)
 {
@@ -92,6 +92,20 @@ std::string step_cache_key(const scenario::Scenario& s)
   // ... what the builders derive into the step's inputs from other sections (the accelerator's
   // speed under power.gpu_power_limit) ...
   k << " speed " << g17(s.step.accelerator.speed);
+  // ... the measured kernel tables, by content (their keys name files, which may change) ...
+  const models::GemmCurve& curve = s.step.accelerator.gemm_curve;
+  if (curve.table) {
+    k << " gemm-table " << g17(curve.table->scale);
+    for (const models::GemmMeasurement& g : curve.table->rows)
+      k << ' ' << g17(g.m) << ' ' << g17(g.k) << ' ' << g17(g.n) << ' ' << g17(g.efficiency[0]) << ' '
+        << g17(g.efficiency[1]) << ' ' << g17(g.efficiency[2]);
+  }
+  if (curve.attention) {
+    k << " attention-table";
+    for (const models::AttentionMeasurement& a : curve.attention->rows)
+      k << ' ' << a.kernel << ' ' << static_cast<int>(a.pass) << ' ' << a.causal << ' ' << g17(a.head_dim) << ' '
+        << g17(a.seq) << ' ' << g17(a.tflops);
+  }
   // ... and the fabric the topology lays out from them for the job's GPUs (network.preset and
   // network.torus_dims, which no field binds, resolve into it).
   const FabricSpec f = fabric_spec(s, static_cast<int>(s.step.layout.gpus()));

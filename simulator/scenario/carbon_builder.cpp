@@ -1,10 +1,7 @@
 #include "carbon_builder.hpp"
 
+#include "data_file.hpp"
 #include "models/energy/carbon.hpp"
-
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace fleetsim::scenario::detail {
 namespace {
@@ -15,28 +12,14 @@ void read_profile(Reader& r, const std::string& file, Scenario& s)
   const std::string key = "power.carbon.intensity";
   if (!r.has(key))
     return;
-  const std::string given = r.text(key);
-  const std::filesystem::path dir = std::filesystem::path(file).parent_path();
-  const std::string shown = (std::filesystem::path(given).is_absolute() ? std::filesystem::path(given) : dir / given)
-                                .lexically_normal()
-                                .string();
-  std::error_code ec;
-  if (!given.empty() && std::filesystem::is_directory(shown, ec)) {
-    r.error(key, key + ": '" + shown + "' is a directory, not a CSV file");
+  const auto data = read_data_file(r, key, file);
+  if (!data)
     return;
-  }
-  std::ifstream in(shown, std::ios::binary);
-  if (given.empty() || !in) {
-    r.error(key, key + ": cannot read '" + shown + "'");
-    return;
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  models::energy::ProfileLoad load = models::energy::load_profile_text(text.str(), shown);
+  models::energy::ProfileLoad load = models::energy::load_profile_text(data->text, data->path);
   r.file_errors(load.errors, key + ": ");
   if (!load.ok())
     return;
-  s.carbon.file = shown;
+  s.carbon.file = data->path;
   s.carbon.profile = models::energy::CarbonProfile(std::move(load.g_per_kwh), r.integer("power.carbon.start_hour"));
 }
 

@@ -1,6 +1,7 @@
 #include "scenario_builder.hpp"
 
 #include "carbon_builder.hpp"
+#include "kernel_table_builder.hpp"
 #include "parameter_table.hpp"
 #include "scenario_reader.hpp"
 #include "workload_builder.hpp"
@@ -292,6 +293,7 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
     if (p.binding.read)
       p.binding.read(s, r, p.key);
   read_step_inputs(r, s);
+  detail::read_kernel_tables(r, file, s);
   read_storage_and_checkpoint(r, s);
   read_causes(r, resolved, s);
   read_power(r, s);

@@ -4,7 +4,7 @@ namespace fleetsim::scenario::detail {
 
 // Kernel times by shape, recomputation, memory and the TP / optimizer options of the step model
 // (models/step/layer_cost.hpp, models/step/memory_model.hpp, docs/models/kernels-and-memory.md). Every default
-// keeps the constant-efficiency step of before.
+// keeps the constant-efficiency step of before. fleetsim-lint: table (one declaration per key)
 std::vector<ParamSpec> step_detail_parameters()
 {
   const auto B = Dimension::Bytes;
@@ -17,8 +17,22 @@ std::vector<ParamSpec> step_detail_parameters()
            0.0, false, 1.0)
           .into([](auto& s) -> auto& { return s.step.accelerator.gemm_curve.max_efficiency; }),
       quantity("accelerator.gemm.kernel_overhead", T, "0s",
-               "time every kernel adds to its roofline time (launch, the last partial wave)", 0.0, false)
+               "time every kernel adds to its roofline or measured time (launch and synchronisation gap; with "
+               "accelerator.gemm.max_efficiency alone, also the last partial wave)",
+               0.0, false)
           .into([](auto& s) -> auto& { return s.step.accelerator.gemm_curve.kernel_overhead; }),
+      text("accelerator.gemm.table", std::nullopt,
+           "measured GEMM efficiency by shape and pass: a CSV file (m,k,n,forward,input_gradient,weight_gradient,"
+           "source), relative to the file that names it; shapes between the measured ones are interpolated, "
+           "at most accelerator.gemm.max_efficiency. See docs/models/kernels-and-memory.md"),
+      real("accelerator.gemm.table_scale", "1",
+           "factor on the GEMM table's efficiencies: carries a table measured on another part of the same "
+           "architecture over to this one (the ratio of their maximum achievable matmul throughput)",
+           0.0, false, 2.0),
+      text("accelerator.attention.table", std::nullopt,
+           "measured fused-attention throughput by kernel, pass, causal mask, head dimension and sequence length: a "
+           "CSV file (kernel,pass,causal,head_dim,seq,tflops,source), relative to the file that names it; used by "
+           "model.flash_attention with kernel times by shape"),
       quantity("accelerator.hbm_bandwidth", BW, "0B/s",
                "HBM bandwidth: the roofline of GEMMs and the time of element-wise kernels (0: not modelled)", 0.0,
                false)
@@ -42,6 +56,9 @@ std::vector<ParamSpec> step_detail_parameters()
       }),
       flag("model.flash_attention", "false", "fused attention: scores never stored, recomputed in the backward kernel")
           .into([](auto& s) -> auto& { return s.step.workload.flash_attention; }),
+      text("model.attention_kernel", "",
+           "which kernel of accelerator.attention.table the fused attention runs (\"\": the table's first)")
+          .into([](auto& s) -> auto& { return s.step.workload.attention_kernel; }),
       enum_choice(
           "model.attention_flops", "full",
           "how attention counts in model FLOPs: full (every query against every key: Narayanan et al. 2021, "

@@ -1,12 +1,11 @@
 #include "workload_builder.hpp"
 
+#include "data_file.hpp"
 #include "models/fleet/job_generator.hpp"
 #include "models/fleet/job_trace.hpp"
 
 #include <algorithm>
 #include <charconv>
-#include <filesystem>
-#include <fstream>
 #include <optional>
 #include <sstream>
 #include <string_view>
@@ -138,23 +137,9 @@ void read_trace(Reader& r, const std::string& file, Scenario& s)
   if (!r.has("workload.trace.file"))
     return;
   namespace mf = models::fleet;
-  const std::string given = r.text("workload.trace.file");
-  const std::filesystem::path dir = std::filesystem::path(file).parent_path();
-  const std::string shown = (std::filesystem::path(given).is_absolute() ? std::filesystem::path(given) : dir / given)
-                                .lexically_normal()
-                                .string();
-  std::error_code ec;
-  if (std::filesystem::is_directory(shown, ec)) {
-    r.error("workload.trace.file", "workload.trace.file: '" + shown + "' is a directory, not a CSV file");
+  const auto data = read_data_file(r, "workload.trace.file", file);
+  if (!data)
     return;
-  }
-  std::ifstream in(shown, std::ios::binary);
-  if (!in) {
-    r.error("workload.trace.file", "workload.trace.file: cannot read '" + shown + "'");
-    return;
-  }
-  std::stringstream text;
-  text << in.rdbuf();
   mf::TraceOptions o;
   o.preset = r.text("workload.trace.preset") == "none" ? "" : r.text("workload.trace.preset");
   for (const std::string& f : mf::trace_field_names())
@@ -164,9 +149,9 @@ void read_trace(Reader& r, const std::string& file, Scenario& s)
   o.gpus_per_node = s.fleet.gpus_per_node;
   o.keep_states = split_list(r.text("workload.trace.states"));
   o.defaults = job_defaults(r);
-  mf::TraceLoad load = mf::load_trace_text(text.str(), shown, o);
+  mf::TraceLoad load = mf::load_trace_text(data->text, data->path, o);
   r.file_errors(load.errors);  // each at its line of the trace
-  s.workload.trace_file = shown;
+  s.workload.trace_file = data->path;
   s.workload.trace_jobs = std::move(load.jobs);
   s.workload.trace_skipped = load.skipped_no_gpu + load.skipped_state;
 }

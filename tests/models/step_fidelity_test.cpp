@@ -42,8 +42,8 @@ TEST(StepFidelity, TheLogitGemmRunsOnTheLastChunkOfTheLastStageOnly)
   for (int stage = 0; stage < 4; ++stage)
     for (int chunk = 0; chunk < 2; ++chunk) {
       const bool last = stage == 3 && chunk == 1;
-      EXPECT_DOUBLE_EQ(pass_work(10, 20, 1, 4, 2, stage, {PassKind::Forward, 0, chunk}), last ? 11 : 10);
-      EXPECT_DOUBLE_EQ(pass_work(10, 20, 1, 4, 2, stage, {PassKind::Backward, 0, chunk}), last ? 22 : 20);
+      EXPECT_DOUBLE_EQ(pass_work(10, 20, 1, 2, 4, 2, stage, {PassKind::Forward, 0, chunk}), last ? 11 : 10);
+      EXPECT_DOUBLE_EQ(pass_work(10, 20, 1, 2, 4, 2, stage, {PassKind::Backward, 0, chunk}), last ? 22 : 20);
     }
   StepInputs in = gpt_1t();
   in.accelerator.check_memory = false;

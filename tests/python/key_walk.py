@@ -24,6 +24,8 @@ BASE = os.path.abspath("tests/data/fleet/key_walk.yaml")
 JOB_SCENARIO = os.path.abspath("scenarios/young_daly_single_cause.yaml")
 TRACE = os.path.abspath("tests/data/fleet/key_walk_trace.csv")
 CARBON = os.path.abspath("scenarios/carbon/solar_heavy_grid.csv")
+GEMM_TABLE = os.path.abspath("scenarios/hardware/kernels/a100_pcie_gemm_simumax.csv")
+ATTENTION_TABLE = os.path.abspath("scenarios/hardware/kernels/h100_sxm_attention.csv")
 
 # Labels: they name things in reports and summaries of single jobs, and change no fleet figure.
 LABELS = {
@@ -124,6 +126,12 @@ CONTEXT["workload.defaults.comm_fraction"] = SHARED_FABRIC
 CONTEXT["workload.jobs.<name>.comm_fraction"] = SHARED_FABRIC
 # Jobs that checkpoint, with no checkpoint_size of their own, store from their nodes.
 CONTEXT["workload.defaults.checkpoint_size_per_gpu"] = ["workload.defaults.checkpoint_interval=1h"]
+# Measured kernel tables act with kernel times by shape; fused attention's with flash attention.
+FLASH = KERNELS + ["model.flash_attention=true"]
+CONTEXT["accelerator.gemm.table"] = KERNELS
+CONTEXT["accelerator.gemm.table_scale"] = KERNELS + [f"accelerator.gemm.table={GEMM_TABLE}"]
+CONTEXT["accelerator.attention.table"] = FLASH
+CONTEXT["model.attention_kernel"] = FLASH + [f"accelerator.attention.table={ATTENTION_TABLE}"]
 CONTEXT["workload.generator.shape"] = GENERATOR + ["workload.generator.duration=weibull", "workload.generator.scale=2h"]
 CONTEXT["workload.generator.scale"] = GENERATOR + ["workload.generator.duration=weibull", "workload.generator.shape=0.7"]
 CONTEXT["workload.generator.hourly_weights"] = GENERATOR + ["workload.generator.arrival=trace_shaped"]
@@ -176,6 +184,9 @@ ALTERNATE = {
     "workload.generator.hourly_weights": ",".join(["1", "3"] * 12),
     "workload.generator.gpus": "8:1,64:1",
     "scheduler.backfill_depth": "1",
+    "accelerator.gemm.table": GEMM_TABLE,
+    "accelerator.attention.table": ATTENTION_TABLE,
+    "model.attention_kernel": "flash3",
 }
 
 # Concrete names for the reference's <name> keys: a cause and a job of the fixture (or of the

@@ -1,0 +1,22 @@
+#pragma once
+// A data file a scenario key names (a job trace, a carbon profile, a kernel table), read whole when
+// the scenario loads (internal to the loader), so that its rows can be checked and reported at
+// their lines before anything runs.
+
+#include "scenario_reader.hpp"
+
+#include <optional>
+#include <string>
+
+namespace fleetsim::scenario::detail {
+
+struct DataFile {
+  std::string path;  // as diagnostics show it: joined to the base's directory, normalised
+  std::string text;
+};
+
+/// The file `key` names, relative to the directory of `base` (a file path) unless absolute; nullopt
+/// after reporting at the key that it is a directory, empty or unreadable.
+[[nodiscard]] std::optional<DataFile> read_data_file(Reader& r, const std::string& key, const std::string& base);
+
+}  // namespace fleetsim::scenario::detail
