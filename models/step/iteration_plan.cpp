@@ -180,6 +180,8 @@ IterationPlan make_iteration_plan(const StepInputs& in)
     plan.backward_work = plan.backward_flops / (a.gemm_efficiency * a.speed);
   }
   plan.tp_overlap = in.fabric.tp_overlap;
+  plan.overlap_slowdown = in.fabric.overlap_slowdown;
+  plan.pp_overhead = in.fabric.pp_overhead.si();
   // Megatron tensor parallelism: two all-reduces per layer in each pass (after attention, after MLP).
   plan.tp_allreduces_per_pass = l.tp > 1 ? 2.0 * w.layers / (static_cast<double>(l.pp) * l.virtual_stages) : 0.0;
   plan.cp_gathers_per_pass = l.cp > 1 ? static_cast<double>(w.layers) / (static_cast<double>(l.pp) * l.virtual_stages)

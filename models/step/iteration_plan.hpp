@@ -69,6 +69,8 @@ struct IterationPlan {
   double logits_backward_work = 0;
   double optimizer_s = 0;  // every GPU's optimizer step after its gradients are reduced (optimizer_seconds)
   double tp_overlap = 0;   // share of each pass's TP communication hidden behind its GEMMs
+  double overlap_slowdown = 0;  // compute seconds each second of hidden communication costs (FabricParams)
+  double pp_overhead = 0;       // seconds each pipeline send adds to its transfer (FabricParams)
   double flops_per_token = 0;
   double hardware_flops_per_token = 0;
   double tokens_per_step = 0;

@@ -44,7 +44,7 @@ double sum_flops(const std::vector<Gemm>& gemms)
 
 double hbm_seconds(const Accelerator& a, double bytes)
 {
-  return a.hbm_bandwidth.si() > 0 ? bytes / a.hbm_bandwidth.si() : 0.0;
+  return a.hbm_bandwidth.si() > 0 ? bytes / (a.hbm_bandwidth.si() * a.hbm_efficiency) : 0.0;
 }
 
 /// Memory-bound kernels of one layer's forward: two norms, two residual adds (dropout fused into

@@ -68,6 +68,8 @@ void check_accelerator(const Accelerator& a, std::vector<std::string>& out)
     out.push_back("peak flops must be positive (got " + num(a.peak_flops.si()) + ")");
   if (a.memory.si() < 0)
     out.push_back("memory must not be negative (got " + num(a.memory.si()) + ")");
+  if (!(a.hbm_efficiency > 0 && a.hbm_efficiency <= 1))
+    out.push_back("hbm efficiency must be in (0, 1] (got " + num(a.hbm_efficiency) + ")");
   if (!(a.gemm_efficiency > 0 && a.gemm_efficiency <= 1))
     out.push_back("gemm efficiency must be in (0, 1] (got " + num(a.gemm_efficiency) + ")");
   if (!(a.gemm_curve.max_efficiency >= 0 && a.gemm_curve.max_efficiency <= 1))
@@ -109,6 +111,10 @@ void check_fabric(const FabricParams& f, const ParallelLayout& l, std::vector<st
     out.push_back("dp overlap must be in [0, 1] (got " + num(f.dp_overlap) + ")");
   if (!(f.tp_overlap >= 0 && f.tp_overlap <= 1))
     out.push_back("tp overlap must be in [0, 1] (got " + num(f.tp_overlap) + ")");
+  if (!(f.overlap_slowdown >= 0 && f.overlap_slowdown <= 1))
+    out.push_back("overlap slowdown must be in [0, 1] (got " + num(f.overlap_slowdown) + ")");
+  if (f.pp_overhead.si() < 0)
+    out.push_back("pipeline send overhead must not be negative");
 }
 
 void check_partitioning(const StepInputs& in, std::vector<std::string>& out)
@@ -170,7 +176,7 @@ units::Seconds pp_comm_time(const StepInputs& in, int micro_batches)
   const units::Bytes activation(static_cast<double>(w.micro_batch_size) * w.sequence_length / l.cp * w.hidden *
                                 w.bytes_per_value / l.tp);
   const AlphaBeta nic{in.fabric.nic_latency, in.fabric.nic_bandwidth};
-  return p2p_time(activation, nic) * (2.0 * l.virtual_stages * micro_batches);
+  return (p2p_time(activation, nic) + in.fabric.pp_overhead) * (2.0 * l.virtual_stages * micro_batches);
 }
 
 /// ZeRO-style data parallelism on the NIC: reduce-scatter of gradients, all-gather of parameters,
@@ -377,6 +383,8 @@ StepBreakdown AnalyticStepModel::step(const StepInputs& in) const
   b.overlap = std::min(b.tp_comm * in.fabric.tp_overlap, b.compute) +
               std::min(b.dp_comm * (l.gradients_after_flush ? 0.0 : in.fabric.dp_overlap), b.compute * kBackwardShare);
   b.comm_exposed = b.comm - b.overlap;
+  // The hidden communication slows the compute it runs beside.
+  b.compute += b.overlap * in.fabric.overlap_slowdown;
 
   b.bubble = stage.layers * pipeline_bubble_fraction(l.pp, b.micro_batches, l.virtual_stages);
   b.barrier = barrier_time(static_cast<int>(gpus), in.fabric.nic_latency);

@@ -85,6 +85,7 @@ struct Accelerator {
   double gemm_efficiency = 1.0;            // achieved fraction of peak when no curve is given, (0, 1]
   GemmCurve gemm_curve;                    // achieved fraction by GEMM shape (replaces gemm_efficiency)
   units::BytesPerSecond hbm_bandwidth{0};  // memory-bound kernels; 0 = not modelled
+  double hbm_efficiency = 1.0;             // fraction of hbm_bandwidth memory-bound kernels achieve, (0, 1]
   units::Bytes memory_reserved{0};         // HBM not available to the model (context, NCCL, fragmentation)
   double speed = 1.0;                      // clock factor (a power limit), scales every kernel
   bool check_memory = false;               // reject a layout that does not fit (memory_model.hpp)
@@ -113,6 +114,10 @@ struct FabricParams {
   units::Seconds nic_latency{0};
   double dp_overlap = 0.0;  // fraction of DP gradient traffic hidden behind backward
   double tp_overlap = 0.0;  // fraction of TP communication hidden behind the GEMMs next to it
+  // Compute slowed while communication kernels run beside it (they take SMs and HBM bandwidth): each
+  // second of communication hidden behind compute costs that many seconds of compute, [0, 1].
+  double overlap_slowdown = 0.0;
+  units::Seconds pp_overhead{0};  // fixed cost of each pipeline send/receive (launch, synchronisation)
 };
 
 struct StepInputs {

@@ -24,6 +24,18 @@ std::string pass_name(const PipelineOp& op)
   return buf;
 }
 
+using Spans = PipelineStage::Spans;
+
+/// Seconds of `traffic` that run while the stage computes (`busy`: disjoint compute spans).
+double hidden_seconds(const Spans& busy, const Spans& traffic)
+{
+  double hidden = 0;
+  for (const auto& [t0, t1] : traffic)
+    for (const auto& [b0, b1] : busy)
+      hidden += std::max(0.0, std::min(t1, b1) - std::max(t0, b0));
+  return hidden;
+}
+
 }  // namespace
 
 bool sends_output(int stages, int chunks, int stage, const PipelineOp& op)
@@ -115,6 +127,11 @@ void PipelineStage::operator()() const
   double dp_free = shared_.origin;
   const std::vector<double> gathered = timed_all_gathers(dp_free);
 
+  Spans busy;  // the stage's compute, which the DP traffic beside it slows
+  Spans dp_spans;
+  if (shared_.dp == nullptr)
+    for (double at : gathered)
+      dp_spans.emplace_back(at - t.dp_all_gather, at);
   for (size_t i = 0; i < order.size(); ++i) {
     const PipelineOp& op = order[i];
     double ready = std::max(shared_.origin, wait_for_input(op));
@@ -123,10 +140,14 @@ void PipelineStage::operator()() const
     if (sg4::Engine::get_clock() < ready)
       sg4::this_actor::sleep_until(ready);
     const double start = sg4::Engine::get_clock();
-    sg4::this_actor::execute(models::pass_work(t.forward_flops, t.backward_flops, t.logits_forward_flops, t.logits_backward_flops,
-                                               shared_.stages, shared_.chunks, stage_, op));
-    const double computed = sg4::Engine::get_clock();
+    sg4::this_actor::execute(models::pass_work(t.forward_flops, t.backward_flops, t.logits_forward_flops,
+                                               t.logits_backward_flops, shared_.stages, shared_.chunks, stage_, op));
     const bool backward = op.kind == PassKind::Backward;
+    // The TP traffic hidden behind the pass's GEMMs slows them (network.overlap_slowdown).
+    if (t.tp_slowed_per_pass > 0)
+      sg4::this_actor::sleep_for(t.tp_slowed_per_pass * (backward ? t.tp_backward_collectives : 1.0));
+    const double computed = sg4::Engine::get_clock();
+    busy.emplace_back(start, computed);
     const double collectives = backward ? t.backward_collectives : 1.0;
     if (t.tp_per_pass > 0)
       sg4::this_actor::sleep_for(t.tp_per_pass * (backward ? t.tp_backward_collectives : 1.0));
@@ -154,16 +175,35 @@ void PipelineStage::operator()() const
     }
     if (op.kind == PassKind::Backward)
       for (int chunk = shared_.chunks - 1; chunk >= 0; --chunk)  // the order the chunks' backwards end in
-        if (release[static_cast<size_t>(chunk)] == i)
+        if (release[static_cast<size_t>(chunk)] == i) {
           reduce_scatter(chunk, end, dp_free);
+          if (shared_.dp == nullptr)
+            dp_spans.emplace_back(dp_free - t.dp_reduce_scatter, dp_free);
+        }
   }
-  const double passes_done = sg4::Engine::get_clock();
-  const double reduced = std::max(passes_done, finish_data_parallel(dp_free));
-  // The optimizer step runs once the gradients are reduced (memory-bound: a time, not FLOPs).
+  shared_.end[s] = finish(busy, std::move(dp_spans), dp_free);
+}
+
+// When the stage is done: its DP traffic finished, the compute that traffic slowed made up for (the
+// stage ends that much later), and the optimizer step run once the gradients are reduced.
+double PipelineStage::finish(const Spans& busy, Spans dp_spans, double dp_free) const
+{
+  const auto& t = shared_.times;
+  const auto s = static_cast<size_t>(stage_);
+  double reduced = std::max(sg4::Engine::get_clock(), finish_data_parallel(dp_free));
+  if (shared_.dp != nullptr)
+    for (const auto& span : shared_.dp->spans(stage_))
+      dp_spans.emplace_back(span.start, span.end);
+  if (t.overlap_slowdown > 0) {
+    const double slowed = t.overlap_slowdown * hidden_seconds(busy, dp_spans);
+    shared_.compute[s] += slowed;
+    reduced += slowed;
+  }
+  // The optimizer step is memory-bound: a time, not FLOPs.
   shared_.compute[s] += t.optimizer;
   if (t.optimizer > 0)
     record(0, "optimizer step", reduced, reduced + t.optimizer);
-  shared_.end[s] = reduced + t.optimizer;
+  return reduced + t.optimizer;
 }
 
 }  // namespace fleetsim::sim

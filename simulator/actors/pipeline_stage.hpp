@@ -15,6 +15,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace fleetsim::sim {
@@ -37,6 +38,8 @@ struct PipelineTimes {
   double logits_forward_flops = 0;     // the logit GEMM on the model's last chunk (models::pass_work)
   double logits_backward_flops = 0;    // its two gradients
   double tp_per_pass = 0;              // seconds of tensor-parallel all-reduce after each forward pass
+  double tp_slowed_per_pass = 0;       // seconds a forward pass's compute is slowed by the TP traffic it hides
+  double overlap_slowdown = 0;         // compute seconds per second of DP traffic under the stage's compute
   double cp_per_pass = 0;              // seconds of context-parallel K/V all-gather (or reduce-scatter) per pass
   double ep_per_pass = 0;              // seconds of expert-parallel token all-to-alls per pass
   double backward_collectives = 1;     // a backward pass's CP and EP time as a multiple of the above
@@ -78,6 +81,7 @@ struct PipelineShared {
 
 class PipelineStage {
 public:
+  using Spans = std::vector<std::pair<double, double>>;  // [start, end) in simulated seconds
   PipelineStage(PipelineShared& shared, int stage) : shared_(shared), stage_(stage) {}
   void operator()() const;
 
@@ -88,6 +92,7 @@ private:
   [[nodiscard]] double parameters_ready(const std::vector<double>& gathered, int chunk) const;
   void reduce_scatter(int chunk, double ready, double& dp_free) const;
   [[nodiscard]] double finish_data_parallel(double dp_free) const;  // when the stream is done
+  [[nodiscard]] double finish(const Spans& busy, Spans dp_spans, double dp_free) const;
   void record(int track, std::string name, double start, double end) const;
   PipelineShared& shared_;
   int stage_;

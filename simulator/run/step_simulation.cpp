@@ -115,12 +115,14 @@ PipelineTimes pipeline_times(const models::IterationPlan& plan, const models::Co
   times.logits_forward_flops = plan.logits_forward_work;
   times.logits_backward_flops = plan.logits_backward_work;
   times.tp_per_pass = plan.tp_allreduces_per_pass * tp * (1.0 - plan.tp_overlap);
+  times.tp_slowed_per_pass = plan.tp_allreduces_per_pass * tp * plan.tp_overlap * plan.overlap_slowdown;
+  times.overlap_slowdown = plan.overlap_slowdown;
   times.cp_per_pass = plan.cp_gathers_per_pass * cp;
   times.ep_per_pass = plan.ep_alltoalls_per_pass * ep;
   times.backward_collectives = plan.backward_collectives;
   times.tp_backward_collectives = plan.tp_backward_collectives;
   times.optimizer = plan.optimizer_s;
-  times.transfer = pattern_time(plan.pp_send);
+  times.transfer = plan.pp_send.flows.empty() ? 0.0 : pattern_time(plan.pp_send) + plan.pp_overhead;
   times.dp_all_gather = dp;  // the same ring steps, the same bytes
   times.dp_reduce_scatter = dp;
   if (record != nullptr) {

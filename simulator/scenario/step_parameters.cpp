@@ -37,6 +37,11 @@ std::vector<ParamSpec> step_detail_parameters()
                "HBM bandwidth: the roofline of GEMMs and the time of element-wise kernels (0: not modelled)", 0.0,
                false)
           .into([](auto& s) -> auto& { return s.step.accelerator.hbm_bandwidth; }),
+      real("accelerator.hbm_efficiency", "1",
+           "fraction of accelerator.hbm_bandwidth that memory-bound kernels (element-wise, optimizer, the GEMM "
+           "roofline) achieve",
+           0.0, true, 1.0)
+          .into([](auto& s) -> auto& { return s.step.accelerator.hbm_efficiency; }),
       flag("accelerator.memory_check", "false",
            "reject a layout whose weights, gradients, optimizer state and activations do not fit in HBM, naming the "
            "biggest term (docs/models/kernels-and-memory.md)")
@@ -87,6 +92,16 @@ std::vector<ParamSpec> step_detail_parameters()
       real("network.tp_overlap", "0", "fraction of tensor-parallel communication hidden behind the GEMMs next to it",
            0.0, false, 1.0)
           .into([](auto& s) -> auto& { return s.step.fabric.tp_overlap; }),
+      real("network.overlap_slowdown", "0",
+           "compute slowed by the communication it hides (its kernels take SMs and HBM bandwidth): seconds of "
+           "compute each second of hidden TP or DP traffic costs",
+           0.0, false, 1.0)
+          .into([](auto& s) -> auto& { return s.step.fabric.overlap_slowdown; }),
+      quantity("network.pp_overhead", T, "0s",
+               "fixed cost of each pipeline send and receive on top of its transfer (kernel launch, "
+               "synchronisation of the two stages)",
+               0.0, false)
+          .into([](auto& s) -> auto& { return s.step.fabric.pp_overhead; }),
   };
 }
 

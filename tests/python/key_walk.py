@@ -132,6 +132,11 @@ CONTEXT["accelerator.gemm.table"] = KERNELS
 CONTEXT["accelerator.gemm.table_scale"] = KERNELS + [f"accelerator.gemm.table={GEMM_TABLE}"]
 CONTEXT["accelerator.attention.table"] = FLASH
 CONTEXT["model.attention_kernel"] = FLASH + [f"accelerator.attention.table={ATTENTION_TABLE}"]
+# The costs that are not GEMMs: memory-bound kernels with kernel times by shape and an HBM
+# bandwidth, the slowdown under hidden traffic with TP overlap, the send cost with a pipeline.
+CONTEXT["accelerator.hbm_efficiency"] = KERNELS + ["accelerator.hbm_bandwidth=2TB/s"]
+CONTEXT["network.overlap_slowdown"] = ["network.tp_overlap=0.5"]
+CONTEXT["network.pp_overhead"] = ["parallelism.pp=2", "parallelism.dp=4"]
 CONTEXT["workload.generator.shape"] = GENERATOR + ["workload.generator.duration=weibull", "workload.generator.scale=2h"]
 CONTEXT["workload.generator.scale"] = GENERATOR + ["workload.generator.duration=weibull", "workload.generator.shape=0.7"]
 CONTEXT["workload.generator.hourly_weights"] = GENERATOR + ["workload.generator.arrival=trace_shaped"]
@@ -187,6 +192,8 @@ ALTERNATE = {
     "accelerator.gemm.table": GEMM_TABLE,
     "accelerator.attention.table": ATTENTION_TABLE,
     "model.attention_kernel": "flash3",
+    "accelerator.hbm_efficiency": "0.5",
+    "network.pp_overhead": "50us",
 }
 
 # Concrete names for the reference's <name> keys: a cause and a job of the fixture (or of the

@@ -263,6 +263,50 @@ TEST(StepSimulation, TheOptimizerStepRunsOnceTheGradientsAreReduced)
   EXPECT_NEAR(num(whole, "bubble_s"), num(shard, "bubble_s"), 1e-9);
 }
 
+// ---- the time that is not GEMMs (issue 32) -----------------------------------------------------------
+
+TEST(StepSimulation, HiddenTensorParallelTrafficSlowsEveryPassByItsShare)
+{
+  // One stage: each pass's compute grows by overlap_slowdown x the TP time hidden behind it, a
+  // forward's once and a backward's tp_backward_collectives (1 here) times.
+  std::vector<std::string> sets = {"parallelism.pp=1", "parallelism.dp=128", batch_for(128, 2),
+                                   "network.tp_overlap=0.5"};
+  const auto plain = simulate(load(kSmall, sets));
+  sets.push_back("network.overlap_slowdown=0.2");
+  const auto slowed = simulate(load(kSmall, sets));
+  const double hidden_per_pass = 2.0 * 126 * num(plain, "tp_allreduce_s") * 0.5;  // 2 all-reduces a layer
+  const double expected = 0.2 * hidden_per_pass * (2 + 2);                       // m = 2 forwards, 2 backwards
+  ASSERT_GT(expected, 0);
+  const double grown = num(slowed.at("breakdown"), "compute_s") - num(plain.at("breakdown"), "compute_s");
+  EXPECT_NEAR(grown, expected, 1e-9);
+  EXPECT_NEAR(num(slowed.at("breakdown"), "step_time_s") - num(plain.at("breakdown"), "step_time_s"), expected, 1e-9);
+}
+
+TEST(StepSimulation, DataParallelTrafficUnderTheComputeSlowsItAndPipelineSendsPayTheirFixedCost)
+{
+  // v = 2: a chunk's all-gather and reduce-scatter run while the stage computes the other chunk.
+  std::vector<std::string> sets = {"parallelism.pp=8", "parallelism.dp=16", "parallelism.virtual_stages=2",
+                                   batch_for(16, 8)};
+  const auto plain = simulate(load(kSmall, sets));
+  auto with = [&](const std::string& extra) {
+    auto more = sets;
+    more.push_back(extra);
+    return simulate(load(kSmall, more));
+  };
+  const auto slowed = with("network.overlap_slowdown=0.5");
+  const double chunk = num(plain, "dp_reduce_scatter_chunk_s");
+  const double grown = num(slowed.at("breakdown"), "step_time_s") - num(plain.at("breakdown"), "step_time_s");
+  // Some of the 2 v chunk collectives ran under compute, none more than whole.
+  EXPECT_GT(grown, 0.01 * chunk);
+  EXPECT_LE(grown, 0.5 * 4 * chunk * (1 + 1e-9));
+  EXPECT_GT(num(slowed.at("breakdown"), "compute_s"), num(plain.at("breakdown"), "compute_s"));
+  // Each pipeline transfer takes its fixed cost longer; the step grows, the compute does not.
+  const auto paid = with("network.pp_overhead=1ms");
+  EXPECT_NEAR(num(paid, "pp_transfer_s") - num(plain, "pp_transfer_s"), 1e-3, 1e-12);
+  EXPECT_GT(num(paid.at("breakdown"), "step_time_s"), num(plain.at("breakdown"), "step_time_s") + 1e-3);
+  EXPECT_DOUBLE_EQ(num(paid.at("breakdown"), "compute_s"), num(plain.at("breakdown"), "compute_s"));
+}
+
 // ---- the decomposition ----------------------------------------------------------------------------
 
 TEST(StepSimulation, DecompositionAddsUpAndComputeMatchesTheAnalyticModel)

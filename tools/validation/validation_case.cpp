@@ -363,12 +363,14 @@ bool passes(const ValidationCase& c, double simulated)
 
 const std::vector<std::string>& hardware_keys()
 {
-  // Everything about the accelerator (its efficiency included) and the fabric's link figures. The
+  // Everything about the accelerator (its efficiency included), the fabric's link figures and the
+  // generation's fitted costs of overlap and pipeline sends (fleetsim calibrate). The
   // cluster's size, the fabric's layout (pods, racks) and the training stack's choices (whether its
   // data parallelism overlaps the gradient all-reduce, network.dp_overlap) are a case's own: they
   // describe which machine and which software, not how fast a GPU generation is.
   static const std::vector<std::string> keys = {"accelerator.", "network.nvlink_bandwidth", "network.nvlink_latency",
-                                                "network.nic_bandwidth", "network.nic_latency"};
+                                                "network.nic_bandwidth", "network.nic_latency",
+                                                "network.overlap_slowdown", "network.pp_overhead"};
   return keys;
 }
 
