@@ -200,7 +200,9 @@ AttentionRate AttentionTable::rate(std::string_view kernel, bool causal, double 
       by_dim[r.head_dim].push_back(&r);
   std::vector<std::pair<double, double>> forward;
   std::vector<std::pair<double, double>> backward;
-  for (const auto& [d, measured] : by_dim) {
+  for (const auto& entry : by_dim) {
+    const double d = entry.first;
+    const std::vector<const AttentionMeasurement*>& measured = entry.second;
     auto at = [&](AttentionPass pass) {
       std::vector<std::pair<double, double>> points;
       for (const AttentionMeasurement* r : measured)
