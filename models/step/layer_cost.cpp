@@ -119,6 +119,14 @@ double gemm_efficiency(const Accelerator& a, const Gemm& g, double bytes_per_val
   return g.flops() / (gemm_seconds(a, g, bytes_per_value, pass) * a.peak_flops.si());
 }
 
+double cp_attention_factor(const StepInputs& in, bool backward)
+{
+  if (in.layout.cp <= 1)
+    return 1.0;
+  const GemmCurve& g = in.accelerator.gemm_curve;
+  return 1.0 / (backward ? g.cp_backward_efficiency : g.cp_forward_efficiency);
+}
+
 std::optional<AttentionCost> measured_attention(const StepInputs& in)
 {
   const Accelerator& a = in.accelerator;
@@ -130,12 +138,18 @@ std::optional<AttentionCost> measured_attention(const StepInputs& in)
   const double d = static_cast<double>(w.hidden) / w.attention_heads;
   const double s = w.sequence_length;
   const double heads = static_cast<double>(w.micro_batch_size) * w.attention_heads / in.layout.tp;
-  // Every model here is a causal decoder: the fused kernel skips the masked blocks.
-  const AttentionRate rate = table->rate(kernel, true, d, s);
+  // Every model here is a causal decoder: the fused kernel skips the masked blocks. Under context
+  // parallelism a GPU's kernels run on its s/cp queries, at the rate of that shorter length, and the
+  // load-balanced ring adds its imbalance (cp_attention_factor).
+  const int cp = in.layout.cp;
+  const AttentionRate rate = table->rate(kernel, true, d, s / cp);
   AttentionCost c;
-  c.forward_flops = attention_forward_flops(heads, s, d, true) / in.layout.cp;
-  c.forward_s = c.forward_flops / (rate.forward * 1e12 * a.speed) + a.gemm_curve.kernel_overhead;
-  c.backward_s = 2.5 * c.forward_flops / (rate.backward * 1e12 * a.speed) + a.gemm_curve.kernel_overhead;
+  c.forward_flops = attention_forward_flops(heads, s, d, true) / cp;
+  c.forward_s = c.forward_flops / (rate.forward * 1e12 * a.speed) * cp_attention_factor(in, false) +
+                a.gemm_curve.kernel_overhead;
+  c.backward_s = 2.5 * c.forward_flops / (rate.backward * 1e12 * a.speed) *
+                     cp_attention_factor(in, true) +
+                 a.gemm_curve.kernel_overhead;
   return c;
 }
 
@@ -201,8 +215,8 @@ LayerCost measured_layer_cost(const StepInputs& in)
     recompute_s = fused->backward_s / 5;  // the scores again: 0.5 of the backward's 2.5 forwards
   } else {
     const std::vector<Gemm> attention = attention_gemms(in);
-    attention_forward_s = sum_seconds(a, attention, v);
-    attention_backward_s = sum_backward_seconds(a, attention, v);
+    attention_forward_s = sum_seconds(a, attention, v) * cp_attention_factor(in, false);
+    attention_backward_s = sum_backward_seconds(a, attention, v) * cp_attention_factor(in, true);
     attention_f = sum_flops(attention);
     if (w.flash_attention)
       extra_s += attention_forward_s / 2;

@@ -55,6 +55,10 @@ struct AttentionCost {
 };
 [[nodiscard]] std::optional<AttentionCost> measured_attention(const StepInputs& in);
 
+/// How much longer a pass's attention core takes under context parallelism than 1/cp of it would:
+/// 1 / the accelerator's cp efficiency for that pass when cp > 1, else 1.
+[[nodiscard]] double cp_attention_factor(const StepInputs& in, bool backward);
+
 /// One layer's forward and backward on one GPU, per micro-batch.
 struct LayerCost {
   double forward_s = 0;        // GEMMs, attention core and element-wise kernels

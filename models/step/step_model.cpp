@@ -68,6 +68,9 @@ void check_accelerator(const Accelerator& a, std::vector<std::string>& out)
     out.push_back("peak flops must be positive (got " + num(a.peak_flops.si()) + ")");
   if (a.memory.si() < 0)
     out.push_back("memory must not be negative (got " + num(a.memory.si()) + ")");
+  for (double e : {a.gemm_curve.cp_forward_efficiency, a.gemm_curve.cp_backward_efficiency})
+    if (!(e > 0 && e <= 1))
+      out.push_back("context-parallel attention efficiency must be in (0, 1] (got " + num(e) + ")");
   if (!(a.hbm_efficiency > 0 && a.hbm_efficiency <= 1))
     out.push_back("hbm efficiency must be in (0, 1] (got " + num(a.hbm_efficiency) + ")");
   if (!(a.gemm_efficiency > 0 && a.gemm_efficiency <= 1))

@@ -73,6 +73,10 @@ struct GemmCurve {
   double kernel_overhead = 0;  // seconds every kernel adds
   std::shared_ptr<const GemmTable> table;           // measured GEMM efficiency by shape and pass
   std::shared_ptr<const AttentionTable> attention;  // measured fused-attention throughput
+  // Context-parallel attention against its ideal (1/cp of the whole sequence's kernel time): the
+  // load-balanced ring's imbalance and its chunk exchanges, by pass; 1 = ideal.
+  double cp_forward_efficiency = 1.0;
+  double cp_backward_efficiency = 1.0;
   [[nodiscard]] bool enabled() const { return max_efficiency > 0; }
   [[nodiscard]] bool measured_gemms() const { return enabled() && table && !table->empty(); }
   /// Either table: layer_cost times each pass of each kernel on its own.

@@ -33,6 +33,14 @@ std::vector<ParamSpec> step_detail_parameters()
            "measured fused-attention throughput by kernel, pass, causal mask, head dimension and sequence length: a "
            "CSV file (kernel,pass,causal,head_dim,seq,tflops,source), relative to the file that names it; used by "
            "model.flash_attention with kernel times by shape"),
+      real("accelerator.attention.cp_forward_efficiency", "1",
+           "context-parallel attention's forward against its ideal, 1/cp of the whole sequence's kernel time "
+           "(the load-balanced ring's imbalance and exchanges; the kernels' shorter length is in the table)",
+           0.0, true, 1.0)
+          .into([](auto& s) -> auto& { return s.step.accelerator.gemm_curve.cp_forward_efficiency; }),
+      real("accelerator.attention.cp_backward_efficiency", "1",
+           "context-parallel attention's backward against its ideal (as cp_forward_efficiency)", 0.0, true, 1.0)
+          .into([](auto& s) -> auto& { return s.step.accelerator.gemm_curve.cp_backward_efficiency; }),
       quantity("accelerator.hbm_bandwidth", BW, "0B/s",
                "HBM bandwidth: the roofline of GEMMs and the time of element-wise kernels (0: not modelled)", 0.0,
                false)

@@ -172,5 +172,26 @@ TEST(KernelTables, FusedAttentionRunsAtTheMeasuredRate)
   EXPECT_FALSE(measured_attention(in).has_value());
 }
 
+TEST(KernelTables, ContextParallelAttentionRunsAtItsShorterLengthsRateAndTheRingsEfficiency)
+{
+  StepInputs in = layer_inputs();
+  in.accelerator.gemm_curve.attention =
+      std::make_shared<AttentionTable>(parse_attention_table(kAttentionCsv, "a.csv").table);
+  in.workload.attention_kernel = "k2";
+  in.accelerator.gemm_curve.cp_forward_efficiency = 0.9;
+  in.accelerator.gemm_curve.cp_backward_efficiency = 0.8;
+  const AttentionCost whole = *measured_attention(in);
+  in.layout.cp = 2;
+  const AttentionCost split = *measured_attention(in);
+  // Half the FLOPs per GPU, at the rate of 2K queries rather than 4K, over the ring's efficiency.
+  const AttentionTable& t = *in.accelerator.gemm_curve.attention;
+  const AttentionRate at_4k = t.rate("k2", true, 128, 4096);
+  const AttentionRate at_2k = t.rate("k2", true, 128, 2048);
+  EXPECT_DOUBLE_EQ(split.forward_flops, whole.forward_flops / 2);
+  EXPECT_NEAR(split.forward_s, whole.forward_s / 2 * at_4k.forward / at_2k.forward / 0.9, 1e-12);
+  EXPECT_NEAR(split.backward_s, whole.backward_s / 2 * at_4k.backward / at_2k.backward / 0.8, 1e-12);
+  EXPECT_GT(split.forward_s, whole.forward_s / 2 / 0.9);  // shorter kernels run further from peak
+}
+
 }  // namespace
 }  // namespace fleetsim::models

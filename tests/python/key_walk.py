@@ -134,6 +134,9 @@ CONTEXT["accelerator.attention.table"] = FLASH
 CONTEXT["model.attention_kernel"] = FLASH + [f"accelerator.attention.table={ATTENTION_TABLE}"]
 # The costs that are not GEMMs: memory-bound kernels with kernel times by shape and an HBM
 # bandwidth, the slowdown under hidden traffic with TP overlap, the send cost with a pipeline.
+CP_ATTENTION = FLASH + [f"accelerator.attention.table={ATTENTION_TABLE}", "parallelism.cp=2", "parallelism.dp=4"]
+CONTEXT["accelerator.attention.cp_forward_efficiency"] = CP_ATTENTION
+CONTEXT["accelerator.attention.cp_backward_efficiency"] = CP_ATTENTION
 CONTEXT["accelerator.hbm_efficiency"] = KERNELS + ["accelerator.hbm_bandwidth=2TB/s"]
 CONTEXT["network.overlap_slowdown"] = ["network.tp_overlap=0.5"]
 CONTEXT["network.pp_overhead"] = ["parallelism.pp=2", "parallelism.dp=4"]
@@ -193,6 +196,8 @@ ALTERNATE = {
     "accelerator.attention.table": ATTENTION_TABLE,
     "model.attention_kernel": "flash3",
     "accelerator.hbm_efficiency": "0.5",
+    "accelerator.attention.cp_forward_efficiency": "0.5",
+    "accelerator.attention.cp_backward_efficiency": "0.5",
     "network.pp_overhead": "50us",
 }
 
