@@ -134,6 +134,22 @@ TEST(PlanCli, RestrictedToContextParallelism1TheLlama3ScenarioLayoutRanksFirst)
   EXPECT_FALSE(fs::exists(out));
 }
 
+TEST(PlanCli, AtLlama3sLongContextLengthTheSearchPrefersContextParallelism)
+{
+  // 131,072-token sequences, 16M tokens per batch (Table 4's long-context row): the attention's
+  // s^2 outgrows what CP's shorter kernels and ring cost, and no layout without CP ranks first.
+  TempDir dir;
+  const std::string llama3 = std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/validation/llama3_405b_16k_step.yaml";
+  const auto r = fleetsim("plan " + llama3 +
+                          " --set model.sequence_length=131072 --set model.global_batch_tokens=16777216"
+                          " --set parallelism.cp=16 --set parallelism.dp=8 --top 3 --simulate 0 --out " +
+                          dir.path().string());
+  ASSERT_EQ(r.code, 0) << r.text;
+  const auto rows = read_csv(dir.path() / "plan.csv");
+  ASSERT_GT(rows.size(), 2U);
+  EXPECT_GT(std::stoi(rows[1][2]), 1) << "the best layout's cp";
+}
+
 TEST(PlanCli, AModelThatFitsNowhereIsExit2AndWritesNothing)
 {
   TempDir dir;
