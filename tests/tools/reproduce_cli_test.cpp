@@ -5,12 +5,14 @@
 #include "fleetsim_process.hpp"
 
 #include "simulator/scenario/scenario_loader.hpp"
+#include "validation/calibration.hpp"
 #include "validation/case_metrics.hpp"
 #include "validation/validation_case.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace {
@@ -60,15 +62,19 @@ TEST(ReproduceCli, PassingCasesExitZeroAndWriteTheCsv)
   const auto rows = lines_of(read_file(tmp / "out/validation.csv"));
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0],
-            "id,kind,metric,unit,published,bound,tolerance,simulated,ci95,samples,error,relative_error,result");
+            "id,kind,metric,unit,published,bound,tolerance,simulated,ci95,samples,error,relative_error,result,role,"
+            "family,step_time_error");
   const auto daly = csv_cells(rows[1]);
-  ASSERT_EQ(daly.size(), 13u);
+  ASSERT_EQ(daly.size(), 15u);  // the 16th, step_time_error, is empty: not a step case
   EXPECT_EQ(daly[0], "daly-24h");
   EXPECT_EQ(daly[1], "formula");
   EXPECT_EQ(daly[3], "min");
   EXPECT_EQ(daly[4], "117");
   EXPECT_NEAR(std::stod(daly[7]), 116.69, 0.01);
   EXPECT_EQ(daly[12], "pass");
+  EXPECT_EQ(daly[13], "validation");
+  EXPECT_EQ(daly[14], "daly");  // the id up to its first '-'
+  EXPECT_EQ(rows[1].back(), ',');
   EXPECT_EQ(csv_cells(rows[2])[6], "0.1%");
   EXPECT_EQ(std::filesystem::directory_iterator(tmp / "out")->path().filename(), "validation.csv");
 }
@@ -261,6 +267,27 @@ TEST(ValidationCases, StepCasesShareTheirGenerationsHardwareFile)
   const auto problems = fleetsim::validation::hardware_problems(list, kRoot + "/scenarios/hardware");
   for (const auto& p : problems)
     ADD_FAILURE() << p;
+}
+
+TEST(ValidationCases, NoHardwareFileIsFittedOnAValidationCase)
+{
+  // Every case a hardware file's calibration block names is a calibration case of the list.
+  fleetsim::scenario::Diagnostics diags;
+  const auto list = fleetsim::validation::read_case_list(kRoot + "/scenarios/validation/cases.yaml", diags);
+  ASSERT_TRUE(diags.empty()) << diags.to_string();
+  for (const auto& p : fleetsim::validation::calibration_problems(list, kRoot + "/scenarios/hardware"))
+    ADD_FAILURE() << p;
+  // The check itself: a file fitted on a validation case, or on an unknown one, is caught.
+  const std::string dir = (std::filesystem::temp_directory_path() / "fleetsim_calibration_check").string();
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/x.yaml") << "# --- calibration\n# Fitted on ...\n#   narayanan21-1.7b: megatron_tflops_per_gpu"
+                                    " published 137, simulated 140 (+2.0% -> +0.1%)\n#   nope: mfu\n"
+                                    "# --- end calibration\naccelerator:\n  power: 400W  # FITTED\n";
+  const auto problems = fleetsim::validation::calibration_problems(list, dir);
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_NE(problems[0].find("'narayanan21-1.7b', a validation case"), std::string::npos) << problems[0];
+  EXPECT_NE(problems[1].find("'nope', which is not a case"), std::string::npos) << problems[1];
 }
 
 TEST(ValidationCases, ACaseThatTunesItsHardwareOrTakesAnotherFileIsCaught)

@@ -47,6 +47,9 @@ struct Options {
   std::vector<std::string> case_ids;  // CASE...: id prefixes or globs
   std::string cases_file;             // --cases FILE
   std::string markdown_file;          // --markdown FILE
+  // calibrate
+  std::vector<std::string> fits;  // --fit KEY=LOW:HIGH
+  bool dry_run = false;           // --dry-run
   bool quiet = false;
   // every command: simulator/logging/logging.hpp
   std::string log_level;                 // --log-level (default off; info with --log-file)
@@ -89,6 +92,7 @@ int cmd_compare(const Options& opts);
 int cmd_sweep(const Options& opts);
 int cmd_report(const Options& opts);
 int cmd_reproduce(const Options& opts);
+int cmd_calibrate(const Options& opts);
 void print_usage();
 
 /// The default scenario (the Llama 3 replay), found from the working directory or the source tree.

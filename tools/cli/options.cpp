@@ -253,6 +253,26 @@ const std::vector<Command>& commands()
          quiet_flag(a, o, "print no table (the exit code still says whether every case passed)");
        },
        cmd_reproduce},
+      {"calibrate", "HARDWARE [--fit KEY=LOW:HIGH ...] [--case ID ...] [--cases FILE] [--dry-run]",
+       "fit the free parameters of a GPU generation's hardware file (default: accelerator.gemm.kernel_overhead and "
+       "network.overlap_slowdown) on the step cases marked 'role: calibration' that include it, and write the "
+       "fitted values into the file with their provenance (date, cases, residuals); a validation case is refused",
+       [](CLI::App& a, Options& o) {
+         scenario_arg(a, o, "the hardware file (scenarios/hardware/...)");
+         a.add_option("--fit", o.fits, "a parameter to fit within its bounds (repeatable; each written in the file)")
+             ->type_name("KEY=LOW:HIGH")
+             ->allow_extra_args(false)
+             ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+         a.add_option("--case", o.case_ids, "fit on these calibration cases only (repeatable)")
+             ->type_name("ID")
+             ->allow_extra_args(false)
+             ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+         a.add_option("--cases", o.cases_file, "the case list (default: scenarios/validation/cases.yaml)")
+             ->type_name("FILE");
+         a.add_flag("--dry-run", o.dry_run, "print the fit, write nothing");
+         quiet_flag(a, o, "print nothing on success");
+       },
+       cmd_calibrate},
       {"describe", "[--markdown]", "print every scenario parameter: unit, default, range, description",
        [](CLI::App& a, Options& o) { a.add_flag("--markdown", o.markdown, "as a Markdown table"); }, cmd_describe},
       {"help", "[COMMAND]", "this text, or the options of COMMAND",

@@ -59,9 +59,20 @@ const std::vector<StepMetric>& step_metrics()
          return t > 0 ? megatron_hardware_flops(s.step.workload) / t / 1e12 : 0.0;
        }},
       {"step_time_s", "s", "the training step's time",
-       [](const models::StepBreakdown& b, const scenario::Scenario&) { return b.step_time.si(); }},
+       [](const models::StepBreakdown& b, const scenario::Scenario&) { return b.step_time.si(); }, false},
+      {"tokens_per_s_per_gpu", "tok/s", "training tokens per second per GPU: the batch's tokens over the step time "
+                                         "and the GPUs (no FLOP convention involved)",
+       [](const models::StepBreakdown& b, const scenario::Scenario& s) {
+         const double t = b.step_time.si() * static_cast<double>(s.fleet.gpus);
+         return t > 0 ? b.tokens_per_step / t : 0.0;
+       }},
   };
   return table;
+}
+
+double step_time_error(const StepMetric& m, double published, double simulated)
+{
+  return m.throughput ? published / simulated - 1.0 : simulated / published - 1.0;
 }
 
 const StepMetric* find_step_metric(std::string_view name)

@@ -20,7 +20,8 @@ using scenario::Diagnostics;
 
 const std::vector<std::string> kCaseKeys = {"id",     "title",     "source",     "kind",      "inputs",
                                             "metric", "published", "unit",       "tolerance", "bound",
-                                            "notes",  "seeds",     "step_model", "check",     "params"};
+                                            "notes",  "seeds",     "step_model", "check",     "params",
+                                            "role",   "family"};
 
 // The keys each kind needs beyond id, title, source, kind, metric, published, unit (and tolerance
 // unless it is a bound), and the ones it may not have.
@@ -76,6 +77,7 @@ public:
     read_kind(entry, c);
     read_values(entry, c);
     read_kind_fields(entry, c);
+    read_role(entry, c);
     if (diags_.items().size() != errors)
       return std::nullopt;
     return c;
@@ -112,6 +114,20 @@ private:
       return "";
     }
     return v.Scalar();
+  }
+
+  void read_role(const YAML::Node& entry, ValidationCase& c)
+  {
+    const std::string role = text(entry, "role", false);
+    if (role == "calibration")
+      c.role = Role::Calibration;
+    else if (!role.empty() && role != "validation")
+      diags_.error(at(file_, entry["role"].Mark()), "'role' is validation or calibration (got '" + role + "')");
+    if (c.role == Role::Calibration && c.kind != CaseKind::Step)
+      diags_.error(at(file_, entry["role"].Mark()), "only a step case can be a calibration case");
+    c.family = text(entry, "family", false);
+    if (c.family.empty())
+      c.family = c.id.substr(0, c.id.find('-'));
   }
 
   void read_kind(const YAML::Node& entry, ValidationCase& c)
@@ -282,6 +298,8 @@ const char* kind_name(CaseKind k)
 }
 
 const char* bound_name(Bound b) { return b == Bound::Lower ? "lower" : b == Bound::Upper ? "upper" : "both"; }
+
+const char* role_name(Role r) { return r == Role::Calibration ? "calibration" : "validation"; }
 
 CaseList read_case_list(const std::string& path, Diagnostics& diags)
 {

@@ -18,6 +18,11 @@ enum class CaseKind { Step, Replay, Formula };
 /// (a published "more than 90%" is a lower bound).
 enum class Bound { Both, Lower, Upper };
 
+/// What a step case is for: `validation` (the default) compares the model with a published value it
+/// was never fitted to; `calibration` may be used by `fleetsim calibrate` to fit a hardware file's
+/// free parameters, and is reported apart. Only a step case can be a calibration case.
+enum class Role { Validation, Calibration };
+
 struct Tolerance {
   double value = 0;       // in the case's unit, or a fraction of the published value when relative
   bool relative = false;  // written "10%"
@@ -36,6 +41,8 @@ struct ValidationCase {
   Tolerance tolerance;
   Bound bound = Bound::Both;
   std::string notes;  // assumptions, caveats
+  Role role = Role::Validation;
+  std::string family;  // the source family errors are summarised by (default: the id up to its first '-')
   // step and replay
   std::string inputs;       // the scenario as written (relative to the cases file's directory)
   std::string inputs_path;  // the same, joined to that directory, to load
@@ -54,6 +61,7 @@ struct CaseList {
 
 [[nodiscard]] const char* kind_name(CaseKind k);
 [[nodiscard]] const char* bound_name(Bound b);
+[[nodiscard]] const char* role_name(Role r);
 
 /// Reads and checks the case list; problems go to `diags` (the list is then not to be used).
 [[nodiscard]] CaseList read_case_list(const std::string& path, scenario::Diagnostics& diags);

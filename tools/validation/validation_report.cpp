@@ -114,12 +114,33 @@ void case_section(std::ostream& o, const CaseResult& r, const std::string& input
   o << "- **Result**: " << (r.pass ? "PASS" : "**FAIL**") << "\n";
 }
 
+void family_section(std::ostream& o, const std::vector<CaseResult>& results)
+{
+  const auto families = family_errors(results);
+  if (families.empty())
+    return;
+  o << "\n## Step time error by family\n\n"
+       "Every step case's error as an error of step time: simulated / published - 1 for a time, published /\n"
+       "simulated - 1 for a throughput (MFU, TFLOP/s, tokens/s), so a negative error is a model that is too\n"
+       "fast. Calibration cases (`role: calibration`, the only ones `fleetsim calibrate` may fit a hardware\n"
+       "file's free parameters on) are summarised apart from the validation cases, which no fit has seen.\n\n"
+       "| role | family | cases | mean absolute error | mean error (bias) | largest |\n"
+       "|---|---|---:|---:|---:|---:|\n";
+  for (const FamilyError& f : families)
+    o << "| " << role_name(f.role) << " | " << (f.family == "all" ? "**all**" : f.family) << " | " << f.cases << " | "
+      << number(100 * f.mean_absolute, "%.1f") << "% | " << number(100 * f.mean, "%+.1f") << "% | "
+      << number(100 * f.largest, "%+.1f") << "% |\n";
+}
+
 constexpr const char* kAddingACase = R"(## Adding a case
 
 1. Add an entry to `scenarios/validation/cases.yaml`: `id` (lower-case, e.g. `narayanan21-t1-1.7b`),
    `title`, `source` (citation with table or section), `kind`, `metric`, `published`, `unit`,
    `tolerance` (absolute in the unit, e.g. `4` for 4 MFU points, or relative, e.g. `10%`) or
    `bound: lower|upper` for a published "more than" or "less than", and `notes` for every assumption.
+   Optional: `family` (the source family its error is summarised with; default the id up to its
+   first `-`) and, for a step case, `role: calibration` (default `validation`): only calibration
+   cases may be fitted to by `fleetsim calibrate`, and they are declared before any fit.
 2. By kind:
    - `step`: `inputs` is a scenario under `scenarios/validation/` that `include:`s the hardware
      file of its GPU generation from `scenarios/hardware/` and gives only the model and its layout.
@@ -130,7 +151,8 @@ constexpr const char* kAddingACase = R"(## Adding a case
      `hfu` (%, recomputation included), `tflops_per_gpu` (TFLOP/s, HFU x peak: what papers that count
      recomputed FLOPs report), `megatron_tflops_per_gpu` (TFLOP/s, the hardware FLOPs of Narayanan
      et al. 2021 eq. 3 from l, h, s, V and the recomputation mode, over the step time and the GPUs:
-     what Table 1 prints), `step_time_s` (s); `step_model: analytic` uses the fleet law instead of
+     what Table 1 prints), `step_time_s` (s), `tokens_per_s_per_gpu` (tok/s, no FLOP convention);
+     `step_model: analytic` uses the fleet law instead of
      the simulated step.
    - `replay`: `inputs` is a scenario replayed at seeds 1..`seeds`; `metric` is a run metric
      (`fleetsim sweep`'s names, e.g. `unexpected_interruptions`, `ettr`) or `summary.<path>` for any
@@ -193,6 +215,48 @@ double case_relative_error(const CaseResult& r)
   return r.c->published == 0 ? std::numeric_limits<double>::quiet_NaN() : case_error(r) / std::abs(r.c->published);
 }
 
+double step_time_error(const CaseResult& r)
+{
+  const StepMetric* m = r.c->kind == CaseKind::Step ? find_step_metric(r.c->metric) : nullptr;
+  if (m == nullptr || !(r.simulated > 0) || !(r.c->published > 0))
+    return std::numeric_limits<double>::quiet_NaN();
+  return validation::step_time_error(*m, r.c->published, r.simulated);
+}
+
+std::vector<FamilyError> family_errors(const std::vector<CaseResult>& results)
+{
+  std::vector<FamilyError> out;
+  for (const Role role : {Role::Validation, Role::Calibration}) {
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<double>> errors;
+    for (const auto& r : results) {
+      const double e = step_time_error(r);
+      if (r.c->role != role || !std::isfinite(e))
+        continue;
+      if (errors.count(r.c->family) == 0)
+        order.push_back(r.c->family);
+      errors[r.c->family].push_back(e);
+      errors["all"].push_back(e);
+    }
+    if (!order.empty())
+      order.emplace_back("all");
+    for (const std::string& family : order) {
+      FamilyError f{role, family, 0, 0, 0, 0};
+      for (double e : errors[family]) {
+        f.cases++;
+        f.mean_absolute += std::abs(e);
+        f.mean += e;
+        if (std::abs(e) > std::abs(f.largest))
+          f.largest = e;
+      }
+      f.mean_absolute /= f.cases;
+      f.mean /= f.cases;
+      out.push_back(f);
+    }
+  }
+  return out;
+}
+
 std::string result_table(const std::vector<CaseResult>& results)
 {
   std::ostringstream o;
@@ -218,18 +282,29 @@ std::string result_table(const std::vector<CaseResult>& results)
   if (passed != static_cast<int>(results.size()))
     o << ", " << results.size() - static_cast<size_t>(passed) << " fail";
   o << "\n";
+  const auto families = family_errors(results);
+  if (!families.empty())
+    o << "  step time error by family (negative: the model is too fast):\n";
+  for (const FamilyError& f : families) {
+    std::snprintf(line, sizeof line, "    %-11s %-16s %3d cases  mean |error| %5.1f%%  mean %+6.1f%%  largest %+6.1f%%\n",
+                  role_name(f.role), f.family.c_str(), f.cases, 100 * f.mean_absolute, 100 * f.mean, 100 * f.largest);
+    o << line;
+  }
   return o.str();
 }
 
 void write_result_csv(std::ostream& o, const std::vector<CaseResult>& results)
 {
-  o << "id,kind,metric,unit,published,bound,tolerance,simulated,ci95,samples,error,relative_error,result\n";
+  o << "id,kind,metric,unit,published,bound,tolerance,simulated,ci95,samples,error,relative_error,result,role,family,"
+       "step_time_error\n";
   for (const auto& r : results) {
     const ValidationCase& c = *r.c;
     o << c.id << ',' << kind_name(c.kind) << ',' << c.metric << ',' << c.unit << ',' << number(c.published, "%.10g")
       << ',' << bound_name(c.bound) << ',' << c.tolerance.text << ',' << number(r.simulated, "%.10g") << ','
       << number(r.ci95, "%.10g") << ',' << r.samples << ',' << number(case_error(r), "%.10g") << ','
-      << number(case_relative_error(r), "%.10g") << ',' << (r.pass ? "pass" : "fail") << '\n';
+      << number(case_relative_error(r), "%.10g") << ',' << (r.pass ? "pass" : "fail") << ',' << role_name(c.role)
+      << ',' << c.family << ',' << (std::isfinite(step_time_error(r)) ? number(step_time_error(r), "%.10g") : "")
+      << '\n';
   }
 }
 
@@ -268,6 +343,7 @@ std::string validation_page(const std::vector<CaseResult>& results, const std::s
        "## Summary\n\n"
     << passed << " of " << results.size() << " cases pass.\n\n";
   summary_table(o, results);
+  family_section(o, results);
   o << "\n## Cases\n";
   for (const auto& r : results)
     case_section(o, r, inputs_dir);

@@ -29,11 +29,28 @@ struct CaseResult {
 [[nodiscard]] double case_error(const CaseResult& r);
 [[nodiscard]] double case_relative_error(const CaseResult& r);
 
+/// A step case's error as an error of step time (case_metrics.hpp's step_time_error); NaN for the
+/// other kinds.
+[[nodiscard]] double step_time_error(const CaseResult& r);
+
+/// Step-time errors summarised over the step cases of one role and family.
+struct FamilyError {
+  Role role = Role::Validation;
+  std::string family;  // "all" for the role's every step case
+  int cases = 0;
+  double mean_absolute = 0;  // mean of |error| (MAPE as a fraction)
+  double mean = 0;           // mean signed error: the family's bias (negative: the model is too fast)
+  double largest = 0;        // the error of largest magnitude, signed
+};
+/// Validation first, then calibration; within each, the families in the order of their first case,
+/// then "all".
+[[nodiscard]] std::vector<FamilyError> family_errors(const std::vector<CaseResult>& results);
+
 /// The terminal table: one row per case, then the total line.
 [[nodiscard]] std::string result_table(const std::vector<CaseResult>& results);
 
 /// validation.csv: id, kind, metric, unit, published, bound, tolerance, simulated, ci95, samples,
-/// error, relative_error, result.
+/// error, relative_error, result, role, family, step_time_error.
 void write_result_csv(std::ostream& o, const std::vector<CaseResult>& results);
 
 /// docs/validation.md. `cases_file` and `inputs_dir` as they should read on the page (relative to
