@@ -10,8 +10,6 @@ namespace fleetsim::models {
 namespace {
 
 constexpr double kWeightBytes = 2;      // BF16 weights
-constexpr double kGradientBytes = 4;    // FP32 gradient accumulation (Megatron-LM main_grad)
-constexpr double kOptimizerBytes = 12;  // FP32 master weights, Adam momentum and variance
 constexpr double kLogitBytes = 4;       // FP32 logits for the loss, per vocabulary entry per token
 
 std::string gb(double bytes)
@@ -53,8 +51,8 @@ MemoryEstimate stage_estimate(const StepInputs& in, int stage)
   e.parameters = stage_parameters(in, stage);
   e.weights = e.parameters * kWeightBytes;
   const double replicas = static_cast<double>(l.dp) * l.cp;
-  e.gradients = e.parameters * kGradientBytes / (l.sharded_gradients ? replicas : 1.0);
-  e.optimizer = e.parameters * kOptimizerBytes / (l.distributed_optimizer || l.sharded_gradients ? replicas : 1.0);
+  e.gradients = e.parameters * w.gradient_bytes / (l.sharded_gradients ? replicas : 1.0);
+  e.optimizer = e.parameters * w.optimizer_bytes / (l.distributed_optimizer || l.sharded_gradients ? replicas : 1.0);
   e.in_flight = peak_in_flight(l.pp, micro_batches(in), l.virtual_stages, stage);
   const double layers_per_chunk = static_cast<double>(w.layers) / (static_cast<double>(l.pp) * l.virtual_stages);
   e.activations = e.in_flight * layers_per_chunk * layer_activation_bytes(in);

@@ -2,8 +2,8 @@
 // HBM per GPU for one layout: weights, gradients, optimizer state and activations, on the pipeline
 // stage that needs the most (the first holds the most micro-batches in flight, the last the
 // logits). Mixed-precision Adam as Megatron-LM keeps it: BF16 weights (2 bytes per parameter),
-// FP32 gradients (4) and FP32 master weights, momentum and variance (12); the distributed
-// optimizer shards the 12 over the dp x cp replicas. Activations per layer and micro-batch follow
+// FP32 gradients (4, Workload::gradient_bytes) and FP32 master weights, momentum and variance (12,
+// Workload::optimizer_bytes); the distributed optimizer shards the latter over the dp x cp replicas. Activations per layer and micro-batch follow
 // Korthikanti et al. 2022, generalised to grouped-query attention, gated MLPs and MoE:
 //   kept by every TP rank (split by sequence parallelism): two norm inputs and the QKV and MLP
 //   inputs (4 h values) and two dropout masks (2 h bytes);

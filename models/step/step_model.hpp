@@ -53,6 +53,9 @@ struct Workload {
                                    // ("": the table's first kernel)
   AttentionFlops attention_flops = AttentionFlops::Full;
   Recompute recompute = Recompute::None;
+  double gradient_bytes = 4;    // bytes per parameter of the gradient buffer (FP32 main gradients; 2: BF16)
+  double optimizer_bytes = 12;  // bytes per parameter of optimizer state (FP32 master weight and Adam's two
+                                // moments; 10 when only the master weight's low bytes are kept)
   [[nodiscard]] int ffn() const { return ffn_hidden > 0 ? ffn_hidden : 4 * hidden; }
   [[nodiscard]] bool moe() const { return experts > 0; }
   /// Parameters a token passes through: the dense part plus k/E of the experts.

@@ -77,6 +77,16 @@ std::vector<ParamSpec> step_detail_parameters()
           "how attention counts in model FLOPs: full (every query against every key: Narayanan et al. 2021, "
           "Korthikanti et al. 2022, PaLM) or causal (the unmasked half)",
           models::kAttentionFlopsNames, [](auto& s) -> auto& { return s.step.workload.attention_flops; }),
+      real("model.gradient_bytes", "4",
+           "bytes per parameter of the gradient buffer (memory): 4 for FP32 main gradients (Megatron-LM), 2 for "
+           "BF16 ones (NeMo's distributed_fused_adam with BF16 gradient sync)",
+           0.0, true, 8.0)
+          .into([](auto& s) -> auto& { return s.step.workload.gradient_bytes; }),
+      real("model.optimizer_bytes", "12",
+           "bytes per parameter of optimizer state (memory): 12 for an FP32 master weight and Adam's two moments, "
+           "10 when only the master weight's low half is kept beside the BF16 weight (NeMo's param remainders)",
+           0.0, false, 32.0)
+          .into([](auto& s) -> auto& { return s.step.workload.optimizer_bytes; }),
       enum_choice(
           "model.recompute", "none",
           "activation recomputation: none, selective (the attention core, Korthikanti et al. 2022) or full "

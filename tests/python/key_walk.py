@@ -137,6 +137,9 @@ CONTEXT["model.attention_kernel"] = FLASH + [f"accelerator.attention.table={ATTE
 CP_ATTENTION = FLASH + [f"accelerator.attention.table={ATTENTION_TABLE}", "parallelism.cp=2", "parallelism.dp=4"]
 CONTEXT["accelerator.attention.cp_forward_efficiency"] = CP_ATTENTION
 CONTEXT["accelerator.attention.cp_backward_efficiency"] = CP_ATTENTION
+# Gradient and optimizer bytes are memory: they act where the layout then no longer fits.
+CONTEXT["model.gradient_bytes"] = FITS_JUST
+CONTEXT["model.optimizer_bytes"] = FITS_JUST
 CONTEXT["accelerator.hbm_efficiency"] = KERNELS + ["accelerator.hbm_bandwidth=2TB/s"]
 CONTEXT["network.overlap_slowdown"] = ["network.tp_overlap=0.5"]
 CONTEXT["network.pp_overhead"] = ["parallelism.pp=2", "parallelism.dp=4"]
@@ -196,6 +199,7 @@ ALTERNATE = {
     "accelerator.attention.table": ATTENTION_TABLE,
     "model.attention_kernel": "flash3",
     "accelerator.hbm_efficiency": "0.5",
+    "model.gradient_bytes": "8",
     "accelerator.attention.cp_forward_efficiency": "0.5",
     "accelerator.attention.cp_backward_efficiency": "0.5",
     "network.pp_overhead": "50us",

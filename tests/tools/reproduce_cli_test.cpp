@@ -269,6 +269,25 @@ TEST(ValidationCases, StepCasesShareTheirGenerationsHardwareFile)
     ADD_FAILURE() << p;
 }
 
+TEST(ValidationCases, EveryLayoutASourceTrainedFitsInHbm)
+{
+  // A published run happened: its layout must pass the memory check (issue 32). Each step case turns
+  // the check on, and its scenario loads, so the layout fits.
+  fleetsim::scenario::Diagnostics diags;
+  const auto list = fleetsim::validation::read_case_list(kRoot + "/scenarios/validation/cases.yaml", diags);
+  ASSERT_TRUE(diags.empty()) << diags.to_string();
+  int checked = 0;
+  for (const auto& c : list.cases) {
+    if (c.kind != fleetsim::validation::CaseKind::Step)
+      continue;
+    const auto r = fleetsim::scenario::load_scenario_file(c.inputs_path);
+    ASSERT_TRUE(r.scenario.has_value()) << c.id << ": " << r.diagnostics.to_string();
+    EXPECT_TRUE(r.scenario->step.accelerator.check_memory) << c.id << " does not check its memory";
+    ++checked;
+  }
+  EXPECT_GE(checked, 30);
+}
+
 TEST(ValidationCases, NoHardwareFileIsFittedOnAValidationCase)
 {
   // Every case a hardware file's calibration block names is a calibration case of the list.
