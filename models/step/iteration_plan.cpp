@@ -192,6 +192,10 @@ IterationPlan make_iteration_plan(const StepInputs& in)
   plan.cp_message_bytes = 2.0 * tokens * w.hidden * (static_cast<double>(w.kv_heads) / w.attention_heads) / l.tp *
                           w.bytes_per_value;
   plan.dp_chunk_bytes = dp_shard_bytes(in) / l.virtual_stages;
+  if (l.overlap_data_parallel) {
+    const double bucket = std::max(40e6, 1e6 * l.dp * l.cp);  // parameters (Megatron-Core's default)
+    plan.dp_buckets = static_cast<int>(std::max(1.0, std::ceil(plan.dp_chunk_bytes / w.bytes_per_value / bucket)));
+  }
   plan.dp_group = l.dp * l.cp;
   plan.backward_collectives = backward_collectives_factor(w);
   plan.tp_backward_collectives = tp_backward_collectives_factor(w, l);

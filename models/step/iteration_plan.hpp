@@ -71,6 +71,9 @@ struct IterationPlan {
   double tp_overlap = 0;   // share of each pass's TP communication hidden behind its GEMMs
   double overlap_slowdown = 0;  // compute seconds each second of hidden communication costs (FabricParams)
   double pp_overhead = 0;       // seconds each pipeline send adds to its transfer (FabricParams)
+  // With ParallelLayout::overlap_data_parallel, the buckets a chunk's gradients and parameters move in:
+  // Megatron-Core's default bucket, max(40M, 1M x dp x cp) parameters; 0 without overlap.
+  int dp_buckets = 0;
   double flops_per_token = 0;
   double hardware_flops_per_token = 0;
   double tokens_per_step = 0;

@@ -111,6 +111,8 @@ struct ParallelLayout {
   bool sharded_gradients = false;      // gradients sharded too (ZeRO-2, PyTorch FSDP as in Llama 3)
   bool gradients_after_flush = false;  // every chunk's gradient reduce-scatter waits for the stage's whole
                                        // backward (Megatron's local DDP, 2021-22): no DP overlap
+  bool overlap_data_parallel = false;  // bucketed: a chunk's gradient reduce-scatter runs during its last
+                                       // backward, its parameter all-gather during its first forward
   [[nodiscard]] long gpus() const { return static_cast<long>(tp) * cp * pp * dp; }
 };
 

@@ -84,18 +84,29 @@ std::vector<double> PipelineStage::timed_all_gathers(double& dp_free) const
 double PipelineStage::parameters_ready(const std::vector<double>& gathered, int chunk) const
 {
   // Streamed: the all-gathers run in chunk order, collective `chunk` is chunk's.
-  return shared_.dp != nullptr ? shared_.dp->wait_done(stage_, chunk) : gathered[static_cast<size_t>(chunk)];
+  if (shared_.dp != nullptr)
+    return shared_.dp->wait_done(stage_, chunk);
+  // Bucketed: the forward starts on the first bucket (and cannot end before the last: play()).
+  const int n = shared_.times.dp_buckets;
+  const double all = gathered[static_cast<size_t>(chunk)];
+  return n > 0 ? all - shared_.times.dp_all_gather * (1.0 - 1.0 / n) : all;
 }
 
-void PipelineStage::reduce_scatter(int chunk, double ready, double& dp_free) const
+double PipelineStage::reduce_scatter(int chunk, double started, double ready, double& dp_free) const
 {
   if (shared_.dp != nullptr) {
-    shared_.dp->release(stage_, chunk);
-    return;
+    if (shared_.times.dp_buckets == 0)  // bucketed: released when the last backward began
+      shared_.dp->release(stage_, chunk);
+    return ready;
   }
-  const double rs_start = std::max(ready, dp_free);
-  dp_free = rs_start + shared_.times.dp_reduce_scatter;
+  const double rs = shared_.times.dp_reduce_scatter;
+  const int n = shared_.times.dp_buckets;
+  // Bucketed: the first bucket's gradients are done 1/n into the last backward, the last bucket's at
+  // its end; the stream reduces each as it comes.
+  const double rs_start = std::max(n > 0 ? started + (ready - started) / n : ready, dp_free);
+  dp_free = n > 0 ? std::max(rs_start + rs, ready + rs / n) : rs_start + rs;
   record(3, "reduce-scatter chunk " + std::to_string(chunk), rs_start, dp_free);
+  return rs_start;
 }
 
 double PipelineStage::finish_data_parallel(double dp_free) const
@@ -140,6 +151,10 @@ void PipelineStage::operator()() const
     if (sg4::Engine::get_clock() < ready)
       sg4::this_actor::sleep_until(ready);
     const double start = sg4::Engine::get_clock();
+    if (shared_.dp != nullptr && t.dp_buckets > 0 && op.kind == PassKind::Backward)
+      for (int chunk = shared_.chunks - 1; chunk >= 0; --chunk)
+        if (release[static_cast<size_t>(chunk)] == i)
+          shared_.dp->release(stage_, chunk);  // its buckets stream during this last backward
     sg4::this_actor::execute(models::pass_work(t.forward_flops, t.backward_flops, t.logits_forward_flops,
                                                t.logits_backward_flops, shared_.stages, shared_.chunks, stage_, op));
     const bool backward = op.kind == PassKind::Backward;
@@ -148,6 +163,12 @@ void PipelineStage::operator()() const
       sg4::this_actor::sleep_for(t.tp_slowed_per_pass * (backward ? t.tp_backward_collectives : 1.0));
     const double computed = sg4::Engine::get_clock();
     busy.emplace_back(start, computed);
+    // Bucketed all-gather: the pass's last bucket of layers waits for the last bucket of parameters.
+    if (op.kind == PassKind::Forward && t.dp_buckets > 0 && shared_.dp == nullptr) {
+      const double last = gathered[static_cast<size_t>(op.chunk)] + (computed - start) / t.dp_buckets;
+      if (sg4::Engine::get_clock() < last)
+        sg4::this_actor::sleep_until(last);
+    }
     const double collectives = backward ? t.backward_collectives : 1.0;
     if (t.tp_per_pass > 0)
       sg4::this_actor::sleep_for(t.tp_per_pass * (backward ? t.tp_backward_collectives : 1.0));
@@ -176,9 +197,9 @@ void PipelineStage::operator()() const
     if (op.kind == PassKind::Backward)
       for (int chunk = shared_.chunks - 1; chunk >= 0; --chunk)  // the order the chunks' backwards end in
         if (release[static_cast<size_t>(chunk)] == i) {
-          reduce_scatter(chunk, end, dp_free);
+          const double rs_start = reduce_scatter(chunk, start, end, dp_free);
           if (shared_.dp == nullptr)
-            dp_spans.emplace_back(dp_free - t.dp_reduce_scatter, dp_free);
+            dp_spans.emplace_back(rs_start, dp_free);
         }
   }
   shared_.end[s] = finish(busy, std::move(dp_spans), dp_free);

@@ -48,6 +48,7 @@ struct PipelineTimes {
   double transfer = 0;                 // seconds from the end of a pass to its input reaching the next stage
   double dp_all_gather = 0;            // seconds per chunk
   double dp_reduce_scatter = 0;
+  int dp_buckets = 0;  // > 0: bucketed overlap of a chunk's DP collectives with its first forward and last backward
   double optimizer = 0;  // seconds of the optimizer step once the stage's gradients are reduced
 };
 
@@ -90,7 +91,8 @@ private:
   // The stage's DP stream. dp_free: when the timed stream is next free (unused when streamed).
   [[nodiscard]] std::vector<double> timed_all_gathers(double& dp_free) const;  // per chunk: parameters there
   [[nodiscard]] double parameters_ready(const std::vector<double>& gathered, int chunk) const;
-  void reduce_scatter(int chunk, double ready, double& dp_free) const;
+  // When it starts (timed), from the chunk's last backward pass [started, ready).
+  double reduce_scatter(int chunk, double started, double ready, double& dp_free) const;
   [[nodiscard]] double finish_data_parallel(double dp_free) const;  // when the stream is done
   [[nodiscard]] double finish(const Spans& busy, Spans dp_spans, double dp_free) const;
   void record(int track, std::string name, double start, double end) const;

@@ -125,6 +125,7 @@ PipelineTimes pipeline_times(const models::IterationPlan& plan, const models::Co
   times.transfer = plan.pp_send.flows.empty() ? 0.0 : pattern_time(plan.pp_send) + plan.pp_overhead;
   times.dp_all_gather = dp;  // the same ring steps, the same bytes
   times.dp_reduce_scatter = dp;
+  times.dp_buckets = plan.dp_buckets;
   if (record != nullptr) {
     record->tp_allreduce_s = tp;
     record->cp_all_gather_s = cp;

@@ -107,6 +107,12 @@ std::vector<ParamSpec> step_detail_parameters()
            "every chunk's gradient reduce-scatter waits until the stage's whole backward is done (Megatron's local "
            "DDP of 2021-22, which overlapped none of it); false: each chunk's starts after that chunk's last backward")
           .into([](auto& s) -> auto& { return s.step.layout.gradients_after_flush; }),
+      flag("parallelism.overlap_data_parallel", "false",
+           "bucketed DP overlap in the simulated step: a chunk's gradient reduce-scatter streams bucket by bucket "
+           "during its last backward and its parameter all-gather during its first forward (Megatron-Core's "
+           "--overlap-grad-reduce / --overlap-param-gather, NeMo's overlap_grad_sync / overlap_param_sync); "
+           "buckets of max(40M, 1M x dp x cp) parameters")
+          .into([](auto& s) -> auto& { return s.step.layout.overlap_data_parallel; }),
       real("network.tp_overlap", "0", "fraction of tensor-parallel communication hidden behind the GEMMs next to it",
            0.0, false, 1.0)
           .into([](auto& s) -> auto& { return s.step.fabric.tp_overlap; }),

@@ -140,6 +140,7 @@ CONTEXT["accelerator.attention.cp_backward_efficiency"] = CP_ATTENTION
 # Gradient and optimizer bytes are memory: they act where the layout then no longer fits.
 CONTEXT["model.gradient_bytes"] = FITS_JUST
 CONTEXT["model.optimizer_bytes"] = FITS_JUST
+CONTEXT["parallelism.overlap_data_parallel"] = ["run.step_model=simulated"]
 CONTEXT["accelerator.hbm_efficiency"] = KERNELS + ["accelerator.hbm_bandwidth=2TB/s"]
 CONTEXT["network.overlap_slowdown"] = ["network.tp_overlap=0.5"]
 CONTEXT["network.pp_overhead"] = ["parallelism.pp=2", "parallelism.dp=4"]
