@@ -254,7 +254,7 @@ const std::vector<Command>& commands()
        },
        cmd_reproduce},
       {"calibrate", "HARDWARE [--fit KEY=LOW:HIGH ...] [--case ID ...] [--cases FILE] [--dry-run]",
-       "fit the free parameters of a GPU generation's hardware file (default: accelerator.gemm.kernel_overhead and "
+       "fit the free parameters of a GPU generation's hardware file (default: accelerator.gemm.table_scale and "
        "network.overlap_slowdown) on the step cases marked 'role: calibration' that include it, and write the "
        "fitted values into the file with their provenance (date, cases, residuals); a validation case is refused",
        [](CLI::App& a, Options& o) {
