@@ -1,5 +1,6 @@
 #include "pipeline_stage.hpp"
 
+#include "models/step/dp_overlap.hpp"
 #include "simulator/actors/data_parallel_rank.hpp"
 
 #include <algorithm>
@@ -25,16 +26,6 @@ std::string pass_name(const PipelineOp& op)
 }
 
 using Spans = PipelineStage::Spans;
-
-/// Seconds of `traffic` that run while the stage computes (`busy`: disjoint compute spans).
-double hidden_seconds(const Spans& busy, const Spans& traffic)
-{
-  double hidden = 0;
-  for (const auto& [t0, t1] : traffic)
-    for (const auto& [b0, b1] : busy)
-      hidden += std::max(0.0, std::min(t1, b1) - std::max(t0, b0));
-  return hidden;
-}
 
 }  // namespace
 
@@ -86,10 +77,9 @@ double PipelineStage::parameters_ready(const std::vector<double>& gathered, int 
   // Streamed: the all-gathers run in chunk order, collective `chunk` is chunk's.
   if (shared_.dp != nullptr)
     return shared_.dp->wait_done(stage_, chunk);
-  // Bucketed: the forward starts on the first bucket (and cannot end before the last: play()).
-  const int n = shared_.times.dp_buckets;
-  const double all = gathered[static_cast<size_t>(chunk)];
-  return n > 0 ? all - shared_.times.dp_all_gather * (1.0 - 1.0 / n) : all;
+  // Bucketed: the forward starts on the first bucket (and cannot end before the last: operator()).
+  return models::first_bucket_arrival(gathered[static_cast<size_t>(chunk)], shared_.times.dp_all_gather,
+                                      shared_.times.dp_buckets);
 }
 
 double PipelineStage::reduce_scatter(int chunk, double started, double ready, double& dp_free) const
@@ -99,14 +89,11 @@ double PipelineStage::reduce_scatter(int chunk, double started, double ready, do
       shared_.dp->release(stage_, chunk);
     return ready;
   }
-  const double rs = shared_.times.dp_reduce_scatter;
-  const int n = shared_.times.dp_buckets;
-  // Bucketed: the first bucket's gradients are done 1/n into the last backward, the last bucket's at
-  // its end; the stream reduces each as it comes.
-  const double rs_start = std::max(n > 0 ? started + (ready - started) / n : ready, dp_free);
-  dp_free = n > 0 ? std::max(rs_start + rs, ready + rs / n) : rs_start + rs;
-  record(3, "reduce-scatter chunk " + std::to_string(chunk), rs_start, dp_free);
-  return rs_start;
+  const models::StreamSpan span =
+      models::reduce_scatter_span(started, ready, dp_free, shared_.times.dp_reduce_scatter, shared_.times.dp_buckets);
+  dp_free = span.end;
+  record(3, "reduce-scatter chunk " + std::to_string(chunk), span.start, span.end);
+  return span.start;
 }
 
 double PipelineStage::finish_data_parallel(double dp_free) const
@@ -165,7 +152,8 @@ void PipelineStage::operator()() const
     busy.emplace_back(start, computed);
     // Bucketed all-gather: the pass's last bucket of layers waits for the last bucket of parameters.
     if (op.kind == PassKind::Forward && t.dp_buckets > 0 && shared_.dp == nullptr) {
-      const double last = gathered[static_cast<size_t>(op.chunk)] + (computed - start) / t.dp_buckets;
+      const double last = models::last_bucket_done(gathered[static_cast<size_t>(op.chunk)], computed - start,
+                                                   t.dp_buckets);
       if (sg4::Engine::get_clock() < last)
         sg4::this_actor::sleep_until(last);
     }
@@ -216,7 +204,7 @@ double PipelineStage::finish(const Spans& busy, Spans dp_spans, double dp_free) 
     for (const auto& span : shared_.dp->spans(stage_))
       dp_spans.emplace_back(span.start, span.end);
   if (t.overlap_slowdown > 0) {
-    const double slowed = t.overlap_slowdown * hidden_seconds(busy, dp_spans);
+    const double slowed = t.overlap_slowdown * models::hidden_seconds(busy, dp_spans);
     shared_.compute[s] += slowed;
     reduced += slowed;
   }

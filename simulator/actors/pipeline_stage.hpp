@@ -8,6 +8,7 @@
 // timed first on the whole fabric with every concurrent flow (simulator/run/step_simulation.cpp).
 // All data-parallel replicas are identical, so one pipeline is played.
 
+#include "models/step/dp_overlap.hpp"
 #include "models/step/iteration_plan.hpp"
 
 #include <simgrid/s4u.hpp>
@@ -82,7 +83,7 @@ struct PipelineShared {
 
 class PipelineStage {
 public:
-  using Spans = std::vector<std::pair<double, double>>;  // [start, end) in simulated seconds
+  using Spans = models::Spans;  // [start, end) in simulated seconds
   PipelineStage(PipelineShared& shared, int stage) : shared_(shared), stage_(stage) {}
   void operator()() const;
 
