@@ -109,6 +109,21 @@ void finish(Load& load, Errors& errors)
     load.table.rows.clear();
 }
 
+/// Cell `i` of `rec` into `out` when it is a number that `valid` accepts; else an error at the row's
+/// line naming the column and `expected` ("a number of at least 1"), and false.
+template <typename Valid>
+bool read_cell(const fleet::CsvRecord& rec, const std::vector<std::string>& columns, size_t i, Valid&& valid,
+               const char* expected, double& out, Errors& errors)
+{
+  const auto v = number(rec.cells[i]);
+  if (!v || !valid(*v)) {
+    errors.at(rec.line, columns[i] + " must be " + expected + " (got '" + rec.cells[i] + "')");
+    return false;
+  }
+  out = *v;
+  return true;
+}
+
 /// The row's source cell names where it comes from.
 bool has_source(const fleet::CsvRecord& rec, Errors& errors)
 {
@@ -254,26 +269,13 @@ GemmTableLoad parse_gemm_table(std::string_view text, std::string_view name)
     g.line = rec.line;
     bool ok = true;
     double* dims[3] = {&g.m, &g.k, &g.n};
-    for (size_t i = 0; i < 3; ++i) {
-      const auto v = number(rec.cells[i]);
-      if (!v || !(*v >= 1)) {
-        errors.at(rec.line, columns[i] + " must be a number of at least 1 (got '" + rec.cells[i] + "')");
-        ok = false;
-      } else {
-        *dims[i] = *v;
-      }
-    }
-    for (size_t i = 0; i < 3; ++i) {
-      if (rec.cells[3 + i].empty())
-        continue;  // not measured
-      const auto v = number(rec.cells[3 + i]);
-      if (!v || !(*v > 0 && *v <= 1)) {
-        errors.at(rec.line, columns[3 + i] + " must be an efficiency in (0, 1] (got '" + rec.cells[3 + i] + "')");
-        ok = false;
-      } else {
-        g.efficiency[i] = *v;
-      }
-    }
+    for (size_t i = 0; i < 3; ++i)
+      ok = read_cell(rec, columns, i, [](double v) { return v >= 1; }, "a number of at least 1", *dims[i], errors) && ok;
+    for (size_t i = 0; i < 3; ++i)
+      if (!rec.cells[3 + i].empty())  // empty: not measured
+        ok = read_cell(rec, columns, 3 + i, [](double v) { return v > 0 && v <= 1; }, "an efficiency in (0, 1]",
+                       g.efficiency[i], errors) &&
+             ok;
     if (has_source(rec, errors) && ok)
       load.table.rows.push_back(g);
   });
@@ -308,15 +310,9 @@ AttentionTableLoad parse_attention_table(std::string_view text, std::string_view
       ok = false;
     }
     double* values[3] = {&a.head_dim, &a.seq, &a.tflops};
-    for (size_t i = 0; i < 3; ++i) {
-      const auto v = number(rec.cells[3 + i]);
-      if (!v || !(*v > 0)) {
-        errors.at(rec.line, columns[3 + i] + " must be a positive number (got '" + rec.cells[3 + i] + "')");
-        ok = false;
-      } else {
-        *values[i] = *v;
-      }
-    }
+    for (size_t i = 0; i < 3; ++i)
+      ok = read_cell(rec, columns, 3 + i, [](double v) { return v > 0; }, "a positive number", *values[i], errors) &&
+           ok;
     if (has_source(rec, errors) && ok)
       load.table.rows.push_back(a);
   });
