@@ -196,6 +196,10 @@ IterationPlan make_iteration_plan(const StepInputs& in)
     const double bucket = std::max(40e6, 1e6 * l.dp * l.cp);  // parameters (Megatron-Core's default)
     plan.dp_buckets = static_cast<int>(std::max(1.0, std::ceil(plan.dp_chunk_bytes / w.bytes_per_value / bucket)));
   }
+  if (l.sharded_weights) {
+    plan.fsdp_units = fsdp_units_per_chunk(in);
+    plan.dp_reduce_ratio = w.gradient_bytes / w.bytes_per_value;
+  }
   plan.dp_group = l.dp * l.cp;
   plan.backward_collectives = backward_collectives_factor(w);
   plan.tp_backward_collectives = tp_backward_collectives_factor(w, l);
@@ -255,14 +259,32 @@ void add_flow_patterns(const StepInputs& in, IterationPlan& plan)
   }
   if (plan.dp_group > 1) {
     // Context-parallel ranks hold the same weights: gradients are reduced over dp x cp replicas,
-    // in a ring that visits the cp ranks of a replica, then the next replica's.
+    // in a ring that visits the cp ranks of a replica, then the next replica's: position
+    // p = d cp + c, ranks rising with p, so the ring passes node by node. With k members on a node,
+    // k rings (NCCL's channels) carry 1/k of the bytes each; ring j visits each node's members
+    // rotated by j, so its hop to the next node leaves from member j - 1 and every NIC carries one ring.
     plan.dp_ring_step.label = "data-parallel ring step";
-    for_all([&](int t, int s, int d, int c) {
-      const int next_c = (c + 1) % l.cp;
-      const int next_d = next_c == 0 ? (d + 1) % l.dp : d;
-      plan.dp_ring_step.flows.push_back(
-          {layout_rank(l, t, s, d, c), layout_rank(l, t, s, next_d, next_c), plan.dp_chunk_bytes / plan.dp_group});
-    });
+    const int k = dp_ring_channels(l, in.fabric.gpus_per_node);
+    const int n = plan.dp_group;
+    const bool runs = k > 1 && n % k == 0;  // members come in whole runs of k per node
+    const int channels = runs ? k : 1;
+    const double bytes = plan.dp_chunk_bytes / n / channels;
+    // Ring j visits position p at step ring(j, p) (a rotation within each node's run); the member
+    // after p is the one at the next step.
+    auto next = [&](int channel, int p) {
+      if (!runs)
+        return (p + 1) % n;
+      const int base = p / k * k;
+      const int step = base + ((p - base) - channel + k) % k;  // where ring `channel` visits p
+      const int q = (step + 1) % n;
+      return q / k * k + (q % k + channel) % k;
+    };
+    for (int j = 0; j < channels; ++j)
+      for_all([&](int t, int s, int d, int c) {
+        const int p = next(j, d * l.cp + c);
+        plan.dp_ring_step.flows.push_back(
+            {layout_rank(l, t, s, d, c), layout_rank(l, t, s, p / l.cp, p % l.cp), bytes});
+      });
   }
 }
 

@@ -74,6 +74,13 @@ struct IterationPlan {
   // With ParallelLayout::overlap_data_parallel, the buckets a chunk's gradients and parameters move in:
   // Megatron-Core's default bucket, max(40M, 1M x dp x cp) parameters; 0 without overlap.
   int dp_buckets = 0;
+  // With ParallelLayout::sharded_weights (ZeRO-3, FSDP): every pass all-gathers its chunk's weights and
+  // every backward reduce-scatters its gradients, per micro-batch, in fsdp_units units (a layer each)
+  // that stream ahead of (gathers) and behind (reduce-scatters) the compute; 0 otherwise. The
+  // reduce-scatter carries the gradients' precision: dp_reduce_ratio = gradient_bytes / bytes_per_value
+  // times the all-gather's bytes (1 without sharded weights).
+  int fsdp_units = 0;
+  double dp_reduce_ratio = 1;
   double flops_per_token = 0;
   double hardware_flops_per_token = 0;
   double tokens_per_step = 0;

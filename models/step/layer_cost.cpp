@@ -185,7 +185,7 @@ double optimizer_seconds(const StepInputs& in)
   const Workload& w = in.workload;
   const ParallelLayout& l = in.layout;
   double parameters = dp_shard_bytes(in) / w.bytes_per_value;
-  if (l.distributed_optimizer || l.sharded_gradients)
+  if (l.sharded_optimizer())
     parameters /= static_cast<double>(l.dp) * l.cp;
   constexpr double kKernels = 4;  // gradient norm, Adam, copy to the model weights, zeroing
   return hbm_seconds(a, parameters * optimizer_bytes_per_parameter(w)) + kKernels * a.gemm_curve.kernel_overhead;

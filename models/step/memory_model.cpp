@@ -26,20 +26,39 @@ int micro_batches(const StepInputs& in)
                                       (static_cast<double>(w.sequence_length) * w.micro_batch_size * in.layout.dp)));
 }
 
-/// Parameters one GPU of `stage` holds: its layers' dense weights over tp, its experts over tp x ep,
-/// and the embedding (first stage) or the output layer (last stage) over tp.
-double stage_parameters(const StepInputs& in, int stage)
+/// One GPU's share of the model's parameters, by kind: the layers' dense weights and experts (of all
+/// layers, over tp and tp x ep), and the embedding (or output layer) over tp.
+struct ParameterShares {
+  double layers = 0;
+  double embedding = 0;
+  [[nodiscard]] bool holds_embedding(const ParallelLayout& l, int stage) const { return stage == 0 || stage == l.pp - 1; }
+};
+
+ParameterShares parameter_shares(const StepInputs& in)
 {
   const Workload& w = in.workload;
   const ParallelLayout& l = in.layout;
   const double embedding = static_cast<double>(w.vocabulary) * w.hidden;
   const double expert = w.moe() ? w.expert_parameters : 0.0;
   const double layers_dense = std::max(0.0, w.parameters - expert - embedding);
-  const double share = 1.0 / l.pp;
-  double p = (layers_dense * share + expert * share / l.ep) / l.tp;
-  if (stage == 0 || stage == l.pp - 1)
-    p += embedding / l.tp;
-  return p;
+  return {(layers_dense + expert / l.ep) / l.tp, embedding / l.tp};
+}
+
+/// Parameters one GPU of `stage` holds: its layers' dense weights over tp, its experts over tp x ep,
+/// and the embedding (first stage) or the output layer (last stage) over tp.
+double stage_parameters(const StepInputs& in, int stage)
+{
+  const ParameterShares p = parameter_shares(in);
+  return p.layers / in.layout.pp + (p.holds_embedding(in.layout, stage) ? p.embedding : 0.0);
+}
+
+/// The largest FSDP unit of `stage`, in parameters one GPU gathers: a layer, or the embedding or
+/// output layer on the first and last stage.
+double fsdp_unit_parameters(const StepInputs& in, int stage)
+{
+  const ParameterShares p = parameter_shares(in);
+  const double layer = p.layers / std::max(1, in.workload.layers);
+  return p.holds_embedding(in.layout, stage) ? std::max(layer, p.embedding) : layer;
 }
 
 MemoryEstimate stage_estimate(const StepInputs& in, int stage)
@@ -49,10 +68,17 @@ MemoryEstimate stage_estimate(const StepInputs& in, int stage)
   MemoryEstimate e;
   e.stage = stage;
   e.parameters = stage_parameters(in, stage);
-  e.weights = e.parameters * kWeightBytes;
   const double replicas = static_cast<double>(l.dp) * l.cp;
-  e.gradients = e.parameters * w.gradient_bytes / (l.sharded_gradients ? replicas : 1.0);
-  e.optimizer = e.parameters * w.optimizer_bytes / (l.distributed_optimizer || l.sharded_gradients ? replicas : 1.0);
+  e.weights = e.parameters * kWeightBytes;
+  e.gradients = e.parameters * w.gradient_bytes / (l.sharded_grads() ? replicas : 1.0);
+  e.optimizer = e.parameters * w.optimizer_bytes / (l.sharded_optimizer() ? replicas : 1.0);
+  if (l.sharded_weights) {
+    // ZeRO-3: a shard of the weights, plus the units gathered whole at once: the one computing and the
+    // one prefetched, each with its unsharded gradients before their reduce-scatter.
+    const double unit = fsdp_unit_parameters(in, stage);
+    e.weights = e.weights / replicas + 2.0 * unit * kWeightBytes;
+    e.gradients += 2.0 * unit * w.gradient_bytes;
+  }
   e.in_flight = peak_in_flight(l.pp, micro_batches(in), l.virtual_stages, stage);
   const double layers_per_chunk = static_cast<double>(w.layers) / (static_cast<double>(l.pp) * l.virtual_stages);
   e.activations = e.in_flight * layers_per_chunk * layer_activation_bytes(in);

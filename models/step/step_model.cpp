@@ -2,6 +2,7 @@
 
 #include "models/core/check.hpp"
 
+#include "iteration_plan.hpp"
 #include "layer_cost.hpp"
 #include "memory_model.hpp"
 #include "models/network/collectives.hpp"
@@ -183,16 +184,27 @@ units::Seconds pp_comm_time(const StepInputs& in, int micro_batches)
 }
 
 /// ZeRO-style data parallelism on the NIC: reduce-scatter of gradients, all-gather of parameters,
-/// over the dp * cp replicas of each shard (context-parallel ranks hold the same weights).
-units::Seconds dp_comm_time(const StepInputs& in)
+/// over the dp * cp replicas of each shard (context-parallel ranks hold the same weights). With
+/// sharded weights (ZeRO-3, FSDP), every micro-batch gathers the weights twice (for its forward and
+/// again for its backward) and reduce-scatters its gradients in their own precision.
+units::Seconds dp_comm_time(const StepInputs& in, int micro_batches)
 {
   const ParallelLayout& l = in.layout;
   const int replicas = l.dp * l.cp;
   if (replicas <= 1)
     return units::Seconds(0.0);
   const units::Bytes shard(dp_shard_bytes(in));
-  const AlphaBeta nic{in.fabric.nic_latency, in.fabric.nic_bandwidth};
-  return ring_reduce_scatter_time(shard, replicas, nic) + ring_all_gather_time(shard, replicas, nic);
+  // k members of the group on a node: k rings at once, each through its own NIC (at most NVLink's rate).
+  const int k = dp_ring_channels(l, in.fabric.gpus_per_node);
+  const units::BytesPerSecond bandwidth =
+      k > 1 ? units::BytesPerSecond(std::min(k * in.fabric.nic_bandwidth.si(), in.fabric.nvlink_bandwidth.si()))
+            : in.fabric.nic_bandwidth;
+  const AlphaBeta nic{in.fabric.nic_latency, bandwidth};
+  const units::Seconds gather = ring_all_gather_time(shard, replicas, nic);
+  if (!l.sharded_weights)
+    return ring_reduce_scatter_time(shard, replicas, nic) + gather;
+  const units::Bytes gradients(shard.si() * in.workload.gradient_bytes / in.workload.bytes_per_value);
+  return units::Seconds((2.0 * gather.si() + ring_reduce_scatter_time(gradients, replicas, nic).si()) * micro_batches);
 }
 
 /// Expert parallelism: every MoE layer sends its tokens to their experts and back (two all-to-alls
@@ -263,6 +275,24 @@ double dp_shard_bytes(const StepInputs& in)
   const double expert = w.moe() ? w.expert_parameters : 0.0;
   const double ep = w.moe() ? l.ep : 1;
   return ((w.parameters - expert) + expert / ep) / (static_cast<double>(l.tp) * l.pp) * w.bytes_per_value;
+}
+
+int dp_ring_channels(const ParallelLayout& l, int gpus_per_node)
+{
+  if (gpus_per_node <= 1)
+    return 1;
+  int members = 0;  // of the group of tensor rank 0, stage 0, on rank 0's node
+  for (int d = 0; d < l.dp; ++d)
+    for (int c = 0; c < l.cp; ++c)
+      if (layout_rank(l, 0, 0, d, c) < gpus_per_node)
+        ++members;
+  return std::max(1, members);
+}
+
+int fsdp_units_per_chunk(const StepInputs& in)
+{
+  const double layers = static_cast<double>(in.workload.layers) / (static_cast<double>(in.layout.pp) * in.layout.virtual_stages);
+  return std::max(1, static_cast<int>(std::lround(layers)));
 }
 
 double ep_alltoall_bytes(const StepInputs& in)
@@ -377,14 +407,15 @@ StepBreakdown AnalyticStepModel::step(const StepInputs& in) const
 
   b.tp_comm = tp_comm_time(in, b.micro_batches);
   b.pp_comm = pp_comm_time(in, b.micro_batches);
-  b.dp_comm = dp_comm_time(in);
+  b.dp_comm = dp_comm_time(in, b.micro_batches);
   b.cp_comm = cp_comm_time(in, b.micro_batches);
   b.ep_comm = ep_comm_time(in, b.micro_batches);
   b.comm = b.tp_comm + b.cp_comm + b.ep_comm + b.pp_comm + b.dp_comm;
   // TP traffic hides behind the GEMMs next to it (Megatron's TP communication overlap), DP traffic
-  // behind the backward pass.
+  // behind the backward pass (ZeRO-3's gathers behind both passes: FSDP prefetches the next unit).
   b.overlap = std::min(b.tp_comm * in.fabric.tp_overlap, b.compute) +
-              std::min(b.dp_comm * (l.gradients_after_flush ? 0.0 : in.fabric.dp_overlap), b.compute * kBackwardShare);
+              std::min(b.dp_comm * (l.gradients_after_flush ? 0.0 : in.fabric.dp_overlap),
+                       b.compute * (l.sharded_weights ? 1.0 : kBackwardShare));
   b.comm_exposed = b.comm - b.overlap;
   // The hidden communication slows the compute it runs beside.
   b.compute += b.overlap * in.fabric.overlap_slowdown;

@@ -109,11 +109,16 @@ struct ParallelLayout {
                                        // dropout split over tp (Korthikanti et al. 2022)
   bool distributed_optimizer = false;  // optimizer state sharded over the dp x cp replicas (ZeRO-1)
   bool sharded_gradients = false;      // gradients sharded too (ZeRO-2, PyTorch FSDP as in Llama 3)
+  bool sharded_weights = false;        // weights sharded too (ZeRO-3, PyTorch FSDP FULL_SHARD): every pass
+                                       // all-gathers its chunk's weights unit by unit (a unit per layer), every
+                                       // backward reduce-scatters its gradients, per micro-batch
   bool gradients_after_flush = false;  // every chunk's gradient reduce-scatter waits for the stage's whole
                                        // backward (Megatron's local DDP, 2021-22): no DP overlap
   bool overlap_data_parallel = false;  // bucketed: a chunk's gradient reduce-scatter runs during its last
                                        // backward, its parameter all-gather during its first forward
   [[nodiscard]] long gpus() const { return static_cast<long>(tp) * cp * pp * dp; }
+  [[nodiscard]] bool sharded_optimizer() const { return distributed_optimizer || sharded_gradients || sharded_weights; }
+  [[nodiscard]] bool sharded_grads() const { return sharded_gradients || sharded_weights; }
 };
 
 struct FabricParams {
@@ -127,6 +132,10 @@ struct FabricParams {
   // second of communication hidden behind compute costs that many seconds of compute, [0, 1].
   double overlap_slowdown = 0.0;
   units::Seconds pp_overhead{0};  // fixed cost of each pipeline send/receive (launch, synchronisation)
+  // GPUs of a node on one NVLink island, ranks rank / gpus_per_node together (1: none). A data-parallel
+  // group with k members per node runs k rings at once, as NCCL's channels do, each leaving the node
+  // through a different GPU's NIC: the group's traffic uses all k NICs (dp_ring_channels).
+  int gpus_per_node = 1;
 };
 
 struct StepInputs {
@@ -165,6 +174,13 @@ struct StepBreakdown {
 /// Bytes of one GPU's data-parallel gradient shard (before splitting into chunks): dense weights
 /// over tp * pp, plus its 1/ep of the experts.
 [[nodiscard]] double dp_shard_bytes(const StepInputs& in);
+
+/// Rings a data-parallel group's collectives run at once: its members on one node (at least 1), each
+/// ring a channel carrying 1/k of the bytes whose inter-node hops leave through a different NIC.
+[[nodiscard]] int dp_ring_channels(const ParallelLayout& l, int gpus_per_node);
+
+/// FSDP units (ZeRO-3 all-gather and reduce-scatter granularity) in one chunk of a stage: one per layer.
+[[nodiscard]] int fsdp_units_per_chunk(const StepInputs& in);
 
 /// Bytes one GPU sends in one token all-to-all of an MoE layer: its b (s/cp) tokens' activations,
 /// sharded over tp, k copies each, (ep - 1)/ep of them to other ranks of its expert-parallel group.

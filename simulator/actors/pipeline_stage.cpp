@@ -62,8 +62,8 @@ double PipelineStage::wait_for_input(const PipelineOp& op) const
 std::vector<double> PipelineStage::timed_all_gathers(double& dp_free) const
 {
   std::vector<double> gathered(static_cast<size_t>(shared_.chunks), shared_.origin);
-  if (shared_.dp != nullptr)
-    return gathered;  // streamed: parameters_ready() waits for the flows
+  if (shared_.dp != nullptr || shared_.times.fsdp_units > 0)
+    return gathered;  // streamed: parameters_ready() waits for the flows; sharded: each pass gathers
   for (int c = 0; c < shared_.chunks; ++c) {
     record(3, "all-gather chunk " + std::to_string(c), dp_free, dp_free + shared_.times.dp_all_gather);
     dp_free += shared_.times.dp_all_gather;
@@ -100,7 +100,10 @@ double PipelineStage::finish_data_parallel(double dp_free) const
 {
   const auto s = static_cast<size_t>(stage_);
   if (shared_.dp == nullptr) {
-    shared_.dp_busy[s] = shared_.chunks * (shared_.times.dp_all_gather + shared_.times.dp_reduce_scatter);
+    const auto& t = shared_.times;
+    shared_.dp_busy[s] = t.fsdp_units > 0 ? shared_.micro_batches * shared_.chunks *
+                                                (2.0 * t.dp_all_gather + t.dp_reduce_scatter)
+                                          : shared_.chunks * (t.dp_all_gather + t.dp_reduce_scatter);
     return dp_free;
   }
   const double done = shared_.dp->wait_done(stage_, shared_.dp->flows().collectives - 1);
@@ -112,6 +115,50 @@ double PipelineStage::finish_data_parallel(double dp_free) const
   return done;
 }
 
+models::StreamSpan PipelineStage::sharded_gather(const PipelineOp& op, double ready, double& dp_free) const
+{
+  const double start = std::max(dp_free, ready);
+  dp_free = start + shared_.times.dp_all_gather;
+  record(3, "all-gather " + pass_name(op), start, dp_free);
+  return {start, dp_free};
+}
+
+// The pass's blocking collectives after its compute (TP all-reduces, CP K/V exchanges, EP
+// all-to-alls, each exposed): when they are done.
+double PipelineStage::blocking_collectives(const PipelineOp& op, double computed) const
+{
+  const auto& t = shared_.times;
+  const bool backward = op.kind == PassKind::Backward;
+  const double collectives = backward ? t.backward_collectives : 1.0;
+  if (t.tp_per_pass > 0)
+    sg4::this_actor::sleep_for(t.tp_per_pass * (backward ? t.tp_backward_collectives : 1.0));
+  const double reduced = sg4::Engine::get_clock();
+  if (t.cp_per_pass > 0)
+    sg4::this_actor::sleep_for(t.cp_per_pass * collectives);
+  const double gathered_kv = sg4::Engine::get_clock();
+  if (t.ep_per_pass > 0)
+    sg4::this_actor::sleep_for(t.ep_per_pass * collectives);
+  const double end = sg4::Engine::get_clock();
+  record(1, "TP all-reduces " + pass_name(op), computed, reduced);
+  record(4, (backward ? "K/V gradient reduce-scatters " : "K/V all-gathers ") + pass_name(op), reduced, gathered_kv);
+  record(5, "expert all-to-alls " + pass_name(op), gathered_kv, end);
+  return end;
+}
+
+// The pass is done at `end`: the stages waiting on it may go, and its output leaves for the next stage.
+void PipelineStage::publish(const PipelineOp& op, double end) const
+{
+  {
+    std::unique_lock lock(*shared_.mutex);
+    shared_.finished[key(stage_, op)] = end;
+  }
+  shared_.changed->notify_all();
+  if (sends_output(shared_.stages, shared_.chunks, stage_, op)) {
+    shared_.remote_sends[static_cast<size_t>(stage_)]++;
+    record(2, "send " + pass_name(op), end, end + shared_.times.transfer);
+  }
+}
+
 void PipelineStage::operator()() const
 {
   const auto& t = shared_.times;
@@ -120,6 +167,9 @@ void PipelineStage::operator()() const
   // The chunk's last backward (or, after the flush, the stage's last) releases its gradients for the
   // reduce-scatter.
   const std::vector<size_t> release = models::gradient_release(order, shared_.chunks, shared_.gradients_after_flush);
+  // Sharded weights (ZeRO-3, FSDP): every pass gathers its chunk's weights unit by unit just ahead of
+  // the compute, and every backward reduce-scatters its gradients unit by unit just behind it.
+  const int units = t.fsdp_units;
 
   // Parameters are all-gathered chunk by chunk before the first forward needs them.
   double dp_free = shared_.origin;
@@ -127,14 +177,20 @@ void PipelineStage::operator()() const
 
   Spans busy;  // the stage's compute, which the DP traffic beside it slows
   Spans dp_spans;
-  if (shared_.dp == nullptr)
+  if (shared_.dp == nullptr && units == 0)
     for (double at : gathered)
       dp_spans.emplace_back(at - t.dp_all_gather, at);
   for (size_t i = 0; i < order.size(); ++i) {
     const PipelineOp& op = order[i];
     double ready = std::max(shared_.origin, wait_for_input(op));
-    if (op.kind == PassKind::Forward)
+    models::StreamSpan unit_gather;
+    if (units > 0) {
+      unit_gather = sharded_gather(op, ready, dp_free);
+      dp_spans.emplace_back(unit_gather.start, unit_gather.end);
+      ready = std::max(ready, models::first_bucket_arrival(unit_gather.end, t.dp_all_gather, units));
+    } else if (op.kind == PassKind::Forward) {
       ready = std::max(ready, parameters_ready(gathered, op.chunk));
+    }
     if (sg4::Engine::get_clock() < ready)
       sg4::this_actor::sleep_until(ready);
     const double start = sg4::Engine::get_clock();
@@ -151,38 +207,26 @@ void PipelineStage::operator()() const
     const double computed = sg4::Engine::get_clock();
     busy.emplace_back(start, computed);
     // Bucketed all-gather: the pass's last bucket of layers waits for the last bucket of parameters.
-    if (op.kind == PassKind::Forward && t.dp_buckets > 0 && shared_.dp == nullptr) {
+    if (units > 0) {
+      const double last = models::last_bucket_done(unit_gather.end, computed - start, units);
+      if (sg4::Engine::get_clock() < last)
+        sg4::this_actor::sleep_until(last);
+    } else if (op.kind == PassKind::Forward && t.dp_buckets > 0 && shared_.dp == nullptr) {
       const double last = models::last_bucket_done(gathered[static_cast<size_t>(op.chunk)], computed - start,
                                                    t.dp_buckets);
       if (sg4::Engine::get_clock() < last)
         sg4::this_actor::sleep_until(last);
     }
-    const double collectives = backward ? t.backward_collectives : 1.0;
-    if (t.tp_per_pass > 0)
-      sg4::this_actor::sleep_for(t.tp_per_pass * (backward ? t.tp_backward_collectives : 1.0));
-    const double reduced = sg4::Engine::get_clock();
-    if (t.cp_per_pass > 0)
-      sg4::this_actor::sleep_for(t.cp_per_pass * collectives);
-    const double gathered_kv = sg4::Engine::get_clock();
-    if (t.ep_per_pass > 0)
-      sg4::this_actor::sleep_for(t.ep_per_pass * collectives);
-    const double end = sg4::Engine::get_clock();
+    const double end = blocking_collectives(op, computed);
     shared_.compute[s] += computed - start;
     record(0, pass_name(op), start, end);
-    record(1, "TP all-reduces " + pass_name(op), computed, reduced);
-    record(4, (op.kind == PassKind::Forward ? "K/V all-gathers " : "K/V gradient reduce-scatters ") + pass_name(op),
-           reduced, gathered_kv);
-    record(5, "expert all-to-alls " + pass_name(op), gathered_kv, end);
-    {
-      std::unique_lock lock(*shared_.mutex);
-      shared_.finished[key(stage_, op)] = end;
-    }
-    shared_.changed->notify_all();
-    if (sends_output(shared_.stages, shared_.chunks, stage_, op)) {
-      shared_.remote_sends[s]++;
-      record(2, "send " + pass_name(op), end, end + t.transfer);
-    }
-    if (op.kind == PassKind::Backward)
+    publish(op, end);
+    if (units > 0 && op.kind == PassKind::Backward) {
+      const models::StreamSpan rs = models::reduce_scatter_span(start, end, dp_free, t.dp_reduce_scatter, units);
+      dp_free = rs.end;
+      dp_spans.emplace_back(rs.start, rs.end);
+      record(3, "reduce-scatter " + pass_name(op), rs.start, rs.end);
+    } else if (op.kind == PassKind::Backward)
       for (int chunk = shared_.chunks - 1; chunk >= 0; --chunk)  // the order the chunks' backwards end in
         if (release[static_cast<size_t>(chunk)] == i) {
           const double rs_start = reduce_scatter(chunk, start, end, dp_free);

@@ -50,6 +50,8 @@ struct PipelineTimes {
   double dp_all_gather = 0;            // seconds per chunk
   double dp_reduce_scatter = 0;
   int dp_buckets = 0;  // > 0: bucketed overlap of a chunk's DP collectives with its first forward and last backward
+  int fsdp_units = 0;  // > 0: sharded weights (ZeRO-3), every pass gathers and every backward reduce-scatters
+                       // its chunk's weights in that many units (models::IterationPlan::fsdp_units)
   double optimizer = 0;  // seconds of the optimizer step once the stage's gradients are reduced
 };
 
@@ -92,9 +94,13 @@ private:
   // The stage's DP stream. dp_free: when the timed stream is next free (unused when streamed).
   [[nodiscard]] std::vector<double> timed_all_gathers(double& dp_free) const;  // per chunk: parameters there
   [[nodiscard]] double parameters_ready(const std::vector<double>& gathered, int chunk) const;
+  // Sharded weights: the pass's all-gather on the timed stream, from when the pass could start.
+  models::StreamSpan sharded_gather(const models::PipelineOp& op, double ready, double& dp_free) const;
   // When it starts (timed), from the chunk's last backward pass [started, ready).
   double reduce_scatter(int chunk, double started, double ready, double& dp_free) const;
   [[nodiscard]] double finish_data_parallel(double dp_free) const;  // when the stream is done
+  [[nodiscard]] double blocking_collectives(const models::PipelineOp& op, double computed) const;
+  void publish(const models::PipelineOp& op, double end) const;
   [[nodiscard]] double finish(const Spans& busy, Spans dp_spans, double dp_free) const;
   void record(int track, std::string name, double start, double end) const;
   PipelineShared& shared_;

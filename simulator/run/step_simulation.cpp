@@ -67,8 +67,8 @@ bool stages_contend_for_dp(const models::IterationPlan& plan, const Fabric& fabr
                            double all_at_once)
 {
   const auto& l = plan.layout;
-  if (l.pp == 1 || plan.dp_ring_step.flows.empty())
-    return false;
+  if (l.pp == 1 || plan.dp_ring_step.flows.empty() || plan.fsdp_units > 0)
+    return false;  // ZeRO-3's per-pass gathers are played on each stage's timed stream
   constexpr double kSolverPrecision = 1e-4;  // relative; SimGrid's max-min precision is 1e-5
   for (int stage = 0; stage < l.pp; ++stage) {
     // The stage's flows on its own ranks, renumbered 0..tp*cp*dp-1.
@@ -124,8 +124,9 @@ PipelineTimes pipeline_times(const models::IterationPlan& plan, const models::Co
   times.optimizer = plan.optimizer_s;
   times.transfer = plan.pp_send.flows.empty() ? 0.0 : pattern_time(plan.pp_send) + plan.pp_overhead;
   times.dp_all_gather = dp;  // the same ring steps, the same bytes
-  times.dp_reduce_scatter = dp;
+  times.dp_reduce_scatter = dp * plan.dp_reduce_ratio;
   times.dp_buckets = plan.dp_buckets;
+  times.fsdp_units = plan.fsdp_units;
   if (record != nullptr) {
     record->tp_allreduce_s = tp;
     record->cp_all_gather_s = cp;

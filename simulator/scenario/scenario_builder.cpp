@@ -40,6 +40,9 @@ void read_step_inputs(Reader& r, Scenario& s)
       s.fabric.torus_dims.clear();
     }
   }
+  // NVLink islands for the step's collectives (data-parallel rings per NIC): a Clos fabric's nodes.
+  const bool islands = s.fabric.topology != "torus" && s.step.fabric.nvlink_bandwidth.si() > 0;
+  s.step.fabric.gpus_per_node = islands ? s.fleet.gpus_per_node : 1;
 }
 
 void read_causes(Reader& r, const std::vector<ResolvedValue>& resolved, Scenario& s)

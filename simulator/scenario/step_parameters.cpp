@@ -103,6 +103,12 @@ std::vector<ParamSpec> step_detail_parameters()
            "gradients sharded over the dp x cp replicas as well as the optimizer state (ZeRO-2; PyTorch FSDP as "
            "Llama 3 used it); memory only, the traffic is that of the distributed optimizer")
           .into([](auto& s) -> auto& { return s.step.layout.sharded_gradients; }),
+      flag("parallelism.sharded_weights", "false",
+           "weights sharded over the dp x cp replicas as well as gradients and optimizer state (ZeRO-3, PyTorch "
+           "FSDP FULL_SHARD): every pass all-gathers its chunk's weights layer by layer ahead of the compute and "
+           "every backward reduce-scatters its gradients (model.gradient_bytes each) behind it, per micro-batch; "
+           "memory holds a shard plus two gathered layers")
+          .into([](auto& s) -> auto& { return s.step.layout.sharded_weights; }),
       flag("parallelism.gradients_after_flush", "false",
            "every chunk's gradient reduce-scatter waits until the stage's whole backward is done (Megatron's local "
            "DDP of 2021-22, which overlapped none of it); false: each chunk's starts after that chunk's last backward")

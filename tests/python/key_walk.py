@@ -70,6 +70,7 @@ CONTEXT = {
     "accelerator.memory_check": ["accelerator.memory=20GB"],
     "parallelism.distributed_optimizer": FITS_SHARDED,
     "parallelism.sharded_gradients": FITS_SHARDED,
+    "parallelism.sharded_weights": FITS_SHARDED,
     "model.dropout": FITS_JUST,
     "model.vocabulary": KERNELS,
     "model.ffn_hidden": KERNELS,
