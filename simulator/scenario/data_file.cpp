@@ -1,15 +1,20 @@
 #include "data_file.hpp"
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 namespace fleetsim::scenario::detail {
 
-std::optional<DataFile> read_data_file(Reader& r, const std::string& key, const std::string& base)
+const std::array<std::string_view, 4> kDataFileKeys = {"accelerator.gemm.table", "accelerator.attention.table",
+                                                        "workload.trace.file", "power.carbon.intensity"};
+
+std::optional<DataFile> read_data_file(Reader& r, const std::string& key, const std::string& scenario_file)
 {
   const std::string given = r.text(key);
-  const std::filesystem::path dir = std::filesystem::path(base).parent_path();
+  const SourceLocation at = r.where(key);  // the file that names it (the scenario for --set)
+  const std::filesystem::path dir = std::filesystem::path(at.line > 0 ? at.file : scenario_file).parent_path();
   const std::string shown = (std::filesystem::path(given).is_absolute() ? std::filesystem::path(given) : dir / given)
                                 .lexically_normal()
                                 .string();

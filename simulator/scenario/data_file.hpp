@@ -5,7 +5,9 @@
 
 #include "scenario_reader.hpp"
 
+#include <array>
 #include <optional>
+#include <string_view>
 #include <string>
 
 namespace fleetsim::scenario::detail {
@@ -15,8 +17,13 @@ struct DataFile {
   std::string text;
 };
 
-/// The file `key` names, relative to the directory of `base` (a file path) unless absolute; nullopt
-/// after reporting at the key that it is a directory, empty or unreadable.
-[[nodiscard]] std::optional<DataFile> read_data_file(Reader& r, const std::string& key, const std::string& base);
+/// The keys that name data files (scenario_loader's dump writes them resolved, so a dump reloads anywhere).
+extern const std::array<std::string_view, 4> kDataFileKeys;
+
+/// The file `key` names, relative to the directory of the file that names it (an included file, or
+/// `scenario_file` for the scenario itself and --set) unless absolute; nullopt after reporting at the
+/// key that it is a directory, empty or unreadable.
+[[nodiscard]] std::optional<DataFile> read_data_file(Reader& r, const std::string& key,
+                                                     const std::string& scenario_file);
 
 }  // namespace fleetsim::scenario::detail

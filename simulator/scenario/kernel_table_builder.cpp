@@ -9,19 +9,12 @@
 namespace fleetsim::scenario::detail {
 namespace {
 
-/// The table `key` names, relative to the file that sets the key (--set: the scenario).
-std::optional<DataFile> read_table(Reader& r, const std::string& key, const std::string& scenario_file)
-{
-  const SourceLocation at = r.where(key);
-  return read_data_file(r, key, at.line > 0 ? at.file : scenario_file);
-}
-
 void read_gemm_table(Reader& r, const std::string& file, models::GemmCurve& curve)
 {
   const std::string key = "accelerator.gemm.table";
   if (!r.has(key))
     return;
-  const auto data = read_table(r, key, file);
+  const auto data = read_data_file(r, key, file);
   if (!data)
     return;
   models::GemmTableLoad load = models::parse_gemm_table(data->text, data->path);
@@ -43,7 +36,7 @@ void read_attention_table(Reader& r, const std::string& file, Scenario& s)
       r.error("model.attention_kernel", "model.attention_kernel needs measurements: accelerator.attention.table");
     return;
   }
-  const auto data = read_table(r, key, file);
+  const auto data = read_data_file(r, key, file);
   if (!data)
     return;
   models::AttentionTableLoad load = models::parse_attention_table(data->text, data->path);

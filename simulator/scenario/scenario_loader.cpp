@@ -427,40 +427,4 @@ bool gives_replayed_job(const std::vector<ResolvedValue>& resolved)
   });
 }
 
-std::string dump_resolved(const std::vector<ResolvedValue>& resolved)
-{
-  std::string out;
-  std::vector<std::string> open;  // currently open sections
-  // Only the keys this kind of run reads: the others are refused when given (ParamSpec::applies).
-  // (A fleet with a replayed job reads the single job's keys too: they are its job's.)
-  const Applies other = gives_workload(resolved) ? Applies::Job : Applies::Fleet;
-  const bool both = gives_replayed_job(resolved);
-  for (const auto& v : resolved) {
-    if (const ParamSpec* spec = find_param(v.key); spec != nullptr && spec->applies == other && !both)
-      continue;
-    std::vector<std::string> segs;
-    std::stringstream ss(v.key);
-    for (std::string s; std::getline(ss, s, '.');)
-      segs.push_back(s);
-    size_t common = 0;
-    while (common < open.size() && common + 1 < segs.size() && open[common] == segs[common])
-      ++common;
-    open.resize(common);
-    for (size_t d = common; d + 1 < segs.size(); ++d) {
-      out += std::string(2 * d, ' ') + segs[d] + ":\n";
-      open.push_back(segs[d]);
-    }
-    YAML::Emitter e;
-    e << v.text;
-    out += std::string(2 * (segs.size() - 1), ' ') + segs.back() + ": " + e.c_str();
-    if (v.is_default)
-      out += v.where.file.rfind("preset ", 0) == 0 ? "  # " + v.where.file + "\n" : "  # default\n";
-    else if (v.included)
-      out += "  # " + v.where.file + ":" + std::to_string(v.where.line) + "\n";
-    else
-      out += "\n";
-  }
-  return out;
-}
-
 }  // namespace fleetsim::scenario
