@@ -196,10 +196,10 @@ IterationPlan make_iteration_plan(const StepInputs& in)
     const double bucket = std::max(40e6, 1e6 * l.dp * l.cp);  // parameters (Megatron-Core's default)
     plan.dp_buckets = static_cast<int>(std::max(1.0, std::ceil(plan.dp_chunk_bytes / w.bytes_per_value / bucket)));
   }
-  if (l.sharded_weights) {
+  if (l.sharded_weights)
     plan.fsdp_units = fsdp_units_per_chunk(in);
+  if (l.sharded_grads())  // the reduce-scatter fills the gradient shards, in their precision
     plan.dp_reduce_ratio = w.gradient_bytes / w.bytes_per_value;
-  }
   plan.dp_group = l.dp * l.cp;
   plan.backward_collectives = backward_collectives_factor(w);
   plan.tp_backward_collectives = tp_backward_collectives_factor(w, l);

@@ -77,8 +77,8 @@ struct IterationPlan {
   // With ParallelLayout::sharded_weights (ZeRO-3, FSDP): every pass all-gathers its chunk's weights and
   // every backward reduce-scatters its gradients, per micro-batch, in fsdp_units units (a layer each)
   // that stream ahead of (gathers) and behind (reduce-scatters) the compute; 0 otherwise. The
-  // reduce-scatter carries the gradients' precision: dp_reduce_ratio = gradient_bytes / bytes_per_value
-  // times the all-gather's bytes (1 without sharded weights).
+  // reduce-scatter carries the gradients' precision when it fills gradient shards (ZeRO-2 and -3):
+  // dp_reduce_ratio = gradient_bytes / bytes_per_value times the all-gather's bytes (1 otherwise).
   int fsdp_units = 0;
   double dp_reduce_ratio = 1;
   double flops_per_token = 0;

@@ -184,9 +184,10 @@ units::Seconds pp_comm_time(const StepInputs& in, int micro_batches)
 }
 
 /// ZeRO-style data parallelism on the NIC: reduce-scatter of gradients, all-gather of parameters,
-/// over the dp * cp replicas of each shard (context-parallel ranks hold the same weights). With
-/// sharded weights (ZeRO-3, FSDP), every micro-batch gathers the weights twice (for its forward and
-/// again for its backward) and reduce-scatters its gradients in their own precision.
+/// over the dp * cp replicas of each shard (context-parallel ranks hold the same weights); sharded
+/// gradients in their own precision (model.gradient_bytes). With sharded weights (ZeRO-3, FSDP),
+/// every micro-batch gathers the weights twice (for its forward and again for its backward) and
+/// reduce-scatters its gradients.
 units::Seconds dp_comm_time(const StepInputs& in, int micro_batches)
 {
   const ParallelLayout& l = in.layout;
@@ -201,9 +202,11 @@ units::Seconds dp_comm_time(const StepInputs& in, int micro_batches)
             : in.fabric.nic_bandwidth;
   const AlphaBeta nic{in.fabric.nic_latency, bandwidth};
   const units::Seconds gather = ring_all_gather_time(shard, replicas, nic);
+  // Sharded gradients (ZeRO-2, -3) are reduce-scattered in their own precision.
+  const units::Bytes gradients(l.sharded_grads() ? shard.si() * in.workload.gradient_bytes / in.workload.bytes_per_value
+                                                 : shard.si());
   if (!l.sharded_weights)
-    return ring_reduce_scatter_time(shard, replicas, nic) + gather;
-  const units::Bytes gradients(shard.si() * in.workload.gradient_bytes / in.workload.bytes_per_value);
+    return ring_reduce_scatter_time(gradients, replicas, nic) + gather;
   return units::Seconds((2.0 * gather.si() + ring_reduce_scatter_time(gradients, replicas, nic).si()) * micro_batches);
 }
 
