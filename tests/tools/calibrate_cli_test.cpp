@@ -31,7 +31,7 @@ std::string read(const fs::path& p)
   return s.str();
 }
 
-// A copy of the A100 hardware file and its kernel tables, a 22B case on one node that includes it,
+// A copy of the A100 generation file and its kernel tables, a 22B case on one node that includes it,
 // and a case list with that case twice: once for calibration, once for validation.
 class CalibrateCli : public ::testing::Test {
 protected:
@@ -39,7 +39,7 @@ protected:
   {
     const fs::path src = fs::path(FLEETSIM_SOURCE_DIR) / "scenarios";
     fs::create_directories(dir_.path() / "hardware");
-    fs::copy(src / "hardware/a100_sxm_80gb_selene.yaml", dir_.path() / "hardware/a100.yaml");
+    fs::copy(src / "hardware/a100_sxm_80gb.yaml", dir_.path() / "hardware/a100.yaml");
     fs::copy(src / "hardware/kernels", dir_.path() / "hardware/kernels", fs::copy_options::recursive);
     std::string scenario = read(src / "validation/korthikanti22_22b.yaml");
     scenario = std::regex_replace(scenario, std::regex("include: \\.\\./hardware/[a-z0-9_]+\\.yaml"),

@@ -419,7 +419,7 @@ std::vector<std::string> hardware_problems(const CaseList& list, const std::stri
       problems.push_back(c.id + ": " + loaded.diagnostics.to_string());
       continue;
     }
-    std::string hardware;
+    std::string hardware;  // the last read: a cluster file's own include, the generation file
     for (const auto& inc : loaded.includes)
       if (fs::weakly_canonical(inc).parent_path() == hw)
         hardware = fs::path(inc).filename().string();
