@@ -196,6 +196,11 @@ IterationPlan make_iteration_plan(const StepInputs& in)
     const double bucket = std::max(40e6, 1e6 * l.dp * l.cp);  // parameters (Megatron-Core's default)
     plan.dp_buckets = static_cast<int>(std::max(1.0, std::ceil(plan.dp_chunk_bytes / w.bytes_per_value / bucket)));
   }
+  if (l.cp > 1 && l.cp_exchange == CpExchange::Ring) {
+    const AttentionCost attention = attention_seconds(in);
+    plan.attention_forward_s = attention.forward_s;
+    plan.attention_backward_s = attention.backward_s;
+  }
   if (l.sharded_weights)
     plan.fsdp_units = fsdp_units_per_chunk(in);
   if (l.sharded_grads())  // the reduce-scatter fills the gradient shards, in their precision
@@ -306,7 +311,9 @@ StepBreakdown decompose_played_iteration(const IterationPlan& plan, const Played
   const double passes = (1.0 + plan.backward_collectives) * chunk_passes;
   const double tp_passes = (1.0 + plan.tp_backward_collectives) * chunk_passes;
   b.tp_comm = Seconds(tp_passes * (played.blocking_per_pass[0] + played.tp_hidden_per_pass));
-  b.cp_comm = Seconds(passes * played.blocking_per_pass[1]);
+  const double cp_backward = played.cp_backward_per_pass >= 0 ? played.cp_backward_per_pass
+                                                                : plan.backward_collectives * played.blocking_per_pass[1];
+  b.cp_comm = Seconds(chunk_passes * (played.blocking_per_pass[1] + cp_backward));
   b.ep_comm = Seconds(passes * played.blocking_per_pass[2]);
   const double dp_exposed = played.makespan - played.makespan_free_dp;
   const double pp_exposed = played.makespan_free_dp - played.makespan_free_net;

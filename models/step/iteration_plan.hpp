@@ -81,6 +81,10 @@ struct IterationPlan {
   // dp_reduce_ratio = gradient_bytes / bytes_per_value times the all-gather's bytes (1 otherwise).
   int fsdp_units = 0;
   double dp_reduce_ratio = 1;
+  // One layer's attention core (layer_cost.hpp attention_seconds), forward and backward: what ring
+  // attention (ParallelLayout::cp_exchange) hides its steps behind.
+  double attention_forward_s = 0;
+  double attention_backward_s = 0;
   double flops_per_token = 0;
   double hardware_flops_per_token = 0;
   double tokens_per_step = 0;
@@ -112,6 +116,8 @@ struct IterationPlan {
 /// What playing the schedule measured, per GPU of the critical (last to finish) stage.
 struct PlayedIteration {
   double compute = 0;                       // seconds in Execs
+  double cp_backward_per_pass = -1;         // CP seconds after each backward pass; < 0: backward_collectives x
+                                            // the forward's (the all-gather's; ring attention's differ)
   double blocking_per_pass[3] = {0, 0, 0};  // TP, CP, EP seconds after each forward pass (exposed);
                                             // a backward's are IterationPlan::tp_backward_collectives (TP) and
                                             // backward_collectives (CP, EP) times these

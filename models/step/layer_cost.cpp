@@ -242,7 +242,56 @@ LayerCost measured_layer_cost(const StepInputs& in)
 
 }  // namespace
 
+namespace {
+LayerCost layer_cost_of_kernels(const StepInputs& in);
+}  // namespace
+
+AttentionCost attention_seconds(const StepInputs& in)
+{
+  if (const auto fused = measured_attention(in))
+    return *fused;
+  const Accelerator& a = in.accelerator;
+  const double v = in.workload.bytes_per_value;
+  const std::vector<Gemm> attention = attention_gemms(in);
+  AttentionCost c;
+  c.forward_flops = sum_flops(attention);
+  if (a.gemm_curve.measured()) {
+    c.forward_s = sum_seconds(a, attention, v) * cp_attention_factor(in, false);
+    c.backward_s = sum_backward_seconds(a, attention, v) * cp_attention_factor(in, true);
+  } else {
+    c.forward_s = sum_seconds(a, attention, v);
+    c.backward_s = 2.0 * c.forward_s;
+  }
+  return c;
+}
+
+double cp_merge_seconds(const StepInputs& in)
+{
+  const ParallelLayout& l = in.layout;
+  if (l.cp <= 1 || l.cp_exchange != CpExchange::Ring)
+    return 0;
+  const Accelerator& a = in.accelerator;
+  const double tensor = tokens_per_gpu(in) * in.workload.hidden / l.tp * 4.0;
+  return (l.cp - 1) * (hbm_seconds(a, 3.0 * tensor) + a.gemm_curve.kernel_overhead);
+}
+
 LayerCost layer_cost(const StepInputs& in)
+{
+  LayerCost c = layer_cost_of_kernels(in);
+  // Ring attention's merge kernels run in both passes (the forward's output, the backward's dQ).
+  const double merge = cp_merge_seconds(in);
+  c.forward_s += merge;
+  c.backward_s += merge;
+  if (in.workload.recompute == Recompute::Full) {
+    c.backward_s += merge;  // the re-run forward merges again
+    c.recompute_s += merge;
+  }
+  return c;
+}
+
+namespace {
+
+LayerCost layer_cost_of_kernels(const StepInputs& in)
 {
   if (in.accelerator.gemm_curve.measured())
     return measured_layer_cost(in);
@@ -275,6 +324,8 @@ LayerCost layer_cost(const StepInputs& in)
   c.gemm_efficiency = (gemm_f + attn_f) / ((gemm_s + attn_s) * a.peak_flops.si());
   return c;
 }
+
+}  // namespace
 
 double logits_forward_seconds(const StepInputs& in)
 {

@@ -54,6 +54,13 @@ struct AttentionCost {
   double forward_flops = 0;  // FlashAttention's count: the unmasked half of 4 s^2 d per head
 };
 [[nodiscard]] std::optional<AttentionCost> measured_attention(const StepInputs& in);
+/// One layer's attention core, forward and backward, whichever way the accelerator times it (the
+/// measured table, the GEMM curve, or the flat efficiency): what ring attention hides its steps behind.
+[[nodiscard]] AttentionCost attention_seconds(const StepInputs& in);
+/// Ring attention's merge kernels in one layer's pass (0 unless cp > 1 with the ring exchange): cp - 1
+/// rescale-and-add passes over the partial output in FP32 (the forward) or the query gradient (the
+/// backward), each reading two and writing one (b s/cp) x (h/tp) x 4-byte tensor, plus its kernel gap.
+[[nodiscard]] double cp_merge_seconds(const StepInputs& in);
 
 /// How much longer a pass's attention core takes under context parallelism than 1/cp of it would:
 /// 1 / the accelerator's cp efficiency for that pass when cp > 1, else 1.

@@ -238,6 +238,12 @@ units::Seconds cp_comm_time(const StepInputs& in, int micro_batches)
   const units::Bytes gathered(kv_bytes * l.cp);  // the all-gather's whole buffer
   const AlphaBeta nic{in.fabric.nic_latency, in.fabric.nic_bandwidth};
   const double layers_per_stage = static_cast<double>(w.layers) / l.pp;
+  if (l.cp_exchange == CpExchange::Ring) {  // only what the attention kernels do not hide
+    const AttentionCost a = attention_seconds(in);
+    const CpRingExposure r = cp_ring_exposure(l.cp, p2p_time(units::Bytes(kv_bytes), nic).si(), a.forward_s, a.backward_s);
+    const double forwards = w.recompute == Recompute::Full ? 2.0 : 1.0;
+    return units::Seconds((forwards * r.forward_s + r.backward_s) * layers_per_stage * micro_batches);
+  }
   return ring_all_gather_time(gathered, l.cp, nic) * (collective_passes(w) * layers_per_stage * micro_batches);
 }
 
@@ -278,6 +284,14 @@ double dp_shard_bytes(const StepInputs& in)
   const double expert = w.moe() ? w.expert_parameters : 0.0;
   const double ep = w.moe() ? l.ep : 1;
   return ((w.parameters - expert) + expert / ep) / (static_cast<double>(l.tp) * l.pp) * w.bytes_per_value;
+}
+
+CpRingExposure cp_ring_exposure(int cp, double ring_step_s, double attention_forward_s, double attention_backward_s)
+{
+  if (cp <= 1)
+    return {};
+  return {(cp - 1) * std::max(0.0, ring_step_s - attention_forward_s / cp),
+          (cp - 1) * std::max(0.0, 2.0 * ring_step_s - attention_backward_s / cp)};
 }
 
 int dp_ring_channels(const ParallelLayout& l, int gpus_per_node)

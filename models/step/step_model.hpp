@@ -27,6 +27,14 @@ inline constexpr NameTable<AttentionFlops, 2> kAttentionFlopsNames{
     {{"full", AttentionFlops::Full}, {"causal", AttentionFlops::Causal}}};
 inline constexpr NameTable<Recompute, 3> kRecomputeNames{
     {{"none", Recompute::None}, {"selective", Recompute::Selective}, {"full", Recompute::Full}}};
+/// How context parallelism moves keys and values: `all_gather` gathers every chunk before each
+/// layer's attention and reduce-scatters their gradients after its backward, exposed (Llama 3's
+/// choice); `ring` passes one chunk at a time around the CP ring while the attention runs on the chunk
+/// at hand (ring attention: each step's transfer hidden behind that chunk's kernel, the backward
+/// passing the keys, values and their gradients; each step's partial output merged by a rescaling
+/// kernel).
+enum class CpExchange { AllGather, Ring };
+inline constexpr NameTable<CpExchange, 2> kCpExchangeNames{{{"all_gather", CpExchange::AllGather}, {"ring", CpExchange::Ring}}};
 
 [[nodiscard]] const char* attention_flops_name(AttentionFlops a);
 [[nodiscard]] const char* recompute_name(Recompute r);
@@ -116,6 +124,7 @@ struct ParallelLayout {
                                        // backward (Megatron's local DDP, 2021-22): no DP overlap
   bool overlap_data_parallel = false;  // bucketed: a chunk's gradient reduce-scatter runs during its last
                                        // backward, its parameter all-gather during its first forward
+  CpExchange cp_exchange = CpExchange::AllGather;  // how context-parallel ranks exchange keys and values
   [[nodiscard]] long gpus() const { return static_cast<long>(tp) * cp * pp * dp; }
   [[nodiscard]] bool sharded_optimizer() const { return distributed_optimizer || sharded_gradients || sharded_weights; }
   [[nodiscard]] bool sharded_grads() const { return sharded_gradients || sharded_weights; }
@@ -174,6 +183,17 @@ struct StepBreakdown {
 /// Bytes of one GPU's data-parallel gradient shard (before splitting into chunks): dense weights
 /// over tp * pp, plus its 1/ep of the experts.
 [[nodiscard]] double dp_shard_bytes(const StepInputs& in);
+
+/// Ring attention's exposed exchange in one layer's forward and backward pass, from one ring step's
+/// time (one GPU's keys and values to the next CP rank): cp - 1 steps, each hidden behind the attention
+/// kernel on the chunk at hand (1/cp of the layer's attention); the backward passes the keys, values
+/// and their gradients (twice the bytes) behind the backward kernel's chunk.
+struct CpRingExposure {
+  double forward_s = 0;
+  double backward_s = 0;
+};
+[[nodiscard]] CpRingExposure cp_ring_exposure(int cp, double ring_step_s, double attention_forward_s,
+                                              double attention_backward_s);
 
 /// Rings a data-parallel group's collectives run at once: its members on one node (at least 1), each
 /// ring a channel carrying 1/k of the bytes whose inter-node hops leave through a different NIC.

@@ -133,8 +133,8 @@ double PipelineStage::blocking_collectives(const PipelineOp& op, double computed
   if (t.tp_per_pass > 0)
     sg4::this_actor::sleep_for(t.tp_per_pass * (backward ? t.tp_backward_collectives : 1.0));
   const double reduced = sg4::Engine::get_clock();
-  if (t.cp_per_pass > 0)
-    sg4::this_actor::sleep_for(t.cp_per_pass * collectives);
+  if (const double cp = backward ? t.cp_backward_per_pass : t.cp_per_pass; cp > 0)
+    sg4::this_actor::sleep_for(cp);
   const double gathered_kv = sg4::Engine::get_clock();
   if (t.ep_per_pass > 0)
     sg4::this_actor::sleep_for(t.ep_per_pass * collectives);

@@ -41,7 +41,8 @@ struct PipelineTimes {
   double tp_per_pass = 0;              // seconds of tensor-parallel all-reduce after each forward pass
   double tp_slowed_per_pass = 0;       // seconds a forward pass's compute is slowed by the TP traffic it hides
   double overlap_slowdown = 0;         // compute seconds per second of DP traffic under the stage's compute
-  double cp_per_pass = 0;              // seconds of context-parallel K/V all-gather (or reduce-scatter) per pass
+  double cp_per_pass = 0;              // seconds of context-parallel K/V exchange exposed after a forward pass
+  double cp_backward_per_pass = 0;     // ... after a backward pass (all-gather: backward_collectives x the above)
   double ep_per_pass = 0;              // seconds of expert-parallel token all-to-alls per pass
   double backward_collectives = 1;     // a backward pass's CP and EP time as a multiple of the above
                                        // (the forward's): IterationPlan::backward_collectives

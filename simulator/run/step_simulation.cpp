@@ -118,6 +118,14 @@ PipelineTimes pipeline_times(const models::IterationPlan& plan, const models::Co
   times.tp_slowed_per_pass = plan.tp_allreduces_per_pass * tp * plan.tp_overlap * plan.overlap_slowdown;
   times.overlap_slowdown = plan.overlap_slowdown;
   times.cp_per_pass = plan.cp_gathers_per_pass * cp;
+  times.cp_backward_per_pass = times.cp_per_pass * plan.backward_collectives;
+  if (plan.layout.cp_exchange == models::CpExchange::Ring && plan.layout.cp > 1) {
+    // Ring attention: one ring step per chunk of keys and values, hidden behind that chunk's kernel.
+    const models::CpRingExposure r = models::cp_ring_exposure(plan.layout.cp, pattern_time(plan.cp_ring_step),
+                                                              plan.attention_forward_s, plan.attention_backward_s);
+    times.cp_per_pass = plan.cp_gathers_per_pass * r.forward_s;
+    times.cp_backward_per_pass = plan.cp_gathers_per_pass * (r.backward_s + (plan.backward_collectives - 1) * r.forward_s);
+  }
   times.ep_per_pass = plan.ep_alltoalls_per_pass * ep;
   times.backward_collectives = plan.backward_collectives;
   times.tp_backward_collectives = plan.tp_backward_collectives;
@@ -229,6 +237,7 @@ models::StepBreakdown decompose(const models::IterationPlan& plan, const Pipelin
   played.blocking_per_pass[0] = times.tp_per_pass;
   played.tp_hidden_per_pass = plan.tp_allreduces_per_pass * tp_allreduce_s * plan.tp_overlap;
   played.blocking_per_pass[1] = times.cp_per_pass;
+  played.cp_backward_per_pass = times.cp_backward_per_pass;
   played.blocking_per_pass[2] = times.ep_per_pass;
   played.own_pp = as_is.shared.remote_sends[crit] * times.transfer;
   played.own_dp = as_is.shared.dp_busy[crit];

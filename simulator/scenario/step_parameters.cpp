@@ -119,6 +119,12 @@ std::vector<ParamSpec> step_detail_parameters()
            "--overlap-grad-reduce / --overlap-param-gather, NeMo's overlap_grad_sync / overlap_param_sync); "
            "buckets of max(40M, 1M x dp x cp) parameters")
           .into([](auto& s) -> auto& { return s.step.layout.overlap_data_parallel; }),
+      enum_choice("parallelism.cp_exchange", "all_gather",
+                  "how context-parallel ranks exchange keys and values: all_gather (every chunk gathered before "
+                  "each layer's attention, exposed; Llama 3) or ring (ring attention: one chunk at a time around "
+                  "the CP ring, each step hidden behind the attention on the chunk at hand, plus a merge kernel "
+                  "per step)",
+                  models::kCpExchangeNames, [](auto& s) -> auto& { return s.step.layout.cp_exchange; }),
       real("network.tp_overlap", "0", "fraction of tensor-parallel communication hidden behind the GEMMs next to it",
            0.0, false, 1.0)
           .into([](auto& s) -> auto& { return s.step.fabric.tp_overlap; }),

@@ -138,6 +138,7 @@ CONTEXT["model.attention_kernel"] = FLASH + [f"accelerator.attention.table={ATTE
 CP_ATTENTION = FLASH + [f"accelerator.attention.table={ATTENTION_TABLE}", "parallelism.cp=2", "parallelism.dp=4"]
 CONTEXT["accelerator.attention.cp_forward_efficiency"] = CP_ATTENTION
 CONTEXT["accelerator.attention.cp_backward_efficiency"] = CP_ATTENTION
+CONTEXT["parallelism.cp_exchange"] = CP_ATTENTION + ["accelerator.hbm_bandwidth=2TB/s"]
 # Gradient and optimizer bytes are memory: they act where the layout then no longer fits.
 CONTEXT["model.gradient_bytes"] = FITS_JUST
 CONTEXT["model.optimizer_bytes"] = FITS_JUST
@@ -205,6 +206,7 @@ ALTERNATE = {
     "accelerator.attention.cp_forward_efficiency": "0.5",
     "accelerator.attention.cp_backward_efficiency": "0.5",
     "network.pp_overhead": "50us",
+    "parallelism.cp_exchange": "ring",
 }
 
 # Concrete names for the reference's <name> keys: a cause and a job of the fixture (or of the

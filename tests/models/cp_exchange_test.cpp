@@ -1,0 +1,77 @@
+// Context parallelism's two key/value exchanges (ParallelLayout::cp_exchange): the all-gather, exposed,
+// and ring attention, whose steps hide behind the attention kernel on the chunk at hand and whose
+// partial outputs cost a merge kernel per step.
+#include "models/step/layer_cost.hpp"
+#include "models/step/step_model.hpp"
+
+#include <gtest/gtest.h>
+
+namespace fleetsim::models {
+namespace {
+
+// Llama 3 405B at 131,072 tokens on TP 8 x CP 16 x PP 16 x DP 8 (the paper's long-context layout).
+StepInputs long_context()
+{
+  StepInputs in;
+  Workload& w = in.workload;
+  w.parameters = 405e9;
+  w.layers = 126;
+  w.hidden = 16384;
+  w.attention_heads = 128;
+  w.kv_heads = 8;
+  w.ffn_hidden = 53248;
+  w.gated_mlp = true;
+  w.sequence_length = 131072;
+  w.global_batch_tokens = 16777216;
+  w.flash_attention = true;
+  in.accelerator.peak_flops = units::FlopsPerSecond(989e12);
+  in.accelerator.hbm_bandwidth = units::BytesPerSecond(3.35e12);
+  in.accelerator.gemm_curve = GemmCurve{0.8, 5.5e-6};  // kernel times by shape: merges are kernels too
+  in.layout = ParallelLayout{8, 16, 8, 4, 16};
+  in.fabric.nvlink_bandwidth = units::BytesPerSecond(370e9);
+  in.fabric.nic_bandwidth = units::BytesPerSecond(50e9);
+  return in;
+}
+
+TEST(CpExchange, ARingStepIsExposedOnlyBeyondItsChunksAttention)
+{
+  // 4 ranks, attention 8 s forward and 20 s backward per layer: chunks of 2 s and 5 s.
+  const CpRingExposure hidden = cp_ring_exposure(4, 1.5, 8.0, 20.0);
+  EXPECT_DOUBLE_EQ(hidden.forward_s, 0.0);
+  EXPECT_DOUBLE_EQ(hidden.backward_s, 0.0);  // 2 x 1.5 s of keys, values and gradients under 5 s
+  const CpRingExposure slow = cp_ring_exposure(4, 3.0, 8.0, 20.0);
+  EXPECT_DOUBLE_EQ(slow.forward_s, 3 * (3.0 - 2.0));
+  EXPECT_DOUBLE_EQ(slow.backward_s, 3 * (6.0 - 5.0));
+  const CpRingExposure none = cp_ring_exposure(1, 3.0, 8.0, 20.0);
+  EXPECT_DOUBLE_EQ(none.forward_s + none.backward_s, 0.0);
+}
+
+TEST(CpExchange, TheRingHidesWhatTheAllGatherExposesAndPaysItsMergeKernels)
+{
+  StepInputs in = long_context();
+  const StepBreakdown gather = AnalyticStepModel().step(in);
+  EXPECT_DOUBLE_EQ(cp_merge_seconds(in), 0.0);
+  in.layout.cp_exchange = CpExchange::Ring;
+  const StepBreakdown ring = AnalyticStepModel().step(in);
+  ASSERT_GT(gather.cp_comm.si(), 0);
+  EXPECT_DOUBLE_EQ(ring.cp_comm.si(), 0.0);  // 131K tokens: each chunk's attention outlasts its transfer
+  // Fifteen merges per layer and pass, each two reads and a write of the local FP32 output.
+  const double tensor = 8192.0 * 16384 / 8 * 4;
+  EXPECT_NEAR(cp_merge_seconds(in), 15 * (3 * tensor / 3.35e12 + 5.5e-6), 1e-12);
+  EXPECT_GT(ring.compute.si(), gather.compute.si());
+  EXPECT_LT(ring.step_time.si(), gather.step_time.si());
+  // On a slow enough network the ring is exposed too, and its backward (twice the bytes) more so.
+  in.fabric.nic_bandwidth = units::BytesPerSecond(0.1e9);
+  in.workload.sequence_length = 8192;
+  in.workload.global_batch_tokens = 8192.0 * 8 * 16;
+  in.layout.cp = 4;
+  in.layout.dp = 32;
+  const AttentionCost a = attention_seconds(in);
+  const CpRingExposure r = cp_ring_exposure(4, 1.0, a.forward_s, a.backward_s);
+  EXPECT_GT(r.forward_s, 0);
+  EXPECT_GT(r.backward_s, r.forward_s);
+  EXPECT_GT(AnalyticStepModel().step(in).cp_comm.si(), 0);
+}
+
+}  // namespace
+}  // namespace fleetsim::models
