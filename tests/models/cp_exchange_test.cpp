@@ -1,6 +1,7 @@
 // Context parallelism's two key/value exchanges (ParallelLayout::cp_exchange): the all-gather, exposed,
 // and ring attention, whose steps hide behind the attention kernel on the chunk at hand and whose
 // partial outputs cost a merge kernel per step.
+#include "llama3_inputs.hpp"
 #include "models/step/layer_cost.hpp"
 #include "models/step/step_model.hpp"
 
@@ -9,27 +10,15 @@
 namespace fleetsim::models {
 namespace {
 
-// Llama 3 405B at 131,072 tokens on TP 8 x CP 16 x PP 16 x DP 8 (the paper's long-context layout).
+// Llama 3 405B at 131,072 tokens on TP 8 x CP 16 x PP 16 x DP 8 (the paper.s long-context layout).
 StepInputs long_context()
 {
-  StepInputs in;
-  Workload& w = in.workload;
-  w.parameters = 405e9;
-  w.layers = 126;
-  w.hidden = 16384;
-  w.attention_heads = 128;
-  w.kv_heads = 8;
-  w.ffn_hidden = 53248;
-  w.gated_mlp = true;
-  w.sequence_length = 131072;
-  w.global_batch_tokens = 16777216;
-  w.flash_attention = true;
-  in.accelerator.peak_flops = units::FlopsPerSecond(989e12);
-  in.accelerator.hbm_bandwidth = units::BytesPerSecond(3.35e12);
-  in.accelerator.gemm_curve = GemmCurve{0.8, 5.5e-6};  // kernel times by shape: merges are kernels too
+  StepInputs in = llama3_405b_inputs();
+  in.workload.sequence_length = 131072;
+  in.workload.vocabulary = 0;
   in.layout = ParallelLayout{8, 16, 8, 4, 16};
-  in.fabric.nvlink_bandwidth = units::BytesPerSecond(370e9);
-  in.fabric.nic_bandwidth = units::BytesPerSecond(50e9);
+  in.layout.sequence_parallel = true;
+  in.layout.sharded_gradients = true;
   return in;
 }
 
@@ -56,7 +45,7 @@ TEST(CpExchange, TheRingHidesWhatTheAllGatherExposesAndPaysItsMergeKernels)
   ASSERT_GT(gather.cp_comm.si(), 0);
   EXPECT_DOUBLE_EQ(ring.cp_comm.si(), 0.0);  // 131K tokens: each chunk's attention outlasts its transfer
   // Fifteen merges per layer and pass, each two reads and a write of the local FP32 output.
-  const double tensor = 8192.0 * 16384 / 8 * 4;
+  const double tensor = 131072.0 / 16 * 16384 / 8 * 4;
   EXPECT_NEAR(cp_merge_seconds(in), 15 * (3 * tensor / 3.35e12 + 5.5e-6), 1e-12);
   EXPECT_GT(ring.compute.si(), gather.compute.si());
   EXPECT_LT(ring.step_time.si(), gather.step_time.si());

@@ -1,5 +1,6 @@
 // Layout search (models/step/layout_search.hpp): memory-feasible layouts ranked by the analytic step.
 #include "models/step/layout_search.hpp"
+#include "llama3_inputs.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,42 +9,13 @@
 namespace fleetsim::models {
 namespace {
 
-// Llama 3 405B on H100 as the paper describes it (Table 3 shape, 8K sequences, 16M-token batches,
-// FSDP sharding, flash attention), on the H100 file's GEMM curve (scenarios/hardware/).
-StepInputs llama3_405b()
-{
-  StepInputs in;
-  Workload& w = in.workload;
-  w.parameters = 405e9;
-  w.layers = 126;
-  w.hidden = 16384;
-  w.attention_heads = 128;
-  w.kv_heads = 8;
-  w.ffn_hidden = 53248;
-  w.gated_mlp = true;
-  w.vocabulary = 128256;
-  w.flash_attention = true;
-  w.sequence_length = 8192;
-  w.global_batch_tokens = 16777216.0;
-  w.bytes_per_value = 2;
-  Accelerator& a = in.accelerator;
-  a.peak_flops = units::FlopsPerSecond(989e12);
-  a.memory = units::Bytes(80e9);
-  a.hbm_bandwidth = units::BytesPerSecond(3.35e12);
-  a.gemm_curve = GemmCurve{0.80, 5.5e-6};
-  in.layout.sequence_parallel = true;
-  in.layout.sharded_gradients = true;
-  in.fabric = FabricParams{units::BytesPerSecond(450e9), units::Seconds(1e-6), units::BytesPerSecond(50e9),
-                           units::Seconds(5e-6), 0.8};
-  return in;
-}
 
 // Every ranked layout is consistent and fits with the recomputation chosen, lighter recomputation
 // would not fit, the ranking is fastest first, and layouts that cannot fit are counted and dropped.
 TEST(LayoutSearch, RanksOnlyLayoutsThatFitWithTheLightestRecomputationFastestFirst)
 {
   SearchStats stats;
-  const auto ranked = search_layouts(llama3_405b(), 16384, SearchSpace{}, &stats);
+  const auto ranked = search_layouts(llama3_405b_inputs(), 16384, SearchSpace{}, &stats);
   ASSERT_GE(ranked.size(), 10U);
   EXPECT_GT(stats.rejected_memory, 0);
   EXPECT_EQ(stats.enumerated - stats.rejected_memory, static_cast<long>(ranked.size()));
@@ -73,7 +45,7 @@ TEST(LayoutSearch, RanksOnlyLayoutsThatFitWithTheLightestRecomputationFastestFir
 // gap stays visible in the test log.
 TEST(LayoutSearch, PrintsWhereTheLlama3PaperLayoutRanks)
 {
-  const auto ranked = search_layouts(llama3_405b(), 16384, SearchSpace{});
+  const auto ranked = search_layouts(llama3_405b_inputs(), 16384, SearchSpace{});
   int paper_rank = -1;
   for (size_t i = 0; i < ranked.size(); ++i) {
     const ParallelLayout& l = ranked[i].inputs.layout;
@@ -101,7 +73,7 @@ TEST(LayoutSearch, WithoutContextParallelismThePaperLayoutRanksFirst)
   SearchSpace space;
   space.context_parallel = {1};
   SearchStats stats;
-  const auto ranked = search_layouts(llama3_405b(), 16384, space, &stats);
+  const auto ranked = search_layouts(llama3_405b_inputs(), 16384, space, &stats);
   ASSERT_FALSE(ranked.empty());
   EXPECT_GT(stats.rejected_memory, 0);  // and the memory check still drops the few that fit nowhere
   const ParallelLayout& best = ranked[0].inputs.layout;
