@@ -121,6 +121,17 @@ double IterationPlan::cp_all_gather_time(double ring_step) const
   return layout.cp > 1 ? (layout.cp - 1.0) * ring_step : 0.0;
 }
 
+CpRingExposure IterationPlan::cp_exposed_per_pass(double ring_step) const
+{
+  if (layout.cp_exchange != CpExchange::Ring || layout.cp <= 1) {
+    const double forward = cp_gathers_per_pass * cp_all_gather_time(ring_step);
+    return {forward, forward * backward_collectives};
+  }
+  const CpRingExposure r = cp_ring_exposure(layout.cp, ring_step, attention_forward_s, attention_backward_s);
+  return {cp_gathers_per_pass * r.forward_s,
+          cp_gathers_per_pass * (r.backward_s + (backward_collectives - 1.0) * r.forward_s)};
+}
+
 std::vector<size_t> gradient_release(const std::vector<PipelineOp>& order, int chunks, bool after_flush)
 {
   std::vector<size_t> release(static_cast<size_t>(chunks), 0);

@@ -110,6 +110,11 @@ struct IterationPlan {
   /// Times of whole collectives from the time of one ring step of each pattern.
   [[nodiscard]] double tp_allreduce_time(double ring_step) const;
   [[nodiscard]] double cp_all_gather_time(double ring_step) const;
+  /// The context-parallel exchange exposed after one forward and one backward pass of a chunk, from one
+  /// ring step of its pattern: the all-gather's (cp - 1 steps per layer, backward_collectives times in
+  /// the backward) or ring attention's (what each step outlasts its chunk's kernel; the re-run forward
+  /// of full recomputation exchanges again).
+  [[nodiscard]] CpRingExposure cp_exposed_per_pass(double ring_step) const;
   [[nodiscard]] double dp_reduce_scatter_time(double ring_step) const;  // also the all-gather's
 };
 

@@ -271,7 +271,8 @@ double cp_merge_seconds(const StepInputs& in)
   if (l.cp <= 1 || l.cp_exchange != CpExchange::Ring)
     return 0;
   const Accelerator& a = in.accelerator;
-  const double tensor = tokens_per_gpu(in) * in.workload.hidden / l.tp * 4.0;
+  constexpr double kFp32Bytes = 4;  // the partial output and the running one are accumulated in FP32
+  const double tensor = tokens_per_gpu(in) * in.workload.hidden / l.tp * kFp32Bytes;
   return (l.cp - 1) * (hbm_seconds(a, 3.0 * tensor) + a.gemm_curve.kernel_overhead);
 }
 

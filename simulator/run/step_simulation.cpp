@@ -106,7 +106,7 @@ PipelineTimes pipeline_times(const models::IterationPlan& plan, const models::Co
     return 0.0;
   };
   const double tp = plan.tp_allreduce_time(pattern_time(plan.tp_ring_step));
-  const double cp = plan.cp_all_gather_time(pattern_time(plan.cp_ring_step));
+  const double cp = plan.cp_all_gather_time(pattern_time(plan.cp_ring_step));  // the all-gather's (reported)
   const double ep = pattern_time(plan.ep_alltoall);
   const double dp = plan.dp_reduce_scatter_time(pattern_time(plan.dp_ring_step));
   PipelineTimes times;
@@ -117,15 +117,9 @@ PipelineTimes pipeline_times(const models::IterationPlan& plan, const models::Co
   times.tp_per_pass = plan.tp_allreduces_per_pass * tp * (1.0 - plan.tp_overlap);
   times.tp_slowed_per_pass = plan.tp_allreduces_per_pass * tp * plan.tp_overlap * plan.overlap_slowdown;
   times.overlap_slowdown = plan.overlap_slowdown;
-  times.cp_per_pass = plan.cp_gathers_per_pass * cp;
-  times.cp_backward_per_pass = times.cp_per_pass * plan.backward_collectives;
-  if (plan.layout.cp_exchange == models::CpExchange::Ring && plan.layout.cp > 1) {
-    // Ring attention: one ring step per chunk of keys and values, hidden behind that chunk's kernel.
-    const models::CpRingExposure r = models::cp_ring_exposure(plan.layout.cp, pattern_time(plan.cp_ring_step),
-                                                              plan.attention_forward_s, plan.attention_backward_s);
-    times.cp_per_pass = plan.cp_gathers_per_pass * r.forward_s;
-    times.cp_backward_per_pass = plan.cp_gathers_per_pass * (r.backward_s + (plan.backward_collectives - 1) * r.forward_s);
-  }
+  const models::CpRingExposure cp_exposed = plan.cp_exposed_per_pass(pattern_time(plan.cp_ring_step));
+  times.cp_per_pass = cp_exposed.forward_s;
+  times.cp_backward_per_pass = cp_exposed.backward_s;
   times.ep_per_pass = plan.ep_alltoalls_per_pass * ep;
   times.backward_collectives = plan.backward_collectives;
   times.tp_backward_collectives = plan.tp_backward_collectives;
