@@ -24,6 +24,13 @@ StreamSpan reduce_scatter_span(double started, double ended, double free, double
   return {start, std::max(start + seconds, ended + seconds / buckets)};
 }
 
+double dp_stream_seconds(int micro_batches, int chunks, bool sharded_weights, double all_gather, double reduce_scatter)
+{
+  if (sharded_weights)
+    return static_cast<double>(micro_batches) * chunks * (2.0 * all_gather + reduce_scatter);
+  return chunks * (all_gather + reduce_scatter);
+}
+
 double hidden_seconds(const Spans& busy, const Spans& traffic)
 {
   double hidden = 0;

@@ -28,6 +28,12 @@ struct StreamSpan {
 };
 [[nodiscard]] StreamSpan reduce_scatter_span(double started, double ended, double free, double seconds, int buckets);
 
+/// Seconds one stage's DP stream is busy in a step: a chunk's all-gather and reduce-scatter once per
+/// step (`all_gather`, `reduce_scatter` seconds each), or, with sharded weights (ZeRO-3), two gathers
+/// (forward and backward) and a reduce-scatter per micro-batch.
+[[nodiscard]] double dp_stream_seconds(int micro_batches, int chunks, bool sharded_weights, double all_gather,
+                                       double reduce_scatter);
+
 /// Seconds of `traffic` that run while the stage computes (`busy`: disjoint compute spans).
 using Spans = std::vector<std::pair<double, double>>;
 [[nodiscard]] double hidden_seconds(const Spans& busy, const Spans& traffic);

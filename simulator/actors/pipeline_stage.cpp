@@ -101,9 +101,8 @@ double PipelineStage::finish_data_parallel(double dp_free) const
   const auto s = static_cast<size_t>(stage_);
   if (shared_.dp == nullptr) {
     const auto& t = shared_.times;
-    shared_.dp_busy[s] = t.fsdp_units > 0 ? shared_.micro_batches * shared_.chunks *
-                                                (2.0 * t.dp_all_gather + t.dp_reduce_scatter)
-                                          : shared_.chunks * (t.dp_all_gather + t.dp_reduce_scatter);
+    shared_.dp_busy[s] = models::dp_stream_seconds(shared_.micro_batches, shared_.chunks, t.fsdp_units > 0,
+                                                   t.dp_all_gather, t.dp_reduce_scatter);
     return dp_free;
   }
   const double done = shared_.dp->wait_done(stage_, shared_.dp->flows().collectives - 1);

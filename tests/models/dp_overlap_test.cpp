@@ -48,5 +48,12 @@ TEST(DpOverlap, HiddenSecondsCountOnlyTrafficUnderCompute)
   EXPECT_DOUBLE_EQ(hidden_seconds(busy, {{-1, 6}, {4, 4.5}}), 4.5);
 }
 
+TEST(DpOverlap, ShardedWeightsGatherTwiceAndReduceScatterEveryMicroBatch)
+{
+  // Two chunks, four micro-batches, a gather of 1 s and an FP32 reduce-scatter of 2 s.
+  EXPECT_DOUBLE_EQ(dp_stream_seconds(4, 2, false, 1.0, 2.0), 2 * (1.0 + 2.0));      // once per step
+  EXPECT_DOUBLE_EQ(dp_stream_seconds(4, 2, true, 1.0, 2.0), 4 * 2 * (2 * 1.0 + 2.0));  // ZeRO-3
+}
+
 }  // namespace
 }  // namespace fleetsim::models
