@@ -146,13 +146,13 @@ std::vector<size_t> gradient_release(const std::vector<PipelineOp>& order, int c
   return release;
 }
 
-double pass_work(double forward, double backward, double logits_forward, double logits_backward, int stages,
-                 int chunks, int stage, const PipelineOp& op)
+double pass_work(const ChunkWork& work, const ParallelLayout& l, int stage, const PipelineOp& op)
 {
-  const bool last_chunk = stage == stages - 1 && op.chunk == chunks - 1;
+  const bool last_chunk = stage == l.pp - 1 && op.chunk == l.virtual_stages - 1;
+  const double layers = l.chunk_holds_layers(stage, op.chunk) ? 1.0 : 0.0;
   if (op.kind == PassKind::Forward)
-    return forward + (last_chunk ? logits_forward : 0.0);
-  return backward + (last_chunk ? logits_backward : 0.0);
+    return layers * work.forward + (last_chunk ? work.logits_forward : 0.0);
+  return layers * work.backward + (last_chunk ? work.logits_backward : 0.0);
 }
 
 namespace {
@@ -170,19 +170,22 @@ IterationPlan make_iteration_plan(const StepInputs& in)
   plan.flops_per_token = training_flops_per_token(w);
   plan.tokens_per_step = w.global_batch_tokens;
   const double gpus = static_cast<double>(l.gpus());
+  // A pass of a chunk that holds layers, per GPU: the pipeline's work over its layer chunks (p v, or
+  // p v - 2 with embedding chunks, whose two edge chunks carry only the logits: pass_work).
+  const double chunks_per_stage = static_cast<double>(l.layer_chunks()) / l.pp;
   const double per_pass = plan.flops_per_token * plan.tokens_per_step / gpus /
-                          (static_cast<double>(plan.micro_batches) * l.virtual_stages);
+                          (static_cast<double>(plan.micro_batches) * chunks_per_stage);
   plan.forward_flops = per_pass / 3.0;
   plan.hardware_flops_per_token = hardware_flops_per_token(w);
   const double recomputed = (plan.hardware_flops_per_token - plan.flops_per_token) * plan.tokens_per_step / gpus /
-                            (static_cast<double>(plan.micro_batches) * l.virtual_stages);
+                            (static_cast<double>(plan.micro_batches) * chunks_per_stage);
   plan.backward_flops = per_pass * 2.0 / 3.0 + recomputed;
   const Accelerator& a = in.accelerator;
   if (a.gemm_curve.enabled()) {
     const LayerCost c = layer_cost(in);
-    const double layers_per_chunk = static_cast<double>(w.layers) / (static_cast<double>(l.pp) * l.virtual_stages);
-    plan.forward_work = layers_per_chunk * c.forward_s * a.peak_flops.si();
-    plan.backward_work = layers_per_chunk * c.backward_s * a.peak_flops.si();
+    const double chunk_layers = layers_per_chunk(w, l);
+    plan.forward_work = chunk_layers * c.forward_s * a.peak_flops.si();
+    plan.backward_work = chunk_layers * c.backward_s * a.peak_flops.si();
     plan.logits_forward_work = logits_forward_seconds(in) * a.peak_flops.si();
     plan.logits_backward_work = logits_backward_seconds(in) * a.peak_flops.si();
     plan.optimizer_s = optimizer_seconds(in);
@@ -194,9 +197,8 @@ IterationPlan make_iteration_plan(const StepInputs& in)
   plan.overlap_slowdown = in.fabric.overlap_slowdown;
   plan.pp_overhead = in.fabric.pp_overhead.si();
   // Megatron tensor parallelism: two all-reduces per layer in each pass (after attention, after MLP).
-  plan.tp_allreduces_per_pass = l.tp > 1 ? 2.0 * w.layers / (static_cast<double>(l.pp) * l.virtual_stages) : 0.0;
-  plan.cp_gathers_per_pass = l.cp > 1 ? static_cast<double>(w.layers) / (static_cast<double>(l.pp) * l.virtual_stages)
-                                      : 0.0;
+  plan.tp_allreduces_per_pass = l.tp > 1 ? 2.0 * layers_per_chunk(w, l) : 0.0;
+  plan.cp_gathers_per_pass = l.cp > 1 ? layers_per_chunk(w, l) : 0.0;
   const double tokens = static_cast<double>(w.micro_batch_size) * w.sequence_length / l.cp;
   plan.activation_bytes = tokens * w.hidden * w.bytes_per_value;
   plan.pp_message_bytes = plan.activation_bytes / l.tp;
@@ -219,8 +221,7 @@ IterationPlan make_iteration_plan(const StepInputs& in)
   plan.dp_group = l.dp * l.cp;
   plan.backward_collectives = backward_collectives_factor(w);
   plan.tp_backward_collectives = tp_backward_collectives_factor(w, l);
-  plan.ep_alltoalls_per_pass =
-      w.moe() && l.ep > 1 ? 2.0 * w.layers / (static_cast<double>(l.pp) * l.virtual_stages) : 0.0;
+  plan.ep_alltoalls_per_pass = w.moe() && l.ep > 1 ? 2.0 * layers_per_chunk(w, l) : 0.0;
   add_flow_patterns(in, plan);
   return plan;
 }

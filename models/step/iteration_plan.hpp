@@ -41,13 +41,20 @@ struct PipelineOp {
 /// backward k walks the chunks in reverse.
 [[nodiscard]] std::vector<PipelineOp> pipeline_order(int stages, int micro_batches, int chunks, int stage);
 
-/// The work of one pass of `op` on `stage` of `stages` with `chunks` chunks each: the chunk's layers'
-/// forward or backward work, plus the logit GEMM's forward or backward when `op` is on the model's
-/// last chunk. The last stage is the pipeline's slowest by that much (Llama 3 moves a layer
-/// off it for this reason, [L3] §3.3.2).
-[[nodiscard]] double pass_work(double forward, double backward, double logits_forward, double logits_backward,
-                               int stages, int chunks,
-                               int stage, const PipelineOp& op);
+/// The work of one pass of one chunk that holds layers (forward, backward), and of the logit GEMM.
+struct ChunkWork {
+  double forward = 0;
+  double backward = 0;
+  double logits_forward = 0;
+  double logits_backward = 0;
+};
+
+/// The work of one pass of `op` on `stage` of layout `l`: the chunk's layers' forward or backward work
+/// (none on an embedding chunk: ParallelLayout::chunk_holds_layers), plus the logit GEMM's forward or
+/// backward when `op` is on the model's last chunk. Without embedding chunks the last stage is the
+/// pipeline's slowest by that much (Llama 3 moves a layer off the first and last stage for this
+/// reason, [L3] §3.3.2: ParallelLayout::embedding_chunks).
+[[nodiscard]] double pass_work(const ChunkWork& work, const ParallelLayout& l, int stage, const PipelineOp& op);
 
 /// For each chunk of a stage's pass `order`, the index of the pass after which its gradients are
 /// complete and their reduce-scatter may start: that chunk's last backward, or with

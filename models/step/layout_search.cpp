@@ -56,7 +56,10 @@ std::vector<LayoutCandidate> search_layouts(const StepInputs& base, long gpus, c
         if (dp % ep != 0)
           continue;
         for (int v : space.virtual_stages) {
-          if ((pp == 1 && v > 1) || static_cast<long>(pp) * v > w.layers)
+          ParallelLayout chunked = base.layout;  // embedding_chunks as the scenario has it
+          chunked.pp = pp;
+          chunked.virtual_stages = v;
+          if ((pp == 1 && v > 1) || chunked.layer_chunks() > w.layers || chunked.layer_chunks() < 1)
             continue;
           for (int mbs : space.micro_batch_sizes) {
             StepInputs in = base;

@@ -44,12 +44,14 @@ ParameterShares parameter_shares(const StepInputs& in)
   return {(layers_dense + expert / l.ep) / l.tp, embedding / l.tp};
 }
 
-/// Parameters one GPU of `stage` holds: its layers' dense weights over tp, its experts over tp x ep,
+/// Parameters one GPU of `stage` holds: its layers' (stage_layers) dense weights over tp, its experts over tp x ep,
 /// and the embedding (first stage) or the output layer (last stage) over tp.
 double stage_parameters(const StepInputs& in, int stage)
 {
   const ParameterShares p = parameter_shares(in);
-  return p.layers / in.layout.pp + (p.holds_embedding(in.layout, stage) ? p.embedding : 0.0);
+  const double layers = in.workload.layers > 0 ? stage_layers(in.workload, in.layout, stage) / in.workload.layers
+                                               : 1.0 / in.layout.pp;
+  return p.layers * layers + (p.holds_embedding(in.layout, stage) ? p.embedding : 0.0);
 }
 
 /// The largest FSDP unit of `stage`, in parameters one GPU gathers: a layer, or the embedding or
@@ -80,8 +82,8 @@ MemoryEstimate stage_estimate(const StepInputs& in, int stage)
     e.gradients += 2.0 * unit * w.gradient_bytes;
   }
   e.in_flight = peak_in_flight(l.pp, micro_batches(in), l.virtual_stages, stage);
-  const double layers_per_chunk = static_cast<double>(w.layers) / (static_cast<double>(l.pp) * l.virtual_stages);
-  e.activations = e.in_flight * layers_per_chunk * layer_activation_bytes(in);
+  // Every in-flight chunk's activations as a chunk of layers' (the embedding chunk's are fewer).
+  e.activations = e.in_flight * layers_per_chunk(w, l) * layer_activation_bytes(in);
   if (stage == l.pp - 1 && w.vocabulary > 0)
     e.activations += static_cast<double>(w.micro_batch_size) * w.sequence_length / l.cp * w.vocabulary * kLogitBytes /
                      l.tp;

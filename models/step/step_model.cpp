@@ -125,10 +125,13 @@ void check_partitioning(const StepInputs& in, std::vector<std::string>& out)
 {
   const Workload& w = in.workload;
   const ParallelLayout& l = in.layout;
-  const long chunks = static_cast<long>(l.pp) * l.virtual_stages;
-  if (w.layers > 0 && l.pp > 0 && l.virtual_stages >= 1 && w.layers < chunks)
-    out.push_back("layers (" + std::to_string(w.layers) + ") fewer than pp*virtual stages (" + std::to_string(chunks) +
-                  ")");
+  const long chunks = l.layer_chunks();
+  if (l.embedding_chunks && l.pp > 0 && l.virtual_stages >= 1 && chunks < 1)
+    out.push_back("embedding chunks need a pipeline of at least 3 chunks (pp*virtual stages = " +
+                  std::to_string(chunks + 2) + "): two hold only the embedding and the output layer");
+  else if (w.layers > 0 && l.pp > 0 && l.virtual_stages >= 1 && w.layers < chunks)
+    out.push_back("layers (" + std::to_string(w.layers) + ") fewer than pp*virtual stages" +
+                  (l.embedding_chunks ? " - 2 (" : " (") + std::to_string(chunks) + ")");
   if (l.ep < 1 || (l.ep > 1 && !w.moe()))
     out.push_back("expert parallelism (ep = " + std::to_string(l.ep) + ") needs a mixture-of-experts model");
   else if (w.moe() && (l.dp % l.ep != 0 || w.experts % l.ep != 0))
@@ -149,6 +152,13 @@ void check_partitioning(const StepInputs& in, std::vector<std::string>& out)
                   ")");
 }
 
+/// The layers of the stage with the most: L / p, or with embedding chunks a middle stage's v chunks
+/// (the first and last stage's v - 1 when there are only two stages).
+double busiest_stage_layers(const Workload& w, const ParallelLayout& l)
+{
+  return stage_layers(w, l, l.pp > 2 ? 1 : 0);
+}
+
 /// The passes' worth of model-parallel collectives per micro-batch: one forward and one backward,
 /// which full recomputation doubles (backward_collectives_factor).
 double collective_passes(const Workload& w) { return 1.0 + backward_collectives_factor(w); }
@@ -165,7 +175,7 @@ units::Seconds tp_comm_time(const StepInputs& in, int micro_batches)
   const units::Bytes activation(static_cast<double>(w.micro_batch_size) * w.sequence_length / l.cp * w.hidden *
                                 w.bytes_per_value);
   const AlphaBeta nvlink{in.fabric.nvlink_latency, in.fabric.nvlink_bandwidth};
-  const double layers_per_stage = static_cast<double>(w.layers) / l.pp;
+  const double layers_per_stage = busiest_stage_layers(w, l);
   return ring_allreduce_time(activation, l.tp, nvlink) *
          (layers_per_stage * micro_batches * kTpAllReducesPerLayerPass * (1.0 + tp_backward_collectives_factor(w, l)));
 }
@@ -219,7 +229,7 @@ units::Seconds ep_comm_time(const StepInputs& in, int micro_batches)
   if (!in.workload.moe() || l.ep <= 1)
     return units::Seconds(0.0);
   const units::Seconds one = in.fabric.nic_latency + units::Bytes(ep_alltoall_bytes(in)) / in.fabric.nic_bandwidth;
-  const double layers_per_stage = static_cast<double>(in.workload.layers) / l.pp;
+  const double layers_per_stage = busiest_stage_layers(in.workload, l);
   return one * (2.0 * collective_passes(in.workload) * layers_per_stage * micro_batches);
 }
 
@@ -237,7 +247,7 @@ units::Seconds cp_comm_time(const StepInputs& in, int micro_batches)
                           (static_cast<double>(w.kv_heads) / w.attention_heads) / l.tp * w.bytes_per_value;
   const units::Bytes gathered(kv_bytes * l.cp);  // the all-gather's whole buffer
   const AlphaBeta nic{in.fabric.nic_latency, in.fabric.nic_bandwidth};
-  const double layers_per_stage = static_cast<double>(w.layers) / l.pp;
+  const double layers_per_stage = busiest_stage_layers(w, l);
   if (l.cp_exchange == CpExchange::Ring) {  // only what the attention kernels do not hide
     const AttentionCost a = attention_seconds(in);
     const CpRingExposure r = cp_ring_exposure(l.cp, p2p_time(units::Bytes(kv_bytes), nic).si(), a.forward_s, a.backward_s);
@@ -308,8 +318,22 @@ int dp_ring_channels(const ParallelLayout& l, int gpus_per_node)
 
 int fsdp_units_per_chunk(const StepInputs& in)
 {
-  const double layers = static_cast<double>(in.workload.layers) / (static_cast<double>(in.layout.pp) * in.layout.virtual_stages);
-  return std::max(1, static_cast<int>(std::lround(layers)));
+  return std::max(1, static_cast<int>(std::lround(layers_per_chunk(in.workload, in.layout))));
+}
+
+double layers_per_chunk(const Workload& w, const ParallelLayout& l)
+{
+  return static_cast<double>(w.layers) / static_cast<double>(std::max(1L, l.layer_chunks()));
+}
+
+double stage_layers(const Workload& w, const ParallelLayout& l, int stage)
+{
+  if (!l.embedding_chunks)
+    return static_cast<double>(w.layers) / l.pp;
+  int chunks = 0;
+  for (int c = 0; c < l.virtual_stages; ++c)
+    chunks += l.chunk_holds_layers(stage, c) ? 1 : 0;
+  return chunks * layers_per_chunk(w, l);
 }
 
 double ep_alltoall_bytes(const StepInputs& in)
@@ -388,13 +412,17 @@ StageCompute compute_time(const StepInputs& in, int micro_batches)
     return {t, t};
   }
   const LayerCost c = layer_cost(in);
-  const double layers_per_stage = static_cast<double>(in.workload.layers) / l.pp;
-  const double layers = micro_batches * layers_per_stage * (c.forward_s + c.backward_s);
+  const double per_layer = micro_batches * (c.forward_s + c.backward_s);
   // The logit GEMM runs on the last stage only, its forward and backward once per micro-batch:
-  // that stage is the slowest, and sets the pipeline's steady state (models::pass_work).
+  // that stage is the slowest, and sets the pipeline's steady state (models::pass_work). With
+  // embedding chunks the last stage has a chunk of layers fewer, and a middle stage may be slower.
   const double logits = micro_batches * (logits_forward_seconds(in) + logits_backward_seconds(in));
+  const double last = stage_layers(in.workload, l, l.pp - 1) * per_layer + logits;
+  const double critical = l.pp > 2 ? std::max(last, stage_layers(in.workload, l, 1) * per_layer) : last;
+  // The bubble is p - 1 chunks' passes of every micro-batch: what v chunks of layers take, over v m.
+  const double chunked = l.virtual_stages * layers_per_chunk(in.workload, l) * per_layer;
   // The optimizer step follows the stage's gradient reduction, outside the pipeline's schedule.
-  return {units::Seconds(layers + logits + optimizer_seconds(in)), units::Seconds(layers)};
+  return {units::Seconds(critical + optimizer_seconds(in)), units::Seconds(chunked)};
 }
 
 }  // namespace

@@ -125,9 +125,23 @@ struct ParallelLayout {
   bool overlap_data_parallel = false;  // bucketed: a chunk's gradient reduce-scatter runs during its last
                                        // backward, its parameter all-gather during its first forward
   CpExchange cp_exchange = CpExchange::AllGather;  // how context-parallel ranks exchange keys and values
+  bool embedding_chunks = false;       // the model's first chunk holds only the embedding and its last only the
+                                       // output layer and loss; the layers fill the other p v - 2 chunks
+                                       // (Llama 3, [L3] section 3.3.2): layer_chunks(), chunk_holds_layers()
   [[nodiscard]] long gpus() const { return static_cast<long>(tp) * cp * pp * dp; }
   [[nodiscard]] bool sharded_optimizer() const { return distributed_optimizer || sharded_gradients || sharded_weights; }
   [[nodiscard]] bool sharded_grads() const { return sharded_gradients || sharded_weights; }
+  /// Chunks that hold transformer layers, over the whole pipeline: p v, or p v - 2 with embedding chunks.
+  [[nodiscard]] long layer_chunks() const
+  {
+    return static_cast<long>(pp) * virtual_stages - (embedding_chunks ? 2 : 0);
+  }
+  /// Whether chunk `chunk` of stage `stage` holds layers: all do but, with embedding chunks, the first
+  /// stage's first (the embedding) and the last stage's last (the output layer and loss).
+  [[nodiscard]] bool chunk_holds_layers(int stage, int chunk) const
+  {
+    return !embedding_chunks || !((stage == 0 && chunk == 0) || (stage == pp - 1 && chunk == virtual_stages - 1));
+  }
 };
 
 struct FabricParams {
@@ -201,6 +215,14 @@ struct CpRingExposure {
 
 /// FSDP units (ZeRO-3 all-gather and reduce-scatter granularity) in one chunk of a stage: one per layer.
 [[nodiscard]] int fsdp_units_per_chunk(const StepInputs& in);
+
+/// Transformer layers in each chunk that holds layers: L / (p v), or L / (p v - 2) with embedding
+/// chunks (fractional when they do not divide).
+[[nodiscard]] double layers_per_chunk(const Workload& w, const ParallelLayout& l);
+
+/// Transformer layers on pipeline stage `stage`: L / p, or with embedding chunks its layer-holding
+/// chunks times layers_per_chunk (the first and last stage one chunk fewer than the others).
+[[nodiscard]] double stage_layers(const Workload& w, const ParallelLayout& l, int stage);
 
 /// Bytes one GPU sends in one token all-to-all of an MoE layer: its b (s/cp) tokens' activations,
 /// sharded over tp, k copies each, (ep - 1)/ep of them to other ranks of its expert-parallel group.

@@ -91,10 +91,11 @@ void IterationRank::operator()() const
       inputs[i]->wait();
     for (; op.kind == PassKind::Forward && gathered <= op.chunk; ++gathered)
       sync.gathered->acquire();
-    sg4::this_actor::execute(
-        models::pass_work(f.forward_flops, f.backward_flops, f.logits_forward_flops, f.logits_backward_flops, p, v, c.s, op));
+    sg4::this_actor::execute(models::pass_work(
+        {f.forward_flops, f.backward_flops, f.logits_forward_flops, f.logits_backward_flops}, l, c.s, op));
     shared_.execs++;
-    tensor_parallel_ring(op.kind);
+    if (l.chunk_holds_layers(c.s, op.chunk))
+      tensor_parallel_ring(op.kind);
     if (sends_output(p, v, c.s, op)) {
       const int consumer = models::layout_rank(l, c.t, models::pipeline_consumer(p, v, c.s, op), c.d);
       sends.push_back(

@@ -127,6 +127,8 @@ models::StreamSpan PipelineStage::sharded_gather(const PipelineOp& op, double re
 double PipelineStage::blocking_collectives(const PipelineOp& op, double computed) const
 {
   const auto& t = shared_.times;
+  if (!shared_.layout.chunk_holds_layers(stage_, op.chunk))
+    return computed;  // an embedding chunk: no layers, none of their collectives
   const bool backward = op.kind == PassKind::Backward;
   const double collectives = backward ? t.backward_collectives : 1.0;
   if (t.tp_per_pass > 0)
@@ -197,11 +199,11 @@ void PipelineStage::operator()() const
       for (int chunk = shared_.chunks - 1; chunk >= 0; --chunk)
         if (release[static_cast<size_t>(chunk)] == i)
           shared_.dp->release(stage_, chunk);  // its buckets stream during this last backward
-    sg4::this_actor::execute(models::pass_work(t.forward_flops, t.backward_flops, t.logits_forward_flops,
-                                               t.logits_backward_flops, shared_.stages, shared_.chunks, stage_, op));
+    sg4::this_actor::execute(models::pass_work(
+        {t.forward_flops, t.backward_flops, t.logits_forward_flops, t.logits_backward_flops}, shared_.layout, stage_, op));
     const bool backward = op.kind == PassKind::Backward;
     // The TP traffic hidden behind the pass's GEMMs slows them (network.overlap_slowdown).
-    if (t.tp_slowed_per_pass > 0)
+    if (t.tp_slowed_per_pass > 0 && shared_.layout.chunk_holds_layers(stage_, op.chunk))
       sg4::this_actor::sleep_for(t.tp_slowed_per_pass * (backward ? t.tp_backward_collectives : 1.0));
     const double computed = sg4::Engine::get_clock();
     busy.emplace_back(start, computed);

@@ -59,6 +59,7 @@ struct PipelineTimes {
 class DataParallelStreams;
 
 struct PipelineShared {
+  models::ParallelLayout layout;  // which chunks hold layers (ParallelLayout::chunk_holds_layers)
   int stages = 1;
   int chunks = 1;
   int micro_batches = 1;

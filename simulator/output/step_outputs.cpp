@@ -21,6 +21,7 @@ ordered_json step_file_json(const scenario::Scenario& s, const models::StepBreak
                  {"dp", l.dp},
                  {"ep", l.ep},
                  {"virtual_stages", l.virtual_stages},
+                 {"embedding_chunks", l.embedding_chunks},
                  {"micro_batches", b.micro_batches}};
   j["step_time_s"] = b.step_time.si();
   j["compute_s"] = b.compute.si();

@@ -151,6 +151,7 @@ void play(sg4::Engine& engine, const models::IterationPlan& plan, const Pipeline
           const std::vector<sg4::Host*>& hosts, bool record, Play& out, const DataParallelFlows* dp = nullptr)
 {
   PipelineShared& sh = out.shared;
+  sh.layout = plan.layout;
   sh.stages = plan.layout.pp;
   sh.gradients_after_flush = plan.layout.gradients_after_flush;
   sh.chunks = plan.layout.virtual_stages;

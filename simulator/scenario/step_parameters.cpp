@@ -119,6 +119,12 @@ std::vector<ParamSpec> step_detail_parameters()
            "--overlap-grad-reduce / --overlap-param-gather, NeMo's overlap_grad_sync / overlap_param_sync); "
            "buckets of max(40M, 1M x dp x cp) parameters")
           .into([](auto& s) -> auto& { return s.step.layout.overlap_data_parallel; }),
+      flag("parallelism.embedding_chunks", "false",
+           "the model's first pipeline chunk holds only the embedding and its last only the output layer and "
+           "loss, the layers filling the other pp x virtual_stages - 2 chunks (Llama 3: one layer fewer on the "
+           "first and last stage, [L3] 3.3.2); false: the layers fill every chunk and the last carries the logits "
+           "too")
+          .into([](auto& s) -> auto& { return s.step.layout.embedding_chunks; }),
       enum_choice("parallelism.cp_exchange", "all_gather",
                   "how context-parallel ranks exchange keys and values: all_gather (every chunk gathered before "
                   "each layer's attention, exposed; Llama 3) or ring (ring attention: one chunk at a time around "

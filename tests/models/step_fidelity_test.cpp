@@ -39,11 +39,22 @@ StepInputs gpt_1t()
 // else. The analytic step charges it whole to the critical (last) stage, outside the bubble.
 TEST(StepFidelity, TheLogitGemmRunsOnTheLastChunkOfTheLastStageOnly)
 {
+  ParallelLayout l{1, 4, 1, 2};
   for (int stage = 0; stage < 4; ++stage)
     for (int chunk = 0; chunk < 2; ++chunk) {
       const bool last = stage == 3 && chunk == 1;
-      EXPECT_DOUBLE_EQ(pass_work(10, 20, 1, 2, 4, 2, stage, {PassKind::Forward, 0, chunk}), last ? 11 : 10);
-      EXPECT_DOUBLE_EQ(pass_work(10, 20, 1, 2, 4, 2, stage, {PassKind::Backward, 0, chunk}), last ? 22 : 20);
+      EXPECT_DOUBLE_EQ(pass_work({10, 20, 1, 2}, l, stage, {PassKind::Forward, 0, chunk}), last ? 11 : 10);
+      EXPECT_DOUBLE_EQ(pass_work({10, 20, 1, 2}, l, stage, {PassKind::Backward, 0, chunk}), last ? 22 : 20);
+    }
+  // With embedding chunks the first chunk of the first stage and the last of the last hold no layers:
+  // the first does (next to) nothing, the last only the logits.
+  l.embedding_chunks = true;
+  for (int stage = 0; stage < 4; ++stage)
+    for (int chunk = 0; chunk < 2; ++chunk) {
+      const bool first = stage == 0 && chunk == 0;
+      const bool last = stage == 3 && chunk == 1;
+      EXPECT_DOUBLE_EQ(pass_work({10, 20, 1, 2}, l, stage, {PassKind::Forward, 0, chunk}), first ? 0 : last ? 1 : 10);
+      EXPECT_DOUBLE_EQ(pass_work({10, 20, 1, 2}, l, stage, {PassKind::Backward, 0, chunk}), first ? 0 : last ? 2 : 20);
     }
   StepInputs in = gpt_1t();
   in.accelerator.check_memory = false;

@@ -386,7 +386,14 @@ TEST(StepSimulation, DecompositionAddsUpAndComputeMatchesTheAnalyticModel)
          "parallelism.gradients_after_flush=true"},
         {"parallelism.pp=4", "parallelism.dp=32", batch_for(32, 8), "parallelism.sharded_weights=true"},
         {"parallelism.cp=2", "parallelism.dp=4", batch_for(4, 16), "parallelism.cp_exchange=ring",
-         "network.nic_bandwidth=1Gbps"}}) {
+         "network.nic_bandwidth=1Gbps"},
+        // Embedding chunks: the middle stages' 18 layers against the last stage's 9 and the logits.
+        {"parallelism.pp=8", "parallelism.dp=16", "parallelism.virtual_stages=2", batch_for(16, 8),
+         "parallelism.embedding_chunks=true", "accelerator.gemm.max_efficiency=0.8",
+         "accelerator.hbm_bandwidth=3.35TB/s", "model.vocabulary=128000"},
+        // ... and with one layer per chunk and a large vocabulary, the last stage's 7 and the logits.
+        {"parallelism.virtual_stages=8", "parallelism.embedding_chunks=true", "accelerator.gemm.max_efficiency=0.8",
+         "accelerator.hbm_bandwidth=3.35TB/s", "model.vocabulary=1000000"}}) {
     SCOPED_TRACE(::testing::PrintToString(sets));
     const auto s = load(kSmall, sets);
     const auto j = simulate(s);

@@ -49,9 +49,10 @@ void print_step(const scenario::Scenario& s, const models::StepBreakdown& b, con
     std::snprintf(cp, sizeof cp, " x CP %d", s.step.layout.cp);
   if (s.step.layout.ep > 1)
     std::snprintf(cp + std::strlen(cp), sizeof cp - std::strlen(cp), " (EP %d over DP)", s.step.layout.ep);
-  std::printf("%s: %ld GPUs, TP %d%s x PP %d x DP %d, v = %d, %d micro-batches per step (%s step model)\n",
+  std::printf("%s: %ld GPUs, TP %d%s x PP %d x DP %d, v = %d%s, %d micro-batches per step (%s step model)\n",
               s.name.c_str(), s.fleet.gpus, s.step.layout.tp, cp, s.step.layout.pp, s.step.layout.dp,
-              s.step.layout.virtual_stages, b.micro_batches, b.model.c_str());
+              s.step.layout.virtual_stages, s.step.layout.embedding_chunks ? " (embedding chunks)" : "",
+              b.micro_batches, b.model.c_str());
   if (sim != nullptr) {
     std::printf("  fabric: %s\n  timed on it, all flows at once:\n", sim->fabric.c_str());
     std::printf("    TP all-reduce %.3f ms   PP send %.3f ms   DP reduce-scatter per chunk %.1f ms",
