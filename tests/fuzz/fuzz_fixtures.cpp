@@ -80,6 +80,7 @@ const std::vector<std::pair<const char*, const char*>> kCopied = {
     {"hardware/a100_sxm_80gb.yaml", "scenarios/hardware/a100_sxm_80gb.yaml"},
     {"hardware/a100_sxm_80gb_selene.yaml", "scenarios/hardware/a100_sxm_80gb_selene.yaml"},
     {"hardware/a100_sxm_80gb_jean_zay.yaml", "scenarios/hardware/a100_sxm_80gb_jean_zay.yaml"},
+    {"hardware/h100_sxm_80gb.yaml", "scenarios/hardware/h100_sxm_80gb.yaml"},
     {"hardware/h100_sxm_80gb_grand_teton.yaml", "scenarios/hardware/h100_sxm_80gb_grand_teton.yaml"},
     {"carbon/solar_heavy_grid.csv", "scenarios/carbon/solar_heavy_grid.csv"},
     {"carbon/fossil_heavy_grid.csv", "scenarios/carbon/fossil_heavy_grid.csv"},

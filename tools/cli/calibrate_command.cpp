@@ -212,7 +212,7 @@ std::string write_fit(const std::string& file, const std::vector<validation::Lin
 int cmd_calibrate(const Options& opts)
 {
   if (opts.scenario.empty())
-    return bad_input("calibrate needs the hardware file to fit (e.g. scenarios/hardware/h100_sxm_80gb_grand_teton.yaml)");
+    return bad_input("calibrate needs the hardware file to fit (e.g. scenarios/hardware/h100_sxm_80gb.yaml)");
   if (!fs::is_regular_file(opts.scenario))
     return bad_input("cannot read the hardware file '" + opts.scenario + "'");
   const std::string hardware = canonical(opts.scenario);
