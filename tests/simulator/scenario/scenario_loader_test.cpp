@@ -81,7 +81,8 @@ TEST(ScenarioLoader, LoadsLlama3With18CausesTotalling419AndAConsistentLayout)
   EXPECT_DOUBLE_EQ(total_count(s), 419.0);
   EXPECT_EQ(s.fleet.gpus, 16384);
   EXPECT_EQ(static_cast<long>(s.step.layout.tp) * s.step.layout.pp * s.step.layout.dp, s.fleet.gpus);
-  EXPECT_EQ(s.step.layout.virtual_stages, 4);
+  EXPECT_EQ(s.step.layout.virtual_stages, 8);  // one layer per chunk: 16 x 8 - 2 = 126 ([L3] 3.3.2)
+  EXPECT_TRUE(s.step.layout.embedding_chunks);
   ASSERT_FALSE(s.causes.empty());
   EXPECT_EQ(s.causes.front().name, "faulty_gpu");  // file order is kept
   EXPECT_EQ(s.causes.back().name, "system_memory");
