@@ -253,6 +253,15 @@ TEST(IterationValidation, ReducedAgreesWithFullWithin2PercentWhenTheLastStageCar
          "accelerator.hbm_bandwidth=3.35TB/s"});
 }
 
+// Llama 3's pipeline: the first chunk holds only the embedding and the last only the logits, so both
+// schedules skip those chunks' layers and TP all-reduces (ParallelLayout::embedding_chunks).
+TEST(IterationValidation, ReducedAgreesWithFullWithin2PercentWithEmbeddingChunks)
+{
+  check(k256, kPods32At2,
+        {"parallelism.embedding_chunks=true", "model.vocabulary=128256", "accelerator.gemm.max_efficiency=0.8",
+         "accelerator.gemm.kernel_overhead=5.5us", "accelerator.hbm_bandwidth=3.35TB/s"});
+}
+
 // Full recomputation (each backward re-runs its forward's TP all-reduces: 3 forwards' worth of ring
 // traffic per micro-batch) and Megatron's local DDP (every chunk's reduce-scatter after the flush).
 TEST(IterationValidation, ReducedAgreesWithFullWithin2PercentWithFullRecomputationAndGradientsAfterTheFlush)
