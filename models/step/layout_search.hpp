@@ -15,6 +15,8 @@ struct SearchSpace {
   std::vector<int> micro_batch_sizes{1, 2, 4};  // sequences per micro-batch
   std::vector<int> virtual_stages{1, 2, 4, 8};  // interleaved chunks per GPU (with pp > 1)
   std::vector<int> context_parallel{1, 2, 4, 8, 16};
+  // ParallelLayout::embedding_chunks settings to try (with pp > 1); empty: the base layout's only.
+  std::vector<bool> embedding_chunks;
 };
 
 struct LayoutCandidate {

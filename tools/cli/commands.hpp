@@ -68,6 +68,7 @@ struct Options {
   int top = 10;              // --top K rows printed
   int plan_simulate = 3;     // --simulate K: the analytic top K re-ranked by the simulated step (0: none)
   std::vector<int> plan_cp;  // --cp LIST: the context-parallel degrees searched (empty: SearchSpace's)
+  std::string plan_embedding_chunks = "scenario";  // --embedding-chunks: scenario, both, on or off
 };
 
 /// Loads and validates the scenario into `out`. Returns an exit code when the command is already

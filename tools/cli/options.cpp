@@ -136,7 +136,7 @@ const std::vector<Command>& commands()
          quiet_flag(a, o, "print nothing on success");
        },
        cmd_step},
-      {"plan", "[SCENARIO] [--gpus N] [--cp LIST] [--top K] [--simulate S] [--out DIR]",
+      {"plan", "[SCENARIO] [--gpus N] [--cp LIST] [--embedding-chunks MODE] [--top K] [--simulate S] [--out DIR]",
        "layout search: every TP x CP x PP x DP x virtual stages x micro-batch size the scenario's model admits on N "
        "GPUs, each with the lightest recomputation that fits in HBM, ranked by the analytic step, the first S "
        "re-ranked by the simulated step (docs/models/kernels-and-memory.md); prints the top K and writes "
@@ -150,6 +150,11 @@ const std::vector<Command>& commands()
              ->type_name("LIST")
              ->delimiter(',')
              ->check(CLI::Range(1, 1024));
+         a.add_option("--embedding-chunks", o.plan_embedding_chunks,
+                      "pipelines with the embedding and the output layer in chunks of their own "
+                      "(parallelism.embedding_chunks): scenario (default: as the scenario sets it), both, on or off")
+             ->type_name("MODE")
+             ->check(CLI::IsMember({"scenario", "both", "on", "off"}));
          a.add_option("--top", o.top, "rows to print")->type_name("K")->check(CLI::Range(1, 100000));
          a.add_option("--simulate", o.plan_simulate,
                       "simulate the analytic top S on the fabric and re-rank them by it (default 3; 0: analytic only)")

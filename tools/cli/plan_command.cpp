@@ -59,7 +59,7 @@ bool same_layout(const models::LayoutCandidate& c, const models::StepInputs& own
   const models::ParallelLayout& a = c.inputs.layout;
   const models::ParallelLayout& b = own.layout;
   return a.tp == b.tp && a.cp == b.cp && a.pp == b.pp && a.dp == b.dp && a.virtual_stages == b.virtual_stages &&
-         c.inputs.workload.micro_batch_size == own.workload.micro_batch_size;
+         a.embedding_chunks == b.embedding_chunks && c.inputs.workload.micro_batch_size == own.workload.micro_batch_size;
 }
 
 std::string csv_row(size_t rank, const PlanRow& row, bool own)
@@ -71,8 +71,9 @@ std::string csv_row(size_t rank, const PlanRow& row, bool own)
   if (row.simulated)
     std::snprintf(simulated, sizeof simulated, "%.9g", row.simulated->step_time.si());
   char buf[600];
-  std::snprintf(buf, sizeof buf, "%zu,%d,%d,%d,%d,%d,%d,%d,%d,%s,%.9g,%.6f,%.6f,%.6g,%s,%s,%d,%zu,%s\n", rank, l.tp,
-                l.cp, l.pp, l.dp, l.ep, l.virtual_stages, c.inputs.workload.micro_batch_size, c.step.micro_batches,
+  std::snprintf(buf, sizeof buf, "%zu,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%.9g,%.6f,%.6f,%.6g,%s,%s,%d,%zu,%s\n", rank, l.tp,
+                l.cp, l.pp, l.dp, l.ep, l.virtual_stages, l.embedding_chunks ? 1 : 0,
+                c.inputs.workload.micro_batch_size, c.step.micro_batches,
                 models::recompute_name(c.inputs.workload.recompute), c.step.step_time.si(), c.step.mfu, hfu,
                 c.memory.total / 1e9, c.memory.biggest().name.c_str(), c.step.binding_term.c_str(), own ? 1 : 0,
                 row.analytic_rank, simulated);
@@ -90,7 +91,8 @@ std::string write_plan_csv(const std::string& dir, const std::vector<PlanRow>& r
   const std::string tmp = path + ".tmp";
   {
     std::ofstream f(tmp);
-    f << "rank,tp,cp,pp,dp,ep,virtual_stages,micro_batch_size,micro_batches,recompute,step_time_s,mfu,hfu,"
+    f << "rank,tp,cp,pp,dp,ep,virtual_stages,embedding_chunks,micro_batch_size,micro_batches,recompute,step_time_s,"
+         "mfu,hfu,"
          "memory_gb,biggest_memory_term,binding_term,scenario_layout,analytic_rank,simulated_step_s\n";
     for (size_t i = 0; i < ranked.size(); ++i)
       f << csv_row(i + 1, ranked[i], same_layout(ranked[i].candidate, own));
@@ -132,8 +134,10 @@ void print_plan(const scenario::Scenario& s, long gpus, const models::SearchSpac
     char sim_text[32] = "-";
     if (ranked[i].simulated)
       std::snprintf(sim_text, sizeof sim_text, "%.3f s", ranked[i].simulated->step_time.si());
-    std::printf("%5zu %3d %3d %4d %6d %3d %4d %9s %8.3f s %10s %5.1f%% %5.1f%% %5.1f GB  %s%s\n", i + 1, l.tp, l.cp,
-                l.pp, l.dp, l.virtual_stages, c.inputs.workload.micro_batch_size,
+    // v, and "+e" when the embedding and the output layer have chunks of their own.
+    const std::string v = std::to_string(l.virtual_stages) + (l.embedding_chunks ? "+e" : "");
+    std::printf("%5zu %3d %3d %4d %6d %3s %4d %9s %8.3f s %10s %5.1f%% %5.1f%% %5.1f GB  %s%s\n", i + 1, l.tp, l.cp,
+                l.pp, l.dp, v.c_str(), c.inputs.workload.micro_batch_size,
                 models::recompute_name(c.inputs.workload.recompute), c.step.step_time.si(), sim_text, 100 * b.mfu,
                 100 * hfu, c.memory.total / 1e9, b.binding_term.c_str(), own ? "   <- the scenario's layout" : "");
   }
@@ -155,6 +159,10 @@ int cmd_plan(const Options& opts)
   space.gpus_per_node = s.fleet.gpus_per_node;
   if (!opts.plan_cp.empty())
     space.context_parallel = opts.plan_cp;
+  if (opts.plan_embedding_chunks == "both")
+    space.embedding_chunks = {false, true};
+  else if (opts.plan_embedding_chunks != "scenario")
+    space.embedding_chunks = {opts.plan_embedding_chunks == "on"};
   models::SearchStats stats;
   const auto ranked = models::search_layouts(s.step, gpus, space, &stats);
   if (ranked.empty() && stats.enumerated == 0) {
