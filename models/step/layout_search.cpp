@@ -85,8 +85,8 @@ std::vector<LayoutCandidate> search_layouts(const StepInputs& base, long gpus, c
             chunked.pp = pp;
             chunked.virtual_stages = v;
             chunked.embedding_chunks = edges;
-            if ((pp == 1 && (v > 1 || edges)) || chunked.layer_chunks() > w.layers || chunked.layer_chunks() < 1)
-              continue;
+            if (pp == 1 && v > 1)
+              continue;  // too few layers or chunks: check_step_inputs (consider) rejects it
             for (int mbs : space.micro_batch_sizes) {
               StepInputs in = base;
               in.layout = chunked;

@@ -46,7 +46,7 @@ void PipelineStage::record(int track, std::string name, double start, double end
 
 double PipelineStage::wait_for_input(const PipelineOp& op) const
 {
-  const auto dep = models::pipeline_dependency(shared_.stages, shared_.chunks, stage_, op);
+  const auto dep = models::pipeline_dependency(shared_.stages(), shared_.chunks(), stage_, op);
   if (!dep.has_producer)
     return 0.0;
   const auto k = key(dep.stage, dep.op);
@@ -61,10 +61,10 @@ double PipelineStage::wait_for_input(const PipelineOp& op) const
 
 std::vector<double> PipelineStage::timed_all_gathers(double& dp_free) const
 {
-  std::vector<double> gathered(static_cast<size_t>(shared_.chunks), shared_.origin);
+  std::vector<double> gathered(static_cast<size_t>(shared_.chunks()), shared_.origin);
   if (shared_.dp != nullptr || shared_.times.fsdp_units > 0)
     return gathered;  // streamed: parameters_ready() waits for the flows; sharded: each pass gathers
-  for (int c = 0; c < shared_.chunks; ++c) {
+  for (int c = 0; c < shared_.chunks(); ++c) {
     record(3, "all-gather chunk " + std::to_string(c), dp_free, dp_free + shared_.times.dp_all_gather);
     dp_free += shared_.times.dp_all_gather;
     gathered[static_cast<size_t>(c)] = dp_free;
@@ -101,7 +101,7 @@ double PipelineStage::finish_data_parallel(double dp_free) const
   const auto s = static_cast<size_t>(stage_);
   if (shared_.dp == nullptr) {
     const auto& t = shared_.times;
-    shared_.dp_busy[s] = models::dp_stream_seconds(shared_.micro_batches, shared_.chunks, t.fsdp_units > 0,
+    shared_.dp_busy[s] = models::dp_stream_seconds(shared_.micro_batches, shared_.chunks(), t.fsdp_units > 0,
                                                    t.dp_all_gather, t.dp_reduce_scatter);
     return dp_free;
   }
@@ -154,7 +154,7 @@ void PipelineStage::publish(const PipelineOp& op, double end) const
     shared_.finished[key(stage_, op)] = end;
   }
   shared_.changed->notify_all();
-  if (sends_output(shared_.stages, shared_.chunks, stage_, op)) {
+  if (sends_output(shared_.stages(), shared_.chunks(), stage_, op)) {
     shared_.remote_sends[static_cast<size_t>(stage_)]++;
     record(2, "send " + pass_name(op), end, end + shared_.times.transfer);
   }
@@ -164,10 +164,10 @@ void PipelineStage::operator()() const
 {
   const auto& t = shared_.times;
   const auto s = static_cast<size_t>(stage_);
-  const auto order = models::pipeline_order(shared_.stages, shared_.micro_batches, shared_.chunks, stage_);
+  const auto order = models::pipeline_order(shared_.stages(), shared_.micro_batches, shared_.chunks(), stage_);
   // The chunk's last backward (or, after the flush, the stage's last) releases its gradients for the
   // reduce-scatter.
-  const std::vector<size_t> release = models::gradient_release(order, shared_.chunks, shared_.gradients_after_flush);
+  const std::vector<size_t> release = models::gradient_release(order, shared_.chunks(), shared_.layout.gradients_after_flush);
   // Sharded weights (ZeRO-3, FSDP): every pass gathers its chunk's weights unit by unit just ahead of
   // the compute, and every backward reduce-scatters its gradients unit by unit just behind it.
   const int units = t.fsdp_units;
@@ -196,7 +196,7 @@ void PipelineStage::operator()() const
       sg4::this_actor::sleep_until(ready);
     const double start = sg4::Engine::get_clock();
     if (shared_.dp != nullptr && t.dp_buckets > 0 && op.kind == PassKind::Backward)
-      for (int chunk = shared_.chunks - 1; chunk >= 0; --chunk)
+      for (int chunk = shared_.chunks() - 1; chunk >= 0; --chunk)
         if (release[static_cast<size_t>(chunk)] == i)
           shared_.dp->release(stage_, chunk);  // its buckets stream during this last backward
     sg4::this_actor::execute(models::pass_work(
@@ -228,7 +228,7 @@ void PipelineStage::operator()() const
       dp_spans.emplace_back(rs.start, rs.end);
       record(3, "reduce-scatter " + pass_name(op), rs.start, rs.end);
     } else if (op.kind == PassKind::Backward)
-      for (int chunk = shared_.chunks - 1; chunk >= 0; --chunk)  // the order the chunks' backwards end in
+      for (int chunk = shared_.chunks() - 1; chunk >= 0; --chunk)  // the order the chunks' backwards end in
         if (release[static_cast<size_t>(chunk)] == i) {
           const double rs_start = reduce_scatter(chunk, start, end, dp_free);
           if (shared_.dp == nullptr)

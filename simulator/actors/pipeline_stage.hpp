@@ -59,11 +59,10 @@ struct PipelineTimes {
 class DataParallelStreams;
 
 struct PipelineShared {
-  models::ParallelLayout layout;  // which chunks hold layers (ParallelLayout::chunk_holds_layers)
-  int stages = 1;
-  int chunks = 1;
+  models::ParallelLayout layout;  // the stages (pp), their chunks (v), which chunks hold layers, the DP release
   int micro_batches = 1;
-  bool gradients_after_flush = false;  // models::gradient_release
+  [[nodiscard]] int stages() const { return layout.pp; }
+  [[nodiscard]] int chunks() const { return layout.virtual_stages; }
   PipelineTimes times;
   std::vector<sg4::Host*> hosts;  // per stage
   bool record = false;

@@ -152,26 +152,23 @@ void play(sg4::Engine& engine, const models::IterationPlan& plan, const Pipeline
 {
   PipelineShared& sh = out.shared;
   sh.layout = plan.layout;
-  sh.stages = plan.layout.pp;
-  sh.gradients_after_flush = plan.layout.gradients_after_flush;
-  sh.chunks = plan.layout.virtual_stages;
   sh.micro_batches = plan.micro_batches;
   sh.times = times;
   sh.hosts = hosts;
   sh.record = record;
   sh.origin = sg4::Engine::get_clock();
-  const auto p = static_cast<size_t>(sh.stages);
+  const auto p = static_cast<size_t>(sh.stages());
   sh.end.assign(p, 0.0);
   sh.compute.assign(p, 0.0);
   sh.remote_sends.assign(p, 0);
   sh.dp_busy.assign(p, 0.0);
   std::optional<DataParallelStreams> streams;
   if (dp != nullptr && dp->collectives > 0) {
-    streams.emplace(*dp, sh.chunks);
+    streams.emplace(*dp, sh.chunks());
     sh.dp = &*streams;
     streams->launch();
   }
-  for (int s = 0; s < sh.stages; ++s)
+  for (int s = 0; s < sh.stages(); ++s)
     sg4::Actor::create("stage" + std::to_string(s), hosts[static_cast<size_t>(s)], PipelineStage(sh, s));
   engine.run();
   const auto last = std::max_element(sh.end.begin(), sh.end.end());
