@@ -47,9 +47,53 @@ double hbm_seconds(const Accelerator& a, double bytes)
   return a.hbm_bandwidth.si() > 0 ? bytes / (a.hbm_bandwidth.si() * a.hbm_efficiency) : 0.0;
 }
 
-/// Memory-bound kernels of one layer's forward: two norms, two residual adds (dropout fused into
-/// them), the MLP's activation, and a materialised softmax.
-double elementwise_kernels(const StepInputs& in) { return in.workload.flash_attention ? 5.0 : 6.0; }
+constexpr double kFp32 = 4;  // bytes of the FP32 copies eager code upcasts to
+
+/// RMSNorm as PyTorch eager code writes it (torchtitan's RMSNorm: x.float(), pow(2), mean, times
+/// rsqrt(. + eps), type_as(x), times the weight): bytes per normalised value and kernels; fused, one
+/// kernel reads the input and writes the output.
+double norm_bytes_per_value(const Workload& w)
+{
+  const double v = w.bytes_per_value;
+  return w.norm_kernel == Kernels::Eager ? (v + kFp32) + 2 * kFp32 + kFp32 + 2 * kFp32 + (kFp32 + v) + 2 * v
+                                         : 2 * v;
+}
+double norm_kernels(const Workload& w) { return w.norm_kernel == Kernels::Eager ? 8.0 : 1.0; }
+
+/// Rotary embedding per rotated query or key value: fused, read and written once; eager as torchtitan's
+/// apply_rotary_emb (x.float(), a complex multiply, type_as), 20 bytes in BF16.
+double rotary_bytes_per_value(const Workload& w)
+{
+  const double v = w.bytes_per_value;
+  return w.kernels == Kernels::Eager ? (v + kFp32) + 2 * kFp32 + (kFp32 + v) : 2 * v;
+}
+
+/// The MLP activation per MLP value: SwiGLU fused reads both halves and writes one; eager, silu then
+/// the product are two kernels (silu's output written and read again). GeLU is one kernel either way.
+double activation_bytes_per_value(const Workload& w)
+{
+  const double v = w.bytes_per_value;
+  if (!w.gated_mlp)
+    return 2 * v;
+  return w.kernels == Kernels::Eager ? 5 * v : 3 * v;
+}
+
+bool grouped_query(const Workload& w) { return w.kv_heads > 0 && w.kv_heads < w.attention_heads; }
+
+/// Memory-bound kernels of one layer's forward: the norms, two residual adds (dropout fused into
+/// them), the MLP's activation, the rotary embedding of queries and keys, eager code's K/V repeat for
+/// grouped-query attention, and a materialised softmax.
+double elementwise_kernels(const StepInputs& in)
+{
+  const Workload& w = in.workload;
+  const bool eager = w.kernels == Kernels::Eager;
+  double k = 2 * norm_kernels(w) + 2 + (eager && w.gated_mlp ? 2 : 1);
+  if (w.rotary_fraction > 0)
+    k += eager ? 6 : 2;
+  if (eager && grouped_query(w))
+    k += 2;
+  return k + (w.flash_attention ? 0 : 1);
+}
 
 /// Bytes a materialised softmax (and its dropout) moves per layer forward; 0 with flash attention.
 double softmax_bytes(const StepInputs& in)
@@ -159,14 +203,20 @@ double elementwise_bytes(const StepInputs& in)
   const double m = tokens_per_gpu(in);
   const double h = w.hidden;
   const double v = w.bytes_per_value;
-  // Two norms (read and write h values each), two residual adds (read 2h, write h), two dropouts
-  // (read and write h, and a one-byte mask): on every TP rank unless sequence parallelism splits them.
-  double replicated = (2.0 * 2.0 * h + 2.0 * 3.0 * h) * v + (w.dropout ? 2.0 * (2.0 * h * v + h) : 0.0);
+  // Two norms, two residual adds (read 2h, write h), two dropouts (read and write h, and a one-byte
+  // mask): on every TP rank unless sequence parallelism splits them.
+  double replicated = 2.0 * h * norm_bytes_per_value(w) + 2.0 * 3.0 * h * v + (w.dropout ? 2.0 * (2.0 * h * v + h) : 0.0);
   if (in.layout.sequence_parallel)
     replicated /= in.layout.tp;
+  const double t = in.layout.tp;
   const double ffn = w.moe() ? expert_ffn(w) * w.experts_per_token : w.ffn();
-  const double activation = (w.gated_mlp ? 3.0 : 2.0) * ffn * v / in.layout.tp;  // GeLU or SwiGLU
-  return m * (replicated + activation) + softmax_bytes(in);
+  const double activation = activation_bytes_per_value(w) * ffn / t;
+  // Rotary embedding on this rank's queries and keys (the rotated share of each head).
+  const double rotary = w.rotary_fraction * (h + kv_hidden(w)) / t * rotary_bytes_per_value(w);
+  // Eager grouped-query attention materialises keys and values at the query heads' count (torchtitan's
+  // repeat_kv); a fused kernel reads the shared heads in place.
+  const double repeat = w.kernels == Kernels::Eager && grouped_query(w) ? 2.0 * (kv_hidden(w) + h) * v / t : 0.0;
+  return m * (replicated + activation + rotary + repeat) + softmax_bytes(in);
 }
 
 double optimizer_bytes_per_parameter(const Workload& w)
@@ -328,6 +378,32 @@ LayerCost layer_cost_of_kernels(const StepInputs& in)
 
 }  // namespace
 
+LossCost loss_cost(const StepInputs& in)
+{
+  const Workload& w = in.workload;
+  const Accelerator& a = in.accelerator;
+  if (w.vocabulary <= 0 || !a.gemm_curve.enabled() || !(a.hbm_bandwidth.si() > 0))
+    return {};
+  const double v = w.bytes_per_value;
+  const double logits = tokens_per_gpu(in) * w.vocabulary / in.layout.tp;
+  LossCost c;
+  if (w.loss_kernel == Kernels::Eager) {
+    // Megatron's vocab-parallel cross-entropy on logits.float(): the cast, max, subtract, exp, sum and
+    // divide forward; the gradient's scale and the cast back in the backward.
+    c.forward_bytes = logits * ((v + kFp32) + kFp32 + 2 * kFp32 + 2 * kFp32 + kFp32 + 2 * kFp32);
+    c.backward_bytes = logits * (2 * kFp32 + (kFp32 + v));
+    c.forward_s = hbm_seconds(a, c.forward_bytes) + 6 * a.gemm_curve.kernel_overhead;
+    c.backward_s = hbm_seconds(a, c.backward_bytes) + 2 * a.gemm_curve.kernel_overhead;
+  } else {
+    // One kernel reads the logits for the loss; one reads them again and writes their gradient.
+    c.forward_bytes = logits * v;
+    c.backward_bytes = logits * 2 * v;
+    c.forward_s = hbm_seconds(a, c.forward_bytes) + a.gemm_curve.kernel_overhead;
+    c.backward_s = hbm_seconds(a, c.backward_bytes) + a.gemm_curve.kernel_overhead;
+  }
+  return c;
+}
+
 double logits_forward_seconds(const StepInputs& in)
 {
   const Workload& w = in.workload;
@@ -335,7 +411,7 @@ double logits_forward_seconds(const StepInputs& in)
     return 0;
   const Gemm g{"logits", tokens_per_gpu(in), static_cast<double>(w.hidden),
                static_cast<double>(w.vocabulary) / in.layout.tp, 1};
-  return gemm_seconds(in.accelerator, g, w.bytes_per_value);
+  return gemm_seconds(in.accelerator, g, w.bytes_per_value) + loss_cost(in).forward_s;
 }
 
 double logits_backward_seconds(const StepInputs& in)
@@ -343,11 +419,11 @@ double logits_backward_seconds(const StepInputs& in)
   const Workload& w = in.workload;
   if (w.vocabulary <= 0)
     return 0;
-  if (!in.accelerator.gemm_curve.measured_gemms())
-    return 2.0 * logits_forward_seconds(in);
   const Gemm g{"logits", tokens_per_gpu(in), static_cast<double>(w.hidden),
                static_cast<double>(w.vocabulary) / in.layout.tp, 1};
-  return sum_backward_seconds(in.accelerator, {g}, w.bytes_per_value);
+  if (!in.accelerator.gemm_curve.measured_gemms())
+    return 2.0 * gemm_seconds(in.accelerator, g, w.bytes_per_value) + loss_cost(in).backward_s;
+  return sum_backward_seconds(in.accelerator, {g}, w.bytes_per_value) + loss_cost(in).backward_s;
 }
 
 }  // namespace fleetsim::models

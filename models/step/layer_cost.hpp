@@ -78,7 +78,16 @@ struct LayerCost {
 };
 [[nodiscard]] LayerCost layer_cost(const StepInputs& in);
 
-/// The logit GEMM's forward seconds per micro-batch on one GPU (0 when the vocabulary is unset).
+/// The cross-entropy over the vocabulary per micro-batch on one GPU, memory-bound: its bytes and
+/// seconds by pass (Workload::loss_kernel); zero without a vocabulary, a kernel curve or an HBM bandwidth.
+struct LossCost {
+  double forward_bytes = 0, backward_bytes = 0;
+  double forward_s = 0, backward_s = 0;
+};
+[[nodiscard]] LossCost loss_cost(const StepInputs& in);
+
+/// The output layer's forward seconds per micro-batch on one GPU: the logit GEMM and the loss (0 when
+/// the vocabulary is unset).
 [[nodiscard]] double logits_forward_seconds(const StepInputs& in);
 /// Its backward: the input and weight gradients (twice the forward without a measured table).
 [[nodiscard]] double logits_backward_seconds(const StepInputs& in);

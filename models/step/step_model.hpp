@@ -35,6 +35,13 @@ inline constexpr NameTable<Recompute, 3> kRecomputeNames{
 /// kernel).
 enum class CpExchange { AllGather, Ring };
 inline constexpr NameTable<CpExchange, 2> kCpExchangeNames{{{"all_gather", CpExchange::AllGather}, {"ring", CpExchange::Ring}}};
+/// How a group of memory-bound operations runs (layer_cost.cpp counts each one's bytes):
+/// `fused` is one kernel reading its inputs and writing its output in BF16 (Megatron-Core and
+/// Transformer Engine's fused kernels, Triton ones); `eager` is PyTorch's op-by-op sequence as the
+/// source's code reads, each op a kernel that reads and writes its whole tensor, in FP32 where the
+/// code upcasts.
+enum class Kernels { Fused, Eager };
+inline constexpr NameTable<Kernels, 2> kKernelsNames{{{"fused", Kernels::Fused}, {"eager", Kernels::Eager}}};
 
 [[nodiscard]] const char* attention_flops_name(AttentionFlops a);
 [[nodiscard]] const char* recompute_name(Recompute r);
@@ -61,6 +68,11 @@ struct Workload {
                                    // ("": the table's first kernel)
   AttentionFlops attention_flops = AttentionFlops::Full;
   Recompute recompute = Recompute::None;
+  double rotary_fraction = 0;  // share of each head's dimensions rotary embeddings rotate (0: learned or
+                               // absolute positions, no rotary kernel; Nemotron-4: 0.5)
+  Kernels kernels = Kernels::Fused;      // the MLP activation, rotary embedding and grouped-query K/V repeat
+  Kernels norm_kernel = Kernels::Fused;  // the two normalisations
+  Kernels loss_kernel = Kernels::Fused;  // the cross-entropy over the vocabulary
   double gradient_bytes = 4;    // bytes per parameter of the gradient buffer (FP32 main gradients; 2: BF16)
   double optimizer_bytes = 12;  // bytes per parameter of optimizer state (FP32 master weight and Adam's two
                                 // moments; 10 when only the master weight's low bytes are kept)

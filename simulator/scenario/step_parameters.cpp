@@ -77,6 +77,27 @@ std::vector<ParamSpec> step_detail_parameters()
           "how attention counts in model FLOPs: full (every query against every key: Narayanan et al. 2021, "
           "Korthikanti et al. 2022, PaLM) or causal (the unmasked half)",
           models::kAttentionFlopsNames, [](auto& s) -> auto& { return s.step.workload.attention_flops; }),
+      real("model.rotary_fraction", "0",
+           "share of each attention head's dimensions rotary position embeddings rotate: 1 for RoPE (Llama), 0.5 "
+           "for Nemotron-4's rotary_percentage, 0 for learned or absolute positions (GPT-3, BLOOM's ALiBi): the "
+           "rotary kernel's bytes on queries and keys",
+           0.0, false, 1.0)
+          .into([](auto& s) -> auto& { return s.step.workload.rotary_fraction; }),
+      enum_choice("model.kernels", "fused",
+                  "how the MLP activation, the rotary embedding and grouped-query attention's shared keys run: "
+                  "fused (one BF16 kernel each: Megatron-Core, Transformer Engine, NeMo) or eager (PyTorch's "
+                  "op-by-op code with its FP32 upcasts: SwiGLU as silu then a product, rotary as torchtitan's "
+                  "complex multiply, keys and values copied to every query head)",
+                  models::kKernelsNames, [](auto& s) -> auto& { return s.step.workload.kernels; }),
+      enum_choice("model.norm_kernel", "fused",
+                  "how the normalisations run: fused (one kernel: Apex/TE layer norm, a Triton RMSNorm) or eager "
+                  "(PyTorch's RMSNorm op by op in FP32: eight kernels, 36 bytes per value in BF16)",
+                  models::kKernelsNames, [](auto& s) -> auto& { return s.step.workload.norm_kernel; }),
+      enum_choice("model.loss_kernel", "fused",
+                  "how the cross-entropy over the vocabulary runs: fused (the logits read once forward, read and "
+                  "their gradient written backward: Megatron's cross_entropy_loss_fusion) or eager (Megatron's "
+                  "vocab-parallel cross-entropy on FP32 logits, op by op: 52 bytes per logit in BF16)",
+                  models::kKernelsNames, [](auto& s) -> auto& { return s.step.workload.loss_kernel; }),
       real("model.gradient_bytes", "4",
            "bytes per parameter of the gradient buffer (memory): 4 for FP32 main gradients (Megatron-LM), 2 for "
            "BF16 ones (NeMo's distributed_fused_adam with BF16 gradient sync)",

@@ -144,6 +144,12 @@ CONTEXT["model.gradient_bytes"] = FITS_JUST
 CONTEXT["model.optimizer_bytes"] = FITS_JUST
 CONTEXT["parallelism.overlap_data_parallel"] = ["run.step_model=simulated"]
 CONTEXT["accelerator.hbm_efficiency"] = KERNELS + ["accelerator.hbm_bandwidth=2TB/s"]
+# How the memory-bound operations are implemented: their bytes at an HBM bandwidth.
+MEMORY_BOUND = KERNELS + ["accelerator.hbm_bandwidth=2TB/s"]
+CONTEXT["model.rotary_fraction"] = MEMORY_BOUND
+CONTEXT["model.kernels"] = MEMORY_BOUND
+CONTEXT["model.norm_kernel"] = MEMORY_BOUND
+CONTEXT["model.loss_kernel"] = MEMORY_BOUND + ["model.vocabulary=32000"]
 CONTEXT["network.overlap_slowdown"] = ["network.tp_overlap=0.5"]
 CONTEXT["network.pp_overhead"] = ["parallelism.pp=2", "parallelism.dp=4"]
 CONTEXT["workload.generator.shape"] = GENERATOR + ["workload.generator.duration=weibull", "workload.generator.scale=2h"]
