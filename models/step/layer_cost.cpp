@@ -47,7 +47,7 @@ double hbm_seconds(const Accelerator& a, double bytes)
   return a.hbm_bandwidth.si() > 0 ? bytes / (a.hbm_bandwidth.si() * a.hbm_efficiency) : 0.0;
 }
 
-constexpr double kFp32 = 4;  // bytes of the FP32 copies eager code upcasts to
+constexpr double kFp32 = 4;  // bytes of an FP32 value: eager code's upcast copies, ring attention's accumulators
 
 /// RMSNorm as PyTorch eager code writes it (torchtitan's RMSNorm: x.float(), pow(2), mean, times
 /// rsqrt(. + eps), type_as(x), times the weight): bytes per normalised value and kernels; fused, one
@@ -321,8 +321,8 @@ double cp_merge_seconds(const StepInputs& in)
   if (l.cp <= 1 || l.cp_exchange != CpExchange::Ring)
     return 0;
   const Accelerator& a = in.accelerator;
-  constexpr double kFp32Bytes = 4;  // the partial output and the running one are accumulated in FP32
-  const double tensor = tokens_per_gpu(in) * in.workload.hidden / l.tp * kFp32Bytes;
+  // The partial output and the running one are accumulated in FP32.
+  const double tensor = tokens_per_gpu(in) * in.workload.hidden / l.tp * kFp32;
   return (l.cp - 1) * (hbm_seconds(a, 3.0 * tensor) + a.gemm_curve.kernel_overhead);
 }
 
