@@ -9,14 +9,27 @@
 # With --shared, the same fleet with its fabric and storage shared (issue 31: network.fleet_fabric:
 # shared, every job's checkpoints through the storage at 1 GB per GPU): at most 10 s and 2 GB.
 #
-#   bash tools/bench_fleet.sh [--shared] [RUNS]      (default 5)
+# With --report, `fleetsim report` of that fleet's output (seed 1, ~100,000 rows of jobs.csv, every
+# row checked, the charts downsampled), the fleet run once beforehand: at most 5 s and 500 MB.
+#
+#   bash tools/bench_fleet.sh [--shared | --report] [RUNS]      (default 5)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 shared=0
+report=0
 if [ "${1:-}" = "--shared" ]; then shared=1; shift; fi
+if [ "${1:-}" = "--report" ]; then report=1; shift; fi
 runs="${1:-5}"
 bench="$root/build/fleetsim_bench"
 [ -x "$bench" ] || { echo "bench_fleet: build first (bash tools/setup.sh)" >&2; exit 2; }
+if [ "$report" = 1 ]; then
+  out="$(mktemp -d)"
+  trap 'rm -rf "$out"' EXIT
+  "$root/build/fleetsim" run "$root/scenarios/fleet_kalos_30d.yaml" --seed 1 --quiet --out "$out/fleet"
+  echo "bench_fleet: report of $(($(wc -l < "$out/fleet/jobs.csv") - 1)) jobs"
+  "$bench" --exec --runs "$runs" --target-wall 5 --target-rss 500 -- report "$out/fleet"
+  exit
+fi
 if [ "$shared" = 1 ]; then
   exec "$bench" --runs "$runs" --target-wall 10 --target-rss 2048 "$root/scenarios/fleet_kalos_30d.yaml" -- \
     --set network.fleet_fabric=shared --set workload.defaults.checkpoint_size_per_gpu=1GB

@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -322,7 +321,7 @@ TEST(CliReport, FleetReportHasItsSectionsAndTheSummarysFigures)
   EXPECT_EQ(read_file(tmp / "again.html"), html);
 }
 
-TEST(CliReport, FleetReportOfOneHundredThousandJobsIsQuickAndSmall)
+TEST(CliReport, FleetReportOfOneHundredThousandJobsIsSmall)
 {
   TempDir tmp;
   const std::string dir = small_fleet(tmp);
@@ -343,11 +342,10 @@ TEST(CliReport, FleetReportOfOneHundredThousandJobsIsQuickAndSmall)
     csv += ",,10.000,,,-1.000,64,0,0,0,0,0,waiting,0,0,0,0,0,0,,10.000,0.000000,0.000,0.000,0.000000,,0.0000,0.0000,,\n";
   }
   tmp.write("fleet/jobs.csv", csv);
-  const auto t0 = std::chrono::steady_clock::now();
+  // Its speed is measured by `bash tools/bench_fleet.sh --report` (docs/benchmarks.md), not here: a
+  // wall-clock bound in a test fails on a slow or loaded machine (the sanitized build on CI's).
   const auto r = report(dir);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_EQ(r.code, 0) << r.text;
-  EXPECT_LT(seconds, 5.0);  // about 0.3 s
   const std::string html = read_file(fs::path(dir) / "report.html");
   EXPECT_LT(html.size(), 200'000u);
   EXPECT_NE(html.find("Of the 100,000 jobs that started, 25,000 (25.0%) did not wait"), std::string::npos);
