@@ -236,7 +236,8 @@ units::Seconds ep_comm_time(const StepInputs& in, int micro_batches)
 /// Context parallelism (all-gather based, as Llama 3's): in every layer each forward pass
 /// all-gathers the keys and values of the sequence's cp chunks, and each backward pass
 /// reduce-scatters their gradients (after all-gathering them again under full recomputation), a
-/// ring over cp ranks of 2 b (s/cp) h_kv bytes per rank.
+/// ring over cp ranks of 2 b (s/cp) h_kv bytes per rank: on NVLink when the group sits in one node,
+/// else at the NIC's rate (the ring's hops between nodes bound it), as the simulated fabric times it.
 units::Seconds cp_comm_time(const StepInputs& in, int micro_batches)
 {
   const Workload& w = in.workload;
@@ -246,15 +247,17 @@ units::Seconds cp_comm_time(const StepInputs& in, int micro_batches)
   const double kv_bytes = 2.0 * w.micro_batch_size * w.sequence_length / l.cp * w.hidden *
                           (static_cast<double>(w.kv_heads) / w.attention_heads) / l.tp * w.bytes_per_value;
   const units::Bytes gathered(kv_bytes * l.cp);  // the all-gather's whole buffer
-  const AlphaBeta nic{in.fabric.nic_latency, in.fabric.nic_bandwidth};
+  const AlphaBeta link = cp_group_within_node(l, in.fabric.gpus_per_node)
+                             ? AlphaBeta{in.fabric.nvlink_latency, in.fabric.nvlink_bandwidth}
+                             : AlphaBeta{in.fabric.nic_latency, in.fabric.nic_bandwidth};
   const double layers_per_stage = busiest_stage_layers(w, l);
   if (l.cp_exchange == CpExchange::Ring) {  // only what the attention kernels do not hide
     const AttentionCost a = attention_seconds(in);
-    const CpRingExposure r = cp_ring_exposure(l.cp, p2p_time(units::Bytes(kv_bytes), nic).si(), a.forward_s, a.backward_s);
+    const CpRingExposure r = cp_ring_exposure(l.cp, p2p_time(units::Bytes(kv_bytes), link).si(), a.forward_s, a.backward_s);
     const double forwards = w.recompute == Recompute::Full ? 2.0 : 1.0;
     return units::Seconds((forwards * r.forward_s + r.backward_s) * layers_per_stage * micro_batches);
   }
-  return ring_all_gather_time(gathered, l.cp, nic) * (collective_passes(w) * layers_per_stage * micro_batches);
+  return ring_all_gather_time(gathered, l.cp, link) * (collective_passes(w) * layers_per_stage * micro_batches);
 }
 
 }  // namespace
@@ -314,6 +317,17 @@ int dp_ring_channels(const ParallelLayout& l, int gpus_per_node)
       if (layout_rank(l, 0, 0, d, c) < gpus_per_node)
         ++members;
   return std::max(1, members);
+}
+
+bool cp_group_within_node(const ParallelLayout& l, int gpus_per_node)
+{
+  if (l.cp <= 1 || gpus_per_node <= 1)
+    return false;
+  const int node = layout_rank(l, 0, 0, 0, 0) / gpus_per_node;
+  for (int c = 1; c < l.cp; ++c)
+    if (layout_rank(l, 0, 0, 0, c) / gpus_per_node != node)
+      return false;
+  return true;
 }
 
 int fsdp_units_per_chunk(const StepInputs& in)

@@ -225,6 +225,10 @@ struct CpRingExposure {
 /// ring a channel carrying 1/k of the bytes whose inter-node hops leave through a different NIC.
 [[nodiscard]] int dp_ring_channels(const ParallelLayout& l, int gpus_per_node);
 
+/// True when every rank of a context-parallel group sits on one node (tp * cp ranks within one NVLink
+/// island, CP next to TP in the rank order): its key/value exchange then runs on NVLink, not the NIC.
+[[nodiscard]] bool cp_group_within_node(const ParallelLayout& l, int gpus_per_node);
+
 /// FSDP units (ZeRO-3 all-gather and reduce-scatter granularity) in one chunk of a stage: one per layer.
 [[nodiscard]] int fsdp_units_per_chunk(const StepInputs& in);
 

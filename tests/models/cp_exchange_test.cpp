@@ -62,5 +62,38 @@ TEST(CpExchange, TheRingHidesWhatTheAllGatherExposesAndPaysItsMergeKernels)
   EXPECT_GT(AnalyticStepModel().step(in).cp_comm.si(), 0);
 }
 
+TEST(CpExchange, AGroupInsideOneNodeExchangesOnNvlinkAndOneAcrossNodesAtTheNicsRate)
+{
+  // TP 2 x CP 4 on 8-GPU nodes: ranks 0, 2, 4, 6 of one node; TP 4 x CP 4 spans two nodes.
+  ParallelLayout inside{2, 4, 8, 1, 4};
+  ParallelLayout across{4, 4, 8, 1, 4};
+  EXPECT_TRUE(cp_group_within_node(inside, 8));
+  EXPECT_FALSE(cp_group_within_node(across, 8));
+  EXPECT_FALSE(cp_group_within_node(inside, 1));  // no NVLink island
+  EXPECT_FALSE(cp_group_within_node(ParallelLayout{8, 1, 8, 1, 1}, 8));  // no context parallelism
+  // The all-gather's time: 3 ring steps of one rank's keys and values, 5 us + bytes / 50 GB/s on the
+  // NIC against 1 us + bytes / 370 GB/s on NVLink.
+  StepInputs in = long_context();
+  in.workload.sequence_length = 8192;
+  in.workload.global_batch_tokens = 8192.0 * 16 * 32;
+  in.fabric.gpus_per_node = 8;
+  in.fabric.nvlink_bandwidth = units::BytesPerSecond(370e9);
+  in.fabric.nvlink_latency = units::Seconds(1e-6);
+  const auto cp_comm = [&](const ParallelLayout& l) {
+    in.layout = l;
+    in.layout.sequence_parallel = true;
+    in.layout.sharded_gradients = true;
+    return AnalyticStepModel().step(in).cp_comm.si();
+  };
+  const double rank_bytes = [](int tp) { return 2.0 * 8192 / 4 * 1024 / tp * 2; }(2);
+  const double nvlink = cp_comm(inside);
+  in.fabric.gpus_per_node = 1;  // the same layout with every rank on its own node
+  const double nic = cp_comm(inside);
+  EXPECT_NEAR(nvlink / nic, (1e-6 + rank_bytes / 370e9) / (5e-6 + rank_bytes / 50e9), 1e-9);
+  in.fabric.gpus_per_node = 8;
+  const double across_rank_bytes = rank_bytes / 2;  // TP 4 halves each rank's heads
+  EXPECT_NEAR(cp_comm(across) / nic, (5e-6 + across_rank_bytes / 50e9) / (5e-6 + rank_bytes / 50e9), 1e-9);
+}
+
 }  // namespace
 }  // namespace fleetsim::models

@@ -387,6 +387,10 @@ TEST(StepSimulation, DecompositionAddsUpAndComputeMatchesTheAnalyticModel)
         {"parallelism.pp=4", "parallelism.dp=32", batch_for(32, 8), "parallelism.sharded_weights=true"},
         {"parallelism.cp=2", "parallelism.dp=4", batch_for(4, 16), "parallelism.cp_exchange=ring",
          "network.nic_bandwidth=1Gbps"},
+        // TP 2 x CP 4: each context-parallel group inside one node, its exchange on NVLink.
+        {"parallelism.tp=2", "parallelism.cp=4", "parallelism.dp=8", batch_for(8, 16)},
+        {"parallelism.tp=2", "parallelism.cp=4", "parallelism.dp=8", batch_for(8, 16), "parallelism.cp_exchange=ring",
+         "network.nvlink_bandwidth=2GB/s"},
         // Embedding chunks: the middle stages' 18 layers against the last stage's 9 and the logits.
         {"parallelism.pp=8", "parallelism.dp=16", "parallelism.virtual_stages=2", batch_for(16, 8),
          "parallelism.embedding_chunks=true", "accelerator.gemm.max_efficiency=0.8",
