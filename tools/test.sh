@@ -29,7 +29,7 @@ esac
 declare -A BUDGET=(
   [setup]=240
   [build]=330
-  [test]=260
+  [test]=320
   [sanitized-build]=240
   [sanitized-test]=300
   [fuzz-build]=120
