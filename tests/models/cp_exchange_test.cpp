@@ -85,7 +85,7 @@ TEST(CpExchange, AGroupInsideOneNodeExchangesOnNvlinkAndOneAcrossNodesAtTheNicsR
     in.layout.sharded_gradients = true;
     return AnalyticStepModel().step(in).cp_comm.si();
   };
-  const double rank_bytes = [](int tp) { return 2.0 * 8192 / 4 * 1024 / tp * 2; }(2);
+  const double rank_bytes = 2.0 * 8192 / 4 * 1024 / 2 * 2;  // 2 b (s/cp) h_kv / tp x 2 bytes, TP 2
   const double nvlink = cp_comm(inside);
   in.fabric.gpus_per_node = 1;  // the same layout with every rank on its own node
   const double nic = cp_comm(inside);
