@@ -55,7 +55,8 @@ if [ ! -f "$build/CMakeCache.txt" ] || ! grep -q '^CMAKE_BUILD_TYPE:[A-Z]*=Sanit
   cmake -S "$FLEETSIM_ROOT" -B "$build" -DCMAKE_BUILD_TYPE=Sanitize \
         -DCMAKE_CXX_COMPILER="${FLEETSIM_FUZZ_CXX:-clang++-14}" -DFLEETSIM_FUZZ=ON >/dev/null
 fi
-nice -n 10 cmake --build "$build" -j "$jobs" --target "${selected[@]}" -- --no-print-directory >/dev/null
+FLEETSIM_NICE=10 FLEETSIM_BUILD_JOBS="$jobs" fleetsim_compile "$build" --target "${selected[@]}"
+fleetsim_no_warnings "$build"
 [ -n "$seconds_each" ] || exit 0
 
 out="${FLEETSIM_FUZZ_OUT:-}"

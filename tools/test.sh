@@ -39,8 +39,8 @@ FLEETSIM_TOTAL_BUDGET=1800  # .ci/run from a fresh clone on the reference machin
 
 case "$tier" in
   all)
-    stage setup fleetsim_install_deps "${FLEETSIM_CHECK_PACKAGES[@]}"
-    stage build fleetsim_build
+    stage setup fleetsim_install_deps "${FLEETSIM_TEST_PACKAGES[@]}" "${FLEETSIM_CHECK_PACKAGES[@]}"
+    stage build fleetsim_build_checked
     stage test fleetsim_main_tests
     stage sanitized-build fleetsim_sanitized_build
     stage sanitized-test fleetsim_sanitized_tests
@@ -48,17 +48,17 @@ case "$tier" in
     stage fuzz-smoke fleetsim_fuzz_smoke 60
     ;;
   main)
-    stage setup fleetsim_install_deps
-    stage build fleetsim_build
+    stage setup fleetsim_install_deps "${FLEETSIM_TEST_PACKAGES[@]}"
+    stage build fleetsim_build_checked
     stage test fleetsim_main_tests "$@"
     ;;
   sanitized)
-    stage setup fleetsim_install_deps "${FLEETSIM_CHECK_PACKAGES[@]}"
+    stage setup fleetsim_install_deps "${FLEETSIM_TEST_PACKAGES[@]}" "${FLEETSIM_CHECK_PACKAGES[@]}"
     stage sanitized-build fleetsim_sanitized_build
     stage sanitized-test fleetsim_sanitized_tests "$@"
     ;;
   fuzz)
-    stage setup fleetsim_install_deps "${FLEETSIM_CHECK_PACKAGES[@]}"
+    stage setup fleetsim_install_deps "${FLEETSIM_TEST_PACKAGES[@]}" "${FLEETSIM_CHECK_PACKAGES[@]}"
     stage fuzz-build fleetsim_fuzz_build
     stage fuzz-smoke fleetsim_fuzz_smoke "${1:-60}"
     ;;

@@ -89,6 +89,11 @@ struct SchedulingPolicyEntry {
   std::string name;
   std::string description;
   std::function<std::unique_ptr<SchedulingPolicy>()> make;
+  /// What of the scheduler's keys the policy reads: scheduler.backfill_depth when it backfills,
+  /// the jobs' priorities, scheduler.preemption and the jobs' preemptible flags when it orders by
+  /// priority (the loader refuses them under a policy that does not: simulator/scenario/key_facts.hpp).
+  bool backfills = false;
+  bool by_priority = false;
 };
 [[nodiscard]] const SchedulingPolicyEntry* find_scheduling_policy(std::string_view name);
 [[nodiscard]] std::vector<std::string> scheduling_policy_names();

@@ -112,6 +112,9 @@ struct RecoveryPolicyEntry {
   /// The recovery.* keys the policy reads beyond the common ones, declared here, next to it: the
   /// loader lists them after recovery.policy (a fleet refuses them, as it refuses recovery.policy).
   std::vector<KeyDecl<RecoverySpec>> keys = {};
+  /// True when the policy times its restart phase by a key of its own (hot_spare's spare swap), so
+  /// that recovery.restart is unused under it (restart_seconds() does not read it).
+  bool replaces_restart = false;
 };
 
 [[nodiscard]] const RecoveryPolicyEntry* find_recovery_policy(std::string_view name);

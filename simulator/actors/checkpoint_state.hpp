@@ -16,16 +16,25 @@ namespace fleetsim::sim {
 class IntervalControl {
 public:
   IntervalControl(const models::IntervalPolicySpec& spec, double cost_s, double mtbf_s)
-      : policy_(spec, cost_s, mtbf_s), fixed_(spec.kind == models::IntervalPolicyKind::Fixed)
+      : policy_(spec, cost_s, mtbf_s),
+        fixed_(spec.kind == models::IntervalPolicyKind::Fixed),
+        first_s_(policy_.interval_s()),
+        last_s_(first_s_)
   {}
+  /// The interval the run started with, and the last one the job asked for (s).
+  [[nodiscard]] double first_interval_s() const { return first_s_; }
+  [[nodiscard]] double last_interval_s() const { return last_s_; }
   /// True when the interval never changes (the job then uses its shape's steps per checkpoint).
   [[nodiscard]] bool fixed() const { return fixed_; }
   /// The training time to run before the next checkpoint (s), decided at time t.
   [[nodiscard]] double interval(double t)
   {
     advance(t);
-    return policy_.interval_s();
+    last_s_ = policy_.interval_s();
+    return last_s_;
   }
+  /// The run's exposure up to t, without deciding an interval (the estimate at the window's end).
+  void expose_until(double t) { advance(t); }
   void failure(double t)
   {
     advance(t);
@@ -42,6 +51,8 @@ private:
   }
   models::IntervalPolicy policy_;
   bool fixed_;
+  double first_s_;
+  double last_s_;
   double last_ = 0;
 };
 

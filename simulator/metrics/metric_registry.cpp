@@ -35,7 +35,11 @@ Metric field(std::string name, std::string unit, std::string description, std::v
     const double v = at_path(j, path, absent);
     return std::isnan(v) ? v : v * scale;
   };
-  Metric m{std::move(name), std::move(unit), std::move(description), std::move(read), {}};
+  Metric m;
+  m.name = std::move(name);
+  m.unit = std::move(unit);
+  m.description = std::move(description);
+  m.read = std::move(read);
   m.path = std::move(dotted);
   m.scale = scale;
   return m;
@@ -128,7 +132,7 @@ std::vector<Metric> builtins()
                            sum += at_path(j, {"lost_time_by_cause_s", cause}, 0);
                        return sum / 3600;
                      },
-                     {}});
+                     {}, nullptr, "", 1});
   for (const char* k : {"stragglers", "elastic_shrink", "elastic_regrow"})
     v.push_back(field(std::string("lost_to_") + k + "_h", "h", std::string("lost_time_by_cause_s.") + k + " in hours",
                       {"lost_time_by_cause_s", k}, h, 0));

@@ -44,6 +44,27 @@ nlohmann::ordered_json distribution(const std::vector<double>& sample)
   return j;
 }
 
+// The cluster's GPU-hours: its capacity, what the jobs held and trained, and what was lost, by cause
+// and by the causes' category (failures.causes.<name>.category, as [L3] Table 5 groups them).
+nlohmann::ordered_json gpu_hours_json(const scenario::Scenario& s, const FleetResult& r, double capacity)
+{
+  nlohmann::ordered_json lost;
+  for (size_t c = 0; c < r.loss_causes.size(); ++c)
+    lost[r.loss_causes[c]] = round_to(c < r.total.lost.size() ? r.total.lost[c] / kHour : 0, 3);
+  nlohmann::ordered_json by_category = nlohmann::ordered_json::object();
+  for (const models::FailureCause& c : s.causes)
+    if (!c.category.empty() && lost.contains(c.name))
+      by_category[c.category] = round_to(by_category.value(c.category, 0.0) + lost[c.name].get<double>(), 3);
+  nlohmann::ordered_json j = {{"capacity", round_to(capacity / kHour, 3)},
+                              {"allocated", round_to(r.total.allocated / kHour, 3)},
+                              {"productive", round_to(r.total.productive / kHour, 3)},
+                              {"lost", round_to(r.total.lost_total() / kHour, 3)},
+                              {"lost_by_cause", lost}};
+  if (!by_category.empty())
+    j["lost_by_category"] = std::move(by_category);
+  return j;
+}
+
 }  // namespace
 
 nlohmann::ordered_json fleet_summary_json(const scenario::Scenario& s, const FleetResult& r)
@@ -51,6 +72,7 @@ nlohmann::ordered_json fleet_summary_json(const scenario::Scenario& s, const Fle
   nlohmann::ordered_json j;
   j["scenario"] = s.name;
   j["kind"] = "fleet";
+  j["unused_keys"] = unused_keys_json(s);
   j["seed"] = r.seed;
   j["window_days"] = round_to(r.horizon / 86400, 6);
   j["cluster"] = {{"gpus", r.gpus}, {"nodes", r.nodes}, {"spare_nodes", s.capacity.spare_nodes}};
@@ -68,14 +90,7 @@ nlohmann::ordered_json fleet_summary_json(const scenario::Scenario& s, const Fle
   const double capacity = static_cast<double>(r.gpus) * r.horizon;
   j["utilisation"] = {{"allocated", round_to(r.total.allocated / capacity, 6)},
                       {"productive", round_to(r.total.productive / capacity, 6)}};
-  nlohmann::ordered_json lost;
-  for (size_t c = 0; c < r.loss_causes.size(); ++c)
-    lost[r.loss_causes[c]] = round_to(c < r.total.lost.size() ? r.total.lost[c] / kHour : 0, 3);
-  j["gpu_hours"] = {{"capacity", round_to(capacity / kHour, 3)},
-                    {"allocated", round_to(r.total.allocated / kHour, 3)},
-                    {"productive", round_to(r.total.productive / kHour, 3)},
-                    {"lost", round_to(r.total.lost_total() / kHour, 3)},
-                    {"lost_by_cause", lost}};
+  j["gpu_hours"] = gpu_hours_json(s, r, capacity);
   j["goodput_gpu_hours"] = round_to(r.total.productive / kHour, 3);
   j["wait_s"] = distribution(mf::first_waits(r.jobs, r.specs, 0, 1L << 62));
   nlohmann::ordered_json by_size;
@@ -91,11 +106,16 @@ nlohmann::ordered_json fleet_summary_json(const scenario::Scenario& s, const Fle
     // The shared fabric (network.fleet_fabric): what its uplinks carried, by level, as a share of
     // their capacity over the window, and the GPU-hours its sharing cost.
     nlohmann::ordered_json fabric;
-    fabric["contention_gpu_hours"] = lost.value("contention", 0.0);
+    fabric["contention_gpu_hours"] = j["gpu_hours"]["lost_by_cause"].value("contention", 0.0);
     for (const FabricUse& u : r.fabric)
       fabric["utilisation_" + u.level] = round_to(u.byte_seconds / std::max(1e-300, u.capacity * r.horizon), 6);
     j["fabric"] = fabric;
   }
+  // The layout of the jobs declared by tokens, as the memory check saw it.
+  if (s.step.accelerator.check_memory && std::any_of(s.workload.jobs.begin(), s.workload.jobs.end(), [](const auto& d) {
+        return d.tokens > 0 || d.job.replayed;
+      }))
+    j["memory"] = memory_json(s);
   j["failures"] = r.failures;
   j["interruptions"] = r.interruptions;
   j["failures_on_idle_nodes"] = r.failures_on_idle;

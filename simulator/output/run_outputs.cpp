@@ -7,6 +7,7 @@
 #include "simulator/trace/step_json.hpp"
 
 #include "models/accounting/run_summary.hpp"
+#include "models/step/memory_model.hpp"
 #include "models/resilience/failure_model.hpp"
 #include "simulator/metrics/metric_registry.hpp"
 
@@ -39,6 +40,13 @@ ordered_json interruptions_json(const scenario::Scenario& s, const RunResult& r)
       {"unexpected", r.report.unexpected},         {"planned", r.report.planned},   {"by_cause", by_cause},
       {"expected_unexpected", sum.expected_total}, {"expected_by_cause", expected},
   };
+  // The causes' interruptions by their category (failures.causes.<name>.category), as [L3] Table 5 groups them.
+  ordered_json by_category = ordered_json::object();
+  for (const auto& c : s.causes)
+    if (!c.category.empty())
+      by_category[c.category] = by_category.value(c.category, 0L) + by_cause.value(c.name, 0L);
+  if (!by_category.empty())
+    j["by_category"] = std::move(by_category);
   if (r.report.reconfigurations > 0)
     j["reconfigurations"] = r.report.reconfigurations;
   return j;
@@ -85,7 +93,7 @@ ordered_json recovery_json(const scenario::Scenario& s, const RunResult& r)
     j["slowdown_episodes"] = c.episodes;
     j["drains"] = c.drains;
   }
-  if (s.capacity.lemons.any()) {
+  if (s.capacity.lemons.any() || s.capacity.lemons.retire_after > 0) {  // lemons, or their retirement
     j["lemon_nodes"] = r.lemon_nodes;
     j["nodes_retired"] = r.nodes_retired;
     j["lemons_retired"] = r.lemons_retired;
@@ -96,9 +104,11 @@ ordered_json recovery_json(const scenario::Scenario& s, const RunResult& r)
 ordered_json checkpoint_json(const scenario::Scenario& s, const RunResult& r)
 {
   const models::CheckpointFigures f = models::summarize_checkpoints(r.log, s.causes, s.fleet, r.checkpoint_pause_s);
+  // The interval the run used: checkpoint.interval under the fixed policy, the policy's own otherwise
+  // (adaptive's changes: the last one the job trained a stretch by, and under first_interval_s its first).
   ordered_json j{
       {"committed", r.report.checkpoints},
-      {"interval_s", s.checkpoint.interval.si()},
+      {"interval_s", r.interval_s},
       {"bytes", s.checkpoint_bytes().si()},
       {"write_time_s", r.checkpoint_write_s},
       {"job_mtbf_s", f.job_mtbf_s ? ordered_json(*f.job_mtbf_s) : ordered_json(nullptr)},
@@ -115,15 +125,37 @@ ordered_json checkpoint_json(const scenario::Scenario& s, const RunResult& r)
     j["max_drain_s"] = f.max_drain_s;
   }
   j["policy"] = s.checkpoint.policy;
-  if (s.checkpoint.policy != "fixed") {
-    j["final_interval_s"] = r.final_interval_s;
+  if (s.checkpoint.policy == "adaptive")
+    j["first_interval_s"] = r.first_interval_s;
+  if (s.checkpoint.policy != "fixed")
     j["estimated_mtbf_s"] = r.estimated_mtbf_s;
-  }
   j["corrupt"] = r.report.corrupt_checkpoints;
   return j;
 }
 
 }  // namespace
+
+ordered_json unused_keys_json(const scenario::Scenario& s)
+{
+  ordered_json j = ordered_json::object();
+  for (const scenario::UnusedKey& u : s.unused_keys)
+    j[u.key] = u.reason + " (" + u.where + ")";
+  return j;
+}
+
+ordered_json memory_json(const scenario::Scenario& s)
+{
+  const models::MemoryEstimate m = models::estimate_memory(s.step);
+  constexpr double kGB = 1e9;
+  return {{"stage", m.stage},
+          {"weights_gb", m.weights / kGB},
+          {"gradients_gb", m.gradients / kGB},
+          {"optimizer_gb", m.optimizer / kGB},
+          {"activations_gb", m.activations / kGB},
+          {"total_gb", m.total / kGB},
+          {"capacity_gb", m.capacity / kGB},
+          {"biggest_term", m.biggest().name}};
+}
 
 ordered_json summary_json(const scenario::Scenario& s, const RunResult& r)
 {
@@ -131,6 +163,7 @@ ordered_json summary_json(const scenario::Scenario& s, const RunResult& r)
   ordered_json j;
   j["scenario"] = s.name;
   j["scenario_file"] = s.source;
+  j["unused_keys"] = unused_keys_json(s);
   j["seed"] = r.seed;
   j["gpus"] = s.fleet.gpus;
   j["simulated_time_s"] = r.report.elapsed;
@@ -156,6 +189,8 @@ ordered_json summary_json(const scenario::Scenario& s, const RunResult& r)
                          {"time_to_target_s", when ? ordered_json(*when) : ordered_json(nullptr)}};
   }
   j["step"] = step_json(r.step);
+  if (s.step.accelerator.check_memory)
+    j["memory"] = memory_json(s);
   if (s.stragglers.any()) {
     // As the replay draws them: over the cluster's nodes, spares included.
     const long nodes = (s.fleet.gpus + s.fleet.gpus_per_node - 1) / s.fleet.gpus_per_node + s.capacity.spare_nodes;

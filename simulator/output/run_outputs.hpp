@@ -19,6 +19,12 @@
 namespace fleetsim::sim {
 
 [[nodiscard]] nlohmann::ordered_json summary_json(const scenario::Scenario& s, const RunResult& r);
+/// The keys the scenario gives that the run did not read, each with why (Scenario::unused_keys):
+/// summary.json's "unused_keys" for every kind of run.
+[[nodiscard]] nlohmann::ordered_json unused_keys_json(const scenario::Scenario& s);
+/// What accelerator.memory_check checked (models/step/memory_model.hpp): the layout's HBM per GPU on its
+/// largest stage, by term, against the capacity. summary.json's "memory" when the check is on.
+[[nodiscard]] nlohmann::ordered_json memory_json(const scenario::Scenario& s);
 void write_timeline_csv(std::ostream& out, const RunResult& r);
 void write_events_csv(std::ostream& out, const RunResult& r);
 /// The storage's load over time: one row per change (storage_system.hpp), constant until the next.

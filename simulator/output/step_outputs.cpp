@@ -13,6 +13,7 @@ ordered_json step_file_json(const scenario::Scenario& s, const models::StepBreak
   const auto& l = s.step.layout;
   ordered_json j;
   j["scenario"] = s.name;
+  j["unused_keys"] = unused_keys_json(s);
   j["model"] = b.model;
   j["gpus"] = s.fleet.gpus;
   j["layout"] = {{"tp", l.tp},

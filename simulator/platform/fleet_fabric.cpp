@@ -101,7 +101,6 @@ void FleetFabric::stop_flows(long job)
   for (Flow& f : it->second)
     f.comm->cancel();
   flows_.erase(it);
-  slowest_.erase(job);
 }
 
 void FleetFabric::stop_all()
@@ -153,7 +152,6 @@ void FleetFabric::read(double t)
       rates.push_back(rate);
       slowest = std::min(slowest, rate);
     }
-    slowest_[job] = slowest;
     const double fc = comm_fraction_[static_cast<size_t>(job)];
     speeds_[job] = 1 / mf::fabric_slowdown(nic_, slowest, fc);
     // The fabric's use: each flow carries its rate while the job communicates.

@@ -71,11 +71,8 @@ public:
   void stop_all();
   /// A node's host (tests).
   [[nodiscard]] simgrid::s4u::Host* node(long n) const { return zone_->hosts().at(static_cast<size_t>(n)); }
-  [[nodiscard]] const ClusterZone& zone() const { return *zone_; }
   /// The node NIC's bandwidth (bytes/s, each direction): an unshared flow's rate.
   [[nodiscard]] double nic() const { return nic_; }
-  /// The slowest flow's rate of each job with flows, as last read.
-  [[nodiscard]] const std::map<long, double>& slowest() const { return slowest_; }
   /// The speeds read and not yet applied (update() applies them): the jobs with flows.
   [[nodiscard]] const std::map<long, double>& read_speeds() const { return speeds_; }
 
@@ -96,7 +93,6 @@ private:
   double payload_ = 0;
   std::vector<double> comm_fraction_;  // per job
   std::map<long, std::vector<Flow>> flows_;
-  std::map<long, double> slowest_;
   std::map<long, double> speeds_;  // read, not yet applied
   std::optional<double> due_;
   double changed_at_ = 0;

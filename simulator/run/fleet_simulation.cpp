@@ -304,7 +304,7 @@ std::map<long, Replayed> prepare_replayed(const scenario::Scenario& s, const mf:
     if (workload[j].replayed) {
       scenario::Scenario js = replayed_job_scenario(s, workload[j]);
       const ResolvedStep step = resolve_step(js);
-      replayed.emplace(static_cast<long>(j), Replayed{std::move(js), step});
+      replayed.emplace(static_cast<long>(j), Replayed{std::move(js), step, 0, nullptr});
     }
   return replayed;
 }
@@ -357,8 +357,8 @@ Platform fleet_platform(const scenario::Scenario& s, const std::vector<StorageCl
                         std::unique_ptr<FleetFabric>& fabric, std::unique_ptr<FleetDataLoading>& data)
 {
   return build_platform(s, clients, [&](sg4::NetZone* zone, StorageSystem& storage) {
-    if (s.fabric.fleet == scenario::FleetFabricMode::Shared)
-      fabric = std::make_unique<FleetFabric>(s, config.nodes, zone, workload, s.duration.si());
+    // The readers' routes first: SimGrid 3.32 refuses a route without gateways in a zone that already
+    // has a child zone (the shared fabric's), "nullptr is obviously a deficient gateway".
     std::map<long, std::pair<int, double>> readers;
     for (size_t j = 0; j < workload.size(); ++j)
       if (loads_data(s, workload[j])) {
@@ -366,6 +366,8 @@ Platform fleet_platform(const scenario::Scenario& s, const std::vector<StorageCl
         const long nodes = (workload[j].gpus + config.gpus_per_node - 1) / config.gpus_per_node;
         readers[static_cast<long>(j)] = {storage.add_reader(workload[j].id, nodes, rate), rate};
       }
+    if (s.fabric.fleet == scenario::FleetFabricMode::Shared)
+      fabric = std::make_unique<FleetFabric>(s, config.nodes, zone, workload, s.duration.si());
     if (!readers.empty())
       data = std::make_unique<FleetDataLoading>(storage, std::move(readers), s.duration.si());
   });

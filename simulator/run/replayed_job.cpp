@@ -71,9 +71,9 @@ ReplayedJob::ReplayedJob(const scenario::Scenario& s, std::uint64_t seed, const 
   result_.step = step.breakdown;
   result_.step_from_cache = step.from_cache;
   result_.step_seconds = step.seconds;
-  result_.checkpoint_write_s =
-      models::checkpoint_write_time(s_.checkpoint_bytes(), s_.storage.write_bandwidth, s_.checkpoint.write_overhead)
-          .si();
+  result_.checkpoint_write_s = models::checkpoint_write_time(s_.checkpoint_bytes(), s_.storage.write_bandwidth,
+                                                             s_.checkpoint.write_overhead)
+                                   .si();
   policy_ = make_recovery_policy(s_);
   const JobShape full = job_shape(s_, result_.step, s_.step.layout.dp, *policy_);
   // Synchronous steps wait for the slowest node: the replay runs at the expected step time.
@@ -107,7 +107,9 @@ RunResult ReplayedJob::finish(std::vector<StorageSample> storage)
   const JobRuntime& job = *job_;
   result.counters = job.counters();
   result.checkpoint_pause_s = models::checkpoint_cost(job.plan(), s_.storage);
-  result.final_interval_s = job_->interval().interval(s_.duration.si());
+  result.interval_s = job_->interval().last_interval_s();
+  result.first_interval_s = job_->interval().first_interval_s();
+  job_->interval().expose_until(s_.duration.si());  // the MTBF estimate at the window's end
   result.estimated_mtbf_s = job_->interval().policy().estimated_mtbf_s();
   result.policy_reported = policy_->reported(result.counters);
   result.nodes_retired = job.pool().retired_total();

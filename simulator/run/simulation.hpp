@@ -29,7 +29,8 @@ struct RunResult {
   models::energy::EnergyReport energy;  // power of every timeline row, energy, swings
   double checkpoint_write_s = 0;        // uncontended write time of one checkpoint (delta)
   double checkpoint_pause_s = 0;        // training pause of one checkpoint (async: the snapshot alone)
-  double final_interval_s = 0;          // the interval policy's interval at the window's end
+  double interval_s = 0;                // the last interval the job checkpointed by
+  double first_interval_s = 0;          // ... and at the start (they differ only for adaptive)
   double estimated_mtbf_s = 0;          // the interval policy's MTBF then (adaptive: its estimate)
   double wall_time_s = 0;               // the replay's own run time (after the step time is known)
   PolicyCounters counters;              // what the recovery policy did

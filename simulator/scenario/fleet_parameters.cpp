@@ -1,3 +1,4 @@
+#include "key_facts.hpp"
 #include "parameter_specs.hpp"
 
 #include "models/fleet/job_generator.hpp"
@@ -48,20 +49,28 @@ std::vector<ParamSpec> fleet_parameters()
            true, std::nullopt)
           .fleet_only(),
       integer("workload.jobs.<name>.count", "1", "copies of the job (ids name-1, name-2, ...)", 1, 1e7).fleet_only(),
-      quantity("workload.jobs.<name>.every", T, "0s", "time between the copies' submissions", 0.0, false).fleet_only(),
-      integer("workload.jobs.<name>.priority", "0", "higher runs first under scheduler.policy: priority", -1e6, 1e6)
+      quantity("workload.jobs.<name>.every", T, "0s", "time between the copies' submissions", 0.0, false)
+          .when(above("workload.jobs.<name>.count", 1, "one copy"))
           .fleet_only(),
-      flag("workload.jobs.<name>.preemptible", "true", "a higher-priority job may preempt it").fleet_only(),
+      integer("workload.jobs.<name>.priority", "0", "higher runs first under scheduler.policy: priority", -1e6, 1e6)
+          .when(facts::policy_orders_by_priority())
+          .fleet_only(),
+      flag("workload.jobs.<name>.preemptible", "true", "a higher-priority job may preempt it")
+          .when(is_not("scheduler.preemption", {"none"}))
+          .when(facts::policy_orders_by_priority())
+          .fleet_only(),
       quantity("workload.jobs.<name>.checkpoint_interval", T, std::nullopt,
                "training time between checkpoints (default workload.defaults.checkpoint_interval)", 0.0, false)
           .fleet_only(),
       quantity("workload.jobs.<name>.checkpoint_cost", T, std::nullopt,
                "training stall per checkpoint (default workload.defaults.checkpoint_cost)", 0.0, false)
+          .when(facts::this_job_checkpoints())
           .fleet_only(),
       quantity("workload.jobs.<name>.checkpoint_size", B, std::nullopt,
                "its whole checkpoint: when given, its checkpoints are written to and its restarts read from the shared "
                "storage system (storage.*), taking as long as the sharing with other jobs gives them "
                "(checkpoint_cost is then only the scheduler's estimate)")
+          .when(facts::this_job_checkpoints())
           .fleet_only(),
       choice(
           "workload.jobs.<name>.checkpoint_strategy", "sync",
@@ -69,11 +78,16 @@ std::vector<ParamSpec> fleet_parameters()
           "snapshot, its share of the checkpoint over checkpoint.snapshot_bandwidth, while the write drains; the next "
           "checkpoint waits for the drain, and a failure before it completes loses that checkpoint)",
           {"sync", "async"})
+          .when(given("workload.jobs.<name>.checkpoint_size", "its checkpoints are not stored"))
+          .when(facts::this_job_checkpoints())
           .fleet_only(),
-      real("workload.jobs.<name>.comm_fraction", std::nullopt,
-           "with network.fleet_fabric: shared: the share of its isolated step that is scale-out communication (default: "
-           "the step model's for a job given by tokens, else workload.defaults.comm_fraction)",
-           0.0, false, 1.0)
+      real(
+          "workload.jobs.<name>.comm_fraction", std::nullopt,
+          "with network.fleet_fabric: shared: the share of its isolated step that is scale-out communication (default: "
+          "the step model's for a job given by tokens, else workload.defaults.comm_fraction)",
+          0.0, false, 1.0)
+          .when(is("network.fleet_fabric", {"shared"}))
+          .when(facts::this_job_spans_nodes())
           .fleet_only(),
       quantity("workload.jobs.<name>.restart_cost", T, std::nullopt,
                "launch, initialisation and checkpoint reload at each start (default workload.defaults.restart_cost)",
@@ -84,6 +98,7 @@ std::vector<ParamSpec> fleet_parameters()
              "failed ones from the spares or idle nodes; requeue when there are none), default "
              "(workload.defaults.recovery)",
              {"default", "requeue", "in_place"})
+          .when(facts::interrupted())
           .fleet_only(),
       choice("workload.jobs.<name>.runtime", "closed_form",
              "how the fleet runs the job: closed_form (the fleet's own job model: progress in closed form between "
@@ -95,11 +110,17 @@ std::vector<ParamSpec> fleet_parameters()
           .fleet_only(),
       quantity("workload.defaults.checkpoint_interval", T, "0s",
                "training time between checkpoints of jobs that do not say (0: they never checkpoint)", 0.0, false)
+          .when(facts::a_job_takes_the_default_interval())
           .fleet_only(),
-      quantity("workload.defaults.checkpoint_cost", T, "0s", "training stall per checkpoint", 0.0, false).fleet_only(),
+      quantity("workload.defaults.checkpoint_cost", T, "0s", "training stall per checkpoint", 0.0, false)
+          .when(facts::a_job_takes_the_default_cost())
+          .fleet_only(),
       quantity("workload.defaults.restart_cost", T, "0s", "launch, initialisation and reload at each start", 0.0, false)
+          .when(facts::a_job_takes_the_default_restart())
           .fleet_only(),
       choice("workload.defaults.recovery", "requeue", "after a failure: requeue or in_place", {"requeue", "in_place"})
+          .when(facts::a_job_takes_the_default_recovery())
+          .when(facts::interrupted())
           .fleet_only(),
       quantity("workload.defaults.checkpoint_size_per_gpu", B, "0B",
                "> 0: every job that checkpoints and gives no checkpoint_size writes its checkpoints to, and restores "
@@ -109,12 +130,15 @@ std::vector<ParamSpec> fleet_parameters()
                "bytes per parameter; its checkpoint_cost is then only the scheduler's estimate. 0: such jobs stall "
                "checkpoint_cost per checkpoint, with no storage modelled (docs/models/fleet.md)",
                0.0, false)
+          .when(facts::a_job_checkpoints_unsized())
           .fleet_only(),
       real("workload.defaults.comm_fraction", "0.2",
            "with network.fleet_fabric: shared, of the jobs that do not say: the share of a multi-node job's isolated "
            "step that is scale-out communication and stretches when the job gets less of the fabric (ASSUMPTION, "
            "docs/models/fleet.md)",
            0.0, false, 1.0)
+          .when(is("network.fleet_fabric", {"shared"}))
+          .when(facts::a_job_takes_the_default_comm_fraction())
           .fleet_only(),
       text("workload.trace.file", std::nullopt,
            "a CSV job trace (docs/models/workload.md), relative to the scenario file: one job per row")
@@ -123,40 +147,54 @@ std::vector<ParamSpec> fleet_parameters()
                         "the trace's column names: acme (AcmeTrace), helios (HeliosData), philly (Philly, flattened "
                         "to CSV), none (workload.trace.columns.* only)",
                         trace_preset_choices)
+          .when(given("workload.trace.file", "no trace"))
           .fleet_only(),
       text("workload.trace.columns.id", std::nullopt,
            "the trace's column for the job's id (over the preset's; \"\" unmaps it)")
+          .when(given("workload.trace.file", "no trace"))
           .fleet_only(),
       text("workload.trace.columns.user", std::nullopt,
            "the trace's column for the job's user (over the preset's; \"\" unmaps it)")
+          .when(given("workload.trace.file", "no trace"))
           .fleet_only(),
       text("workload.trace.columns.submit", std::nullopt,
            "the trace's column for the job's submit (over the preset's; \"\" unmaps it)")
+          .when(given("workload.trace.file", "no trace"))
           .fleet_only(),
       text("workload.trace.columns.start", std::nullopt,
            "the trace's column for the job's start (over the preset's; \"\" unmaps it)")
+          .when(given("workload.trace.file", "no trace"))
           .fleet_only(),
       text("workload.trace.columns.end", std::nullopt,
            "the trace's column for the job's end (over the preset's; \"\" unmaps it)")
+          .when(given("workload.trace.file", "no trace"))
           .fleet_only(),
       text("workload.trace.columns.duration", std::nullopt,
            "the trace's column for the job's duration (over the preset's; \"\" unmaps it)")
+          .when(given("workload.trace.file", "no trace"))
           .fleet_only(),
       text("workload.trace.columns.gpus", std::nullopt,
            "the trace's column for the job's gpus (over the preset's; \"\" unmaps it)")
+          .when(given("workload.trace.file", "no trace"))
           .fleet_only(),
       text("workload.trace.columns.nodes", std::nullopt,
            "the trace's column for the job's nodes (over the preset's; \"\" unmaps it)")
+          .when(given("workload.trace.file", "no trace"))
           .fleet_only(),
       text("workload.trace.columns.state", std::nullopt,
            "the trace's column for the job's state (over the preset's; \"\" unmaps it)")
+          .when(given("workload.trace.file", "no trace"))
           .fleet_only(),
       text("workload.trace.columns.priority", std::nullopt,
            "the trace's column for the job's priority (over the preset's; \"\" unmaps it)")
+          .when(given("workload.trace.file", "no trace"))
           .fleet_only(),
-      quantity("workload.trace.time_unit", T, "1s", "what one unit of a numeric time or duration cell is").fleet_only(),
+      quantity("workload.trace.time_unit", T, "1s", "what one unit of a numeric time or duration cell is")
+          .when(given("workload.trace.file", "no trace"))
+          .fleet_only(),
       text("workload.trace.states", "",
            "keep only rows whose state column is one of these (comma separated; \"\": all)")
+          .when(given("workload.trace.file", "no trace"))
           .fleet_only(),
       registered_choice("workload.generator.preset", "none",
                         "a generator preset (kalos: fitted to AcmeTrace's Kalos summary) whose laws the keys below "
@@ -173,32 +211,50 @@ std::vector<ParamSpec> fleet_parameters()
       choice("workload.generator.arrival", "poisson",
              "poisson, or trace_shaped (Poisson modulated by workload.generator.hourly_weights)",
              {"poisson", "trace_shaped"})
+          .when(facts::generator_weights_vary())
+          .when(facts::generator_runs())
           .fleet_only(),
       text("workload.generator.hourly_weights", std::nullopt,
            "trace_shaped: 24 relative rates, one per hour of the day")
+          .when(facts::generator_trace_shaped())
+          .when(facts::generator_runs())
           .fleet_only(),
       text("workload.generator.gpus", std::nullopt,
            "gang sizes and their weights, \"gpus:weight, ...\" (e.g. \"1:0.6, 8:0.3, 64:0.1\")")
+          .when(facts::generator_runs())
           .fleet_only(),
       choice("workload.generator.duration", "lognormal",
              "run-time law: lognormal (median, sigma) or weibull "
              "(shape, scale)",
              {"lognormal", "weibull"})
+          .when(facts::generator_runs())
           .fleet_only(),
-      quantity("workload.generator.median", T, std::nullopt, "lognormal: median run time").fleet_only(),
+      quantity("workload.generator.median", T, std::nullopt, "lognormal: median run time")
+          .when(facts::generator_lognormal())
+          .when(facts::generator_runs())
+          .fleet_only(),
       real("workload.generator.sigma", std::nullopt, "lognormal: standard deviation of ln(run time)", 0.0, false,
            std::nullopt)
+          .when(facts::generator_lognormal())
+          .when(facts::generator_runs())
           .fleet_only(),
       real("workload.generator.shape", std::nullopt, "weibull: shape k (1: exponential)", 0.0, true, std::nullopt)
+          .when(facts::generator_weibull())
+          .when(facts::generator_runs())
           .fleet_only(),
-      quantity("workload.generator.scale", T, std::nullopt, "weibull: scale").fleet_only(),
+      quantity("workload.generator.scale", T, std::nullopt, "weibull: scale")
+          .when(facts::generator_weibull())
+          .when(facts::generator_runs())
+          .fleet_only(),
       quantity("workload.generator.max_duration", T, std::nullopt, "longer run times are cut to this (0: no cap)", 0.0,
                false)
+          .when(facts::generator_runs())
           .fleet_only(),
       real("workload.generator.size_duration_correlation", std::nullopt,
            "the Gaussian copula's correlation between gang size and run time (large jobs run longer); 0: "
            "independent draws",
            0.0, false, 0.999)
+          .when(facts::generator_runs())
           .fleet_only(),
       registered_choice("scheduler.policy", "easy_backfill",
                         "fleet scheduling policy (models/fleet/scheduling_policy.hpp: the registry)",
@@ -210,6 +266,7 @@ std::vector<ParamSpec> fleet_parameters()
           "how the priority policy preempts: none, kill (the victim loses the work since its last checkpoint) or "
           "checkpoint (the victim writes a checkpoint first)",
           models::fleet::kPreemptionNames, [](auto& s) -> auto& { return s.scheduler.preemption; })
+          .when(facts::policy_orders_by_priority())
           .fleet_only(),
       enum_choice(
           "scheduler.placement", "topology",
@@ -218,6 +275,7 @@ std::vector<ParamSpec> fleet_parameters()
           models::fleet::kPackingNames, [](auto& s) -> auto& { return s.scheduler.packing; })
           .fleet_only(),
       integer("scheduler.backfill_depth", "1000", "waiting jobs a backfill pass looks at behind the first one", 1, 1e9)
+          .when(facts::policy_backfills())
           .fleet_only()
           .into([](auto& s) -> auto& { return s.scheduler.backfill_depth; }),
       quantity("scheduler.timeline_interval", T, "1h", "a fleet timeline row's length").fleet_only().into([

@@ -147,6 +147,90 @@ inline ParamSpec choice(std::string key, std::string def, std::string desc, std:
                    std::nullopt,   false,      std::nullopt,    std::move(choices)};
 }
 
+// ---- the conditions under which a key is read (ParamSpec::when, parameter_table.hpp's Condition)
+
+/// `key`'s value is one of `values`; `because` says why the others leave the key unused.
+inline Condition is(std::string key, std::vector<std::string> values, std::string because = {})
+{
+  Condition c;
+  c.key = std::move(key);
+  c.values = std::move(values);
+  c.because = std::move(because);
+  return c;
+}
+/// `key`'s value is none of `values`.
+inline Condition is_not(std::string key, std::vector<std::string> values, std::string because = {})
+{
+  Condition c = is(std::move(key), std::move(values), std::move(because));
+  c.negated = true;
+  return c;
+}
+/// `key`, a number or a quantity (SI units), is above `threshold`.
+inline Condition above(std::string key, double threshold, std::string because = {})
+{
+  Condition c;
+  c.test = Condition::Test::Above;
+  c.key = std::move(key);
+  c.threshold = threshold;
+  c.because = std::move(because);
+  return c;
+}
+/// `key`, a number or a quantity (SI units), is below `threshold`.
+inline Condition below(std::string key, double threshold, std::string because = {})
+{
+  Condition c = above(std::move(key), threshold, std::move(because));
+  c.test = Condition::Test::Below;
+  return c;
+}
+/// `key`, a number or a quantity, is given and above 0.
+inline Condition positive(std::string key, std::string because = {})
+{
+  return above(std::move(key), 0, std::move(because));
+}
+/// `key`, a number or a quantity, is 0 or not given.
+inline Condition zero(std::string key, std::string because = {})
+{
+  Condition c = positive(std::move(key), std::move(because));
+  c.negated = true;
+  return c;
+}
+/// `key`, a text, is given and not empty.
+inline Condition given(std::string key, std::string because = {})
+{
+  Condition c;
+  c.test = Condition::Test::Given;
+  c.key = std::move(key);
+  c.because = std::move(because);
+  return c;
+}
+/// `key`, a text, is not given or empty.
+inline Condition not_given(std::string key, std::string because = {})
+{
+  Condition c = given(std::move(key), std::move(because));
+  c.negated = true;
+  return c;
+}
+/// A property of the scenario that no one key decides: `says` when it holds (for the reference),
+/// `says_not` when it does not (for the message), `holds` tests it (FactInput: the built scenario,
+/// its resolved values, the key's "<name>").
+inline Condition fact(std::string says, std::string says_not, bool (*holds)(const FactInput&), std::string because = {})
+{
+  Condition c;
+  c.test = Condition::Test::Fact;
+  c.fact = std::move(says);
+  c.fact_not = std::move(says_not);
+  c.holds = holds;
+  c.because = std::move(because);
+  return c;
+}
+/// The same fact, decided by the choice of `keys` (so that a --set of one of them that leaves a key of
+/// the scenario unread lists the key rather than refusing it).
+inline Condition decided_by(Condition c, std::vector<std::string> keys)
+{
+  c.decided_by = std::move(keys);
+  return c;
+}
+
 /// The scenario's name and its job: cluster, accelerator, model, layout, fabric (job_parameters.cpp).
 [[nodiscard]] std::vector<ParamSpec> job_parameters();
 
@@ -169,11 +253,13 @@ template <class Spec, class SpecOf>
 ParamSpec declared_key(const models::KeyDecl<Spec>& d, SpecOf spec_of)
 {
   using models::KeyKind;
-  ParamSpec p = d.kind == KeyKind::Duration ? quantity(d.key, Dimension::Time, d.default_value, d.description, d.min,
-                                                       d.min_exclusive)
-                : d.kind == KeyKind::Count  ? integer(d.key, d.default_value, d.description, d.min.value_or(-9e15), d.max)
-                : d.kind == KeyKind::Choice ? choice(d.key, d.default_value, d.description, d.choices)
-                                            : real(d.key, d.default_value, d.description, d.min, d.min_exclusive, d.max);
+  ParamSpec p = d.kind == KeyKind::Duration
+                    ? quantity(d.key, Dimension::Time, d.default_value, d.description, d.min, d.min_exclusive)
+                : d.kind == KeyKind::Count
+                    ? integer(d.key, d.default_value, d.description, d.min.value_or(-9e15), d.max)
+                : d.kind == KeyKind::Choice
+                    ? choice(d.key, d.default_value, d.description, d.choices)
+                    : real(d.key, d.default_value, d.description, d.min, d.min_exclusive, d.max);
   p.max = d.max;  // (quantity() takes no maximum)
   p.binding.read = [set = d.set, kind = d.kind, choices = d.choices, spec_of](Scenario& s, Reader& r,
                                                                               const std::string& k) {

@@ -1,4 +1,5 @@
 #include "parameter_table.hpp"
+#include "key_facts.hpp"
 #include "parameter_specs.hpp"
 
 #include "models/resilience/recovery_policy.hpp"
@@ -35,18 +36,22 @@ std::vector<ParamSpec> build_table()
       choice("run.step_model", "simulated",
              "source of the step time: one iteration simulated on the fabric (cached), or the alpha-beta formulas",
              {"simulated", "analytic"})
+          .when(facts::step_runs())
           .into([](auto& s) -> auto& { return s.step_model; }),
 
       // ---- a fleet's carbon-aware scheduling (docs/models/energy.md)
       flag("scheduler.carbon_aware", "false",
            "fleet: a deferrable job starts at the hour, within its deferrable delay, whose grid intensity over its "
            "run is lowest (needs power.carbon.intensity)")
+          .when(given("power.carbon.intensity", "no grid profile"))
+          .when(facts::a_job_is_deferrable())
           .fleet_only()
           .into([](auto& s) -> auto& { return s.scheduler.carbon_aware; }),
       quantity("workload.jobs.<name>.deferrable", T, "0s",
                "how long the job may wait past its submit for a cleaner grid (scheduler.carbon_aware; 0: not "
                "deferrable)",
                0.0, false)
+          .when(is("scheduler.carbon_aware", {"true"}))
           .fleet_only(),
   };
   table.insert(table.end(), more.begin(), more.end());
@@ -58,9 +63,15 @@ std::vector<ParamSpec> build_table()
   // recovery.policy; registered policies' too: the table is built on first use, after start-up.
   auto at = std::find_if(table.begin(), table.end(), [](const ParamSpec& p) { return p.key == "recovery.policy"; });
   at = at == table.end() ? at : at + 1;
+  // A policy's keys are read under that policy only, and only when something stops the job.
   for (const std::string& name : models::recovery_policy_names())
     for (const auto& key : models::find_recovery_policy(name)->keys)
-      at = table.insert(at, declared_key(key, [](auto& s) -> auto& { return s.recovery; }).job_only()) + 1;
+      at = table.insert(at, declared_key(
+                                key, [](auto& s) -> auto& { return s.recovery; })
+                                .job_only()
+                                .when(is("recovery.policy", {name}))
+                                .when(facts::interrupted())) +
+           1;
   return table;
 }
 
@@ -163,6 +174,39 @@ bool is_section(std::string_view prefix)
 std::vector<std::string> choices_of(const ParamSpec& spec)
 {
   return spec.choices_from != nullptr ? spec.choices_from() : spec.choices;
+}
+
+std::string condition_description(const Condition& c)
+{
+  using Test = Condition::Test;
+  switch (c.test) {
+    case Test::OneOf: {
+      std::string values;
+      for (size_t i = 0; i < c.values.size(); ++i)
+        values += (i == 0 ? "" : i + 1 == c.values.size() ? " or " : ", ") + c.values[i];
+      return c.key + (c.negated ? " is not " : " is ") + values;
+    }
+    case Test::Above:
+      if (c.negated)
+        return c.key + (c.threshold == 0 ? std::string(" is 0") : " <= " + format_number(c.threshold));
+      return c.key + " > " + format_number(c.threshold);
+    case Test::Below: return c.key + (c.negated ? " >= " : " < ") + format_number(c.threshold);
+    case Test::Given: return c.key + (c.negated ? " is not given" : " is given");
+    case Test::Fact: return c.fact;
+  }
+  return {};
+}
+
+std::string read_when_description(const ParamSpec& spec)
+{
+  std::string out;
+  for (const auto& alternative : spec.read_when) {
+    std::string all;
+    for (const Condition& c : alternative)
+      all += (all.empty() ? "" : " and ") + condition_description(c);
+    out += (out.empty() ? "" : "; or ") + all;
+  }
+  return out;
 }
 
 std::string_view applies_name(Applies a)

@@ -17,9 +17,18 @@
 namespace fleetsim::scenario {
 
 struct Scenario;
+struct ResolvedValue;
 namespace detail {
 class Reader;
 }
+
+/// What a fact (Condition::Test::Fact) is decided on: the built scenario, its resolved values (a
+/// preset's, an include's) and the name the key gives its "<name>" ("" when it has none).
+struct FactInput {
+  const Scenario& scenario;
+  const std::vector<ResolvedValue>& resolved;
+  const std::string& name;
+};
 
 /// Where a key's value goes in the Scenario: the builder's one loop calls `read` for every key that
 /// has one, and `show` prints the field (a test checks that the structs' own defaults are the
@@ -37,6 +46,29 @@ enum class Kind { Int, Float, Bool, String, Enum, Quantity };
 /// never silently ignored.
 enum class Applies { Both, Job, Fleet };
 
+/// One test of a choice the scenario makes elsewhere, on which whether the run reads a key depends
+/// (ParamSpec::read_when): another key's value among some values, a number above a threshold, a text given,
+/// or a property of the scenario no one key decides (a fact). Evaluated on the resolved scenario,
+/// after includes, presets and --set. A "<name>" in `key` is the entry of the key it decides for
+/// (workload.jobs.<name>.checkpoint_interval decides for workload.jobs.<name>.checkpoint_cost).
+struct Condition {
+  enum class Test { OneOf, Above, Below, Given, Fact };
+  Test test = Test::OneOf;
+  bool negated = false;             // holds when the test does not
+  std::string key;                  // the deciding key (OneOf, Positive, Given)
+  std::vector<std::string> values;  // OneOf: the values under which the key is read
+  double threshold = 0;             // Above, Below: the number (SI units) the key's value must exceed, stay under
+  std::string fact;                 // Fact: what holds, in words ("a failure cause is detected by the watchdog")
+  std::string fact_not;             // Fact: what holds instead ("no failure cause is detected by the watchdog")
+  bool (*holds)(const FactInput&) = nullptr;  // Fact
+  std::vector<std::string> decided_by;        // Fact: the keys whose choice it is (recovery.policy), if any
+  std::string because;  // why the other values leave the key unused ("the other policies compute it"), or ""
+};
+
+/// The choices under which the run reads a key: any one of the alternatives, each of which holds
+/// when all its conditions do. No alternative: the key is always read (where its kind of run is).
+using ReadWhen = std::vector<std::vector<Condition>>;
+
 struct ParamSpec {
   std::string key;
   Kind kind = Kind::Float;
@@ -52,6 +84,31 @@ struct ParamSpec {
   std::vector<std::string> (*choices_from)() = nullptr;
   Applies applies = Applies::Both;
   Binding binding = {};
+  ReadWhen read_when = {};
+
+  /// The run reads the key only when `c` holds too (and with the conditions given before it).
+  [[nodiscard]] ParamSpec when(Condition c) &&
+  {
+    if (read_when.empty())
+      read_when.emplace_back();
+    read_when.back().push_back(std::move(c));
+    return std::move(*this);
+  }
+  /// ... or when `c` holds (another alternative; `.when` after it adds to this one).
+  [[nodiscard]] ParamSpec or_when(Condition c) &&
+  {
+    read_when.push_back({std::move(c)});
+    return std::move(*this);
+  }
+  /// ... and, in every alternative given so far (or alone), when `c` holds.
+  [[nodiscard]] ParamSpec always_when(const Condition& c) &&
+  {
+    if (read_when.empty())
+      read_when.emplace_back();
+    for (auto& alternative : read_when)
+      alternative.push_back(c);
+    return std::move(*this);
+  }
 
   /// The declaration, for a single job's replay only (a fleet refuses it) or a fleet only.
   [[nodiscard]] ParamSpec job_only() &&
@@ -79,6 +136,12 @@ struct ParamSpec {
   template <class Field>
   [[nodiscard]] ParamSpec into_flag(Field field, std::string when) &&;
 };
+
+/// The conditions under which the key is read, in words ("recovery.policy is hot_spare"; "" when
+/// always): `fleetsim describe` and the scenario reference print them.
+[[nodiscard]] std::string read_when_description(const ParamSpec& spec);
+/// One condition in words ("recovery.policy is hot_spare or elastic").
+[[nodiscard]] std::string condition_description(const Condition& c);
 
 /// "job", "fleet" or "both".
 [[nodiscard]] std::string_view applies_name(Applies a);

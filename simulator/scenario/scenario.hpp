@@ -113,8 +113,8 @@ struct WorkloadSpec {
   models::fleet::Workload trace_jobs;                     // read at load time
   long trace_skipped = 0;                                 // rows without GPUs or of other states
   std::optional<models::fleet::GeneratorSpec> generator;  // drawn at run time, from the run's seed
-  double default_comm_fraction = 0.2;                      // workload.defaults.comm_fraction
-  double checkpoint_size_per_gpu = 0;                      // workload.defaults.checkpoint_size_per_gpu (bytes)
+  double default_comm_fraction = 0.2;                     // workload.defaults.comm_fraction
+  double checkpoint_size_per_gpu = 0;                     // workload.defaults.checkpoint_size_per_gpu (bytes)
   [[nodiscard]] bool any() const { return !jobs.empty() || !trace_file.empty() || generator.has_value(); }
 };
 
@@ -126,6 +126,21 @@ struct SchedulerSpec {
   long backfill_depth = 1000;
   units::Seconds timeline_interval{3600};
   bool carbon_aware = false;  // deferrable jobs wait for the cleanest hour (power.carbon.intensity)
+};
+
+/// A key the scenario gives that its other choices leave unread (ParamSpec::read_when): refused,
+/// unless it came from an included file (a hardware or cluster file describes the machine for
+/// whichever model reads it) or the scenario is one point of a compare or a sweep. summary.json
+/// lists them (unused_keys).
+struct UnusedKey {
+  std::string key;
+  std::string reason;  // "recovery.policy is restart; it is read when recovery.policy is hot_spare"
+  std::string where;   // "file:line" of the value, or "command line"
+  bool included = false;
+  /// The key is the scenario file's, and a choice --set changed is one of what leaves it unread
+  /// (run.step_model=analytic on a scenario that gives a simulated-step key): listed, as a compare's
+  /// point lists it, not refused.
+  bool by_override = false;
 };
 
 struct Scenario {
@@ -159,6 +174,7 @@ struct Scenario {
   SchedulerSpec scheduler;
   models::energy::CarbonSpec carbon;    // power.carbon.*, power.embodied.* (docs/models/energy.md)
   double fleet_compute_fraction = 0.7;  // power.fleet_compute_fraction
+  std::vector<UnusedKey> unused_keys;   // given, and not read by this run (ParamSpec::read_when)
   /// A fleet of jobs sharing the cluster (simulator/run/fleet_simulation.hpp), not the single-job replay.
   [[nodiscard]] bool is_fleet() const { return workload.any(); }
 

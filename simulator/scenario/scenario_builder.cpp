@@ -2,6 +2,7 @@
 
 #include "carbon_builder.hpp"
 #include "kernel_table_builder.hpp"
+#include "key_usage.hpp"
 #include "parameter_table.hpp"
 #include "scenario_reader.hpp"
 #include "workload_builder.hpp"
@@ -127,6 +128,8 @@ bool check_layout(Reader& r, const Scenario& s)
       keys = {"accelerator.memory_check", "accelerator.memory"};
     else if (msg.find("multiple of cp") != std::string::npos)
       keys = {"parallelism.cp", "model.sequence_length"};
+    else if (msg.find("embedding chunks") != std::string::npos)
+      keys = {"parallelism.embedding_chunks"};
     keys.insert(keys.end(), layout_keys.begin(), layout_keys.end());
     r.error_at_first_given(keys, msg);
   }
@@ -190,13 +193,7 @@ void check_cross_keys(Reader& r, const Scenario& s)
           "network.topology torus needs network.torus_dims whose product is " +
               std::string(s.is_fleet() ? "the GPUs of the layout's step (tp x cp x pp x dp = " : "cluster.gpus (") +
               std::to_string(gpus) + ")");
-  } else {
-    for (const char* key : {"network.torus_dims", "network.torus_link_bandwidth", "network.torus_hop_latency"})
-      if (r.given_apart_from_default(key))
-        r.error(key, "'" + std::string(key) +
-                         "' describes a torus: it needs network.topology: torus (the topology is " + s.fabric.topology +
-                         ")");
-  }
+  }  // the torus keys under another topology: key_usage.cpp (their declarations read them under torus only)
   if (s.fabric.topology == "rail_optimized" && s.fleet.gpus_per_node < 2)
     r.error_at_first_given({"network.topology", "cluster.gpus_per_node"},
                            "network.topology rail_optimized needs more than one GPU per node (one rail per GPU)");
@@ -285,7 +282,8 @@ void check_applies(Reader& r, const std::vector<ResolvedValue>& resolved)
 
 }  // namespace
 
-Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::string& file, Diagnostics& diags)
+Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::string& file, Diagnostics& diags,
+                        UnusedKeys unused)
 {
   Reader r(resolved, file, diags);
   Scenario s;
@@ -318,6 +316,13 @@ Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::s
                                                        [](const FleetJobDecl& d) { return d.tokens > 0; });
   if (s.step_model == "simulated" && layout_ok && needs_step)
     check_simulated_step(r, s);
+  if (!diags.empty())
+    return s;  // a key's conditions are read on well-formed values
+  s.unused_keys = find_unused_keys(resolved, s);
+  if (unused == UnusedKeys::Refuse)
+    for (const UnusedKey& u : s.unused_keys)
+      if (!u.included && !u.by_override)
+        r.error_at_first_given({u.key}, unused_key_message(u));
   return s;
 }
 

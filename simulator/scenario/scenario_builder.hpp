@@ -10,8 +10,9 @@
 namespace fleetsim::scenario {
 
 /// Converts every resolved value to its type, checks ranges and cross-key rules, and reports each
-/// problem at the location of the value that causes it.
+/// problem at the location of the value that causes it. A key the scenario's choices leave unread
+/// is refused or listed as `unused` says (key_usage.hpp).
 [[nodiscard]] Scenario build_scenario(const std::vector<ResolvedValue>& resolved, const std::string& file,
-                                      Diagnostics& diags);
+                                      Diagnostics& diags, UnusedKeys unused = UnusedKeys::Refuse);
 
 }  // namespace fleetsim::scenario

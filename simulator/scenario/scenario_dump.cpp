@@ -3,6 +3,7 @@
 #include "scenario_loader.hpp"
 
 #include "data_file.hpp"
+#include "key_usage.hpp"
 #include "parameter_table.hpp"
 
 #include <yaml-cpp/yaml.h>
@@ -40,7 +41,7 @@ std::vector<const ResolvedValue*> grouped_by_section(const std::vector<ResolvedV
 
 }  // namespace
 
-std::string dump_resolved(const std::vector<ResolvedValue>& resolved)
+std::string dump_resolved(const std::vector<ResolvedValue>& resolved, const Scenario* built)
 {
   std::string out;
   std::vector<std::string> open;  // currently open sections
@@ -75,13 +76,17 @@ std::string dump_resolved(const std::vector<ResolvedValue>& resolved)
                  .string();
     YAML::Emitter e;
     e << text;
-    out += std::string(2 * (segs.size() - 1), ' ') + segs.back() + ": " + e.c_str();
+    const std::string no_name;
+    const bool read = built == nullptr || key_is_read(v.key, FactInput{*built, resolved, no_name});
+    out += std::string(2 * (segs.size() - 1), ' ') + (read ? "" : "# ") + segs.back() + ": " + e.c_str();
+    std::string note;
     if (v.is_default)
-      out += v.where.file.rfind("preset ", 0) == 0 ? "  # " + v.where.file + "\n" : "  # default\n";
+      note = v.where.file.rfind("preset ", 0) == 0 ? v.where.file : "default";
     else if (v.included)
-      out += "  # " + v.where.file + ":" + std::to_string(v.where.line) + "\n";
-    else
-      out += "\n";
+      note = v.where.file + ":" + std::to_string(v.where.line);
+    if (!read)
+      note += (note.empty() ? "" : ", ") + std::string("not read by this run");
+    out += note.empty() ? "\n" : "  # " + note + "\n";
   }
   return out;
 }

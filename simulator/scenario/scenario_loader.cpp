@@ -379,7 +379,7 @@ private:
 }  // namespace
 
 LoadResult load_scenario_text(std::string_view yaml, const std::string& display_name,
-                              const std::vector<std::string>& overrides)
+                              const std::vector<std::string>& overrides, UnusedKeys unused)
 {
   LoadResult result;
   std::vector<ResolvedValue> given;
@@ -390,20 +390,20 @@ LoadResult load_scenario_text(std::string_view yaml, const std::string& display_
   apply_overrides(overrides, given, result.diagnostics);
   result.resolved = resolve(given, display_name);
   // Keep going after structural errors: value errors are reported in the same pass.
-  result.scenario = build_scenario(result.resolved, display_name, result.diagnostics);
+  result.scenario = build_scenario(result.resolved, display_name, result.diagnostics, unused);
   result.diagnostics.sort_by_position();
   if (!result.diagnostics.empty())
     result.scenario.reset();
   return result;
 }
 
-LoadResult load_scenario_file(const std::string& path, const std::vector<std::string>& overrides)
+LoadResult load_scenario_file(const std::string& path, const std::vector<std::string>& overrides, UnusedKeys unused)
 {
   LoadResult failed;
   const auto text = read_text_file(path, "scenario", failed.diagnostics);
   if (!text)
     return failed;
-  LoadResult result = load_scenario_text(*text, path, overrides);
+  LoadResult result = load_scenario_text(*text, path, overrides, unused);
   if (result.scenario)
     FLEETSIM_LOG(Scenario, info, "{}: {} GPUs, {} failure causes, {:.1f} days, recovery {}", path,
                  result.scenario->fleet.gpus, result.scenario->causes.size(), result.scenario->duration.si() / 86400,

@@ -68,9 +68,19 @@ public:
     }
   }
 
-  /// Reports a problem that involves several keys at the first of them the user wrote.
+  /// Reports a problem that involves several keys at the first of them the user wrote, or at one
+  /// set on the command line (--set) if any: the value just changed is the likeliest cause, and a
+  /// message about it then names it.
   void error_at_first_given(const std::vector<std::string>& keys, const std::string& msg)
   {
+    for (const auto& k : keys) {
+      auto it = values_.find(k);
+      if (it != values_.end() && !it->second->is_default && it->second->where.line == 0 &&
+          it->second->where.file == "command line") {
+        diags_.error(it->second->where, "--set " + k + ": " + msg);
+        return;
+      }
+    }
     for (const auto& k : keys) {
       auto it = values_.find(k);
       if (it == values_.end() || it->second->is_default)

@@ -31,14 +31,16 @@ void read_replayed(Reader& r, FleetJobDecl& d, bool another)
   for (const char* key : not_read)
     if (r.given(base + key))
       r.error(base + key, "'" + base + key +
-                              "' does not apply to a replayed job (runtime: replay): it trains from time 0 to the "
+                              "' does not apply to a replayed job (" + base +
+                              "runtime: replay): it trains from time 0 to the "
                               "window's end, and its checkpoints, restarts and recovery are the scenario's "
                               "(checkpoint.*, recovery.*): leave it out");
   if (d.count != 1)
-    r.error(base + "count", "'" + base + "count' must be 1 for a replayed job (runtime: replay)");
+    r.error(base + "count", "'" + base + "count' must be 1 for a replayed job (" + base + "runtime: replay)");
   if (d.job.submit != 0)
     r.error(base + "submit", "'" + base +
-                                 "submit' must be 0 for a replayed job (runtime: replay): it holds its nodes for the "
+                                 "submit' must be 0 for a replayed job (" + base +
+                                 "runtime: replay): it holds its nodes for the "
                                  "whole window, as the replay's job does");
 }
 

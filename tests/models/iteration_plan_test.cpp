@@ -1,6 +1,8 @@
 // The iteration plan: Megatron's pipeline orders, their dependencies, and the traffic patterns.
 #include "models/step/iteration_plan.hpp"
 
+#include "workload_fixture.hpp"
+
 #include <gtest/gtest.h>
 
 #include <set>
@@ -124,7 +126,7 @@ TEST(ReplaySchedule, TransfersLengthenTheCriticalPathOnlyWhereItCrossesStages)
 StepInputs llama3_like()
 {
   StepInputs in;
-  in.workload = {405e9, 126, 16384, 8192, 16777216, 1, 2};
+  in.workload = testing::dense_workload(405e9, 126, 16384, 8192, 16777216);
   in.accelerator.peak_flops = units::FlopsPerSecond(989e12);
   in.layout = {8, 16, 128, 4};
   return in;

@@ -26,7 +26,8 @@ inline StepInputs llama3_405b_inputs()
   a.peak_flops = units::FlopsPerSecond(989e12);
   a.memory = units::Bytes(80e9);
   a.hbm_bandwidth = units::BytesPerSecond(3.35e12);
-  a.gemm_curve = GemmCurve{0.80, 5.5e-6};
+  a.gemm_curve.max_efficiency = 0.80;
+  a.gemm_curve.kernel_overhead = 5.5e-6;
   in.layout.sequence_parallel = true;
   in.layout.sharded_gradients = true;
   in.fabric = FabricParams{units::BytesPerSecond(450e9), units::Seconds(1e-6), units::BytesPerSecond(50e9),

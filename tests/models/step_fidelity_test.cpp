@@ -59,7 +59,8 @@ TEST(StepFidelity, TheLogitGemmRunsOnTheLastChunkOfTheLastStageOnly)
   StepInputs in = gpt_1t();
   in.accelerator.check_memory = false;
   in.accelerator.hbm_bandwidth = units::BytesPerSecond(2039e9);
-  in.accelerator.gemm_curve = GemmCurve{0.87, 5.5e-6};
+  in.accelerator.gemm_curve.max_efficiency = 0.87;
+  in.accelerator.gemm_curve.kernel_overhead = 5.5e-6;
   const StepBreakdown with = AnalyticStepModel().step(in);
   in.workload.vocabulary = 0;
   const StepBreakdown without = AnalyticStepModel().step(in);
@@ -83,7 +84,8 @@ TEST(StepFidelity, TheOptimizerStepStreamsItsParametersStateThroughHbmOnce)
   StepInputs in = gpt_1t();
   in.accelerator.check_memory = false;
   EXPECT_EQ(optimizer_seconds(in), 0);  // no kernel times by shape
-  in.accelerator.gemm_curve = GemmCurve{0.87, 5.5e-6};
+  in.accelerator.gemm_curve.max_efficiency = 0.87;
+  in.accelerator.gemm_curve.kernel_overhead = 5.5e-6;
   EXPECT_EQ(optimizer_seconds(in), 0);  // no HBM bandwidth
   in.accelerator.hbm_bandwidth = units::BytesPerSecond(2039e9);
   // 1,008e9 parameters over tp 8 x pp 64: 1.97e9 per GPU, x 42 bytes at 2,039 GB/s: 40.6 ms.
@@ -178,7 +180,8 @@ TEST(StepFidelity, ThinGemmsRunFurtherFromPeakThanLargeOnes)
   Accelerator a;
   a.peak_flops = units::FlopsPerSecond(989e12);
   a.hbm_bandwidth = units::BytesPerSecond(3.35e12);
-  a.gemm_curve = GemmCurve{0.8, 5.5e-6};
+  a.gemm_curve.max_efficiency = 0.8;
+  a.gemm_curve.kernel_overhead = 5.5e-6;
   const double large = gemm_efficiency(a, Gemm{"", 8192, 8192, 8192, 1}, 2);
   const double thin = gemm_efficiency(a, Gemm{"", 4096, 4096, 256, 1}, 2);
   const double small = gemm_efficiency(a, Gemm{"", 256, 512, 256, 1}, 2);

@@ -1,5 +1,7 @@
 #include "models/step/step_model.hpp"
 
+#include "workload_fixture.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -229,7 +231,7 @@ TEST(CheckStepInputs, ReportsMissingNicWhenDataParallel)
 StepInputs llama3_405b()
 {
   StepInputs in;
-  in.workload = Workload{405e9, 126, 16384, 8192, 16777216.0, 1, 2.0};
+  in.workload = testing::dense_workload(405e9, 126, 16384, 8192, 16777216.0);
   in.workload.attention_heads = 128;
   in.workload.kv_heads = 8;
   in.accelerator.peak_flops = FlopsPerSecond(989e12);
@@ -302,7 +304,12 @@ TEST(AnalyticStepModel, ContextParallelismAddsKeyValueGathersAndSplitsTheSequenc
 StepInputs mixtral_8x7b()
 {
   StepInputs in;
-  in.workload = {46.7e9, 32, 4096, 4096, 4194304, 1, 2, 32, 8, 8, 2, 45.1e9};
+  in.workload = testing::dense_workload(46.7e9, 32, 4096, 4096, 4194304);
+  in.workload.attention_heads = 32;
+  in.workload.kv_heads = 8;
+  in.workload.experts = 8;
+  in.workload.experts_per_token = 2;
+  in.workload.expert_parameters = 45.1e9;
   in.accelerator.peak_flops = units::FlopsPerSecond(989e12);
   in.accelerator.gemm_efficiency = 0.5;
   in.layout = ParallelLayout{2, 4, 128, 2, 1, 8};

@@ -173,6 +173,21 @@ class ErrorTest(unittest.TestCase):
             fleetsim.run(SMALL, set={"checkpoint.interval": "-5min"})
         self.assertIn("checkpoint.interval", str(caught.exception))
 
+    def test_a_key_the_scenarios_choices_leave_unused_is_refused_naming_the_choice(self):
+        # recovery.spare_swap is hot_spare's; the scenario restarts (recovery.policy's default).
+        with self.assertRaises(fleetsim.ScenarioError) as caught:
+            fleetsim.run(SMALL, set={"recovery.spare_swap": "30min"})
+        message = str(caught.exception)
+        self.assertIn("'recovery.spare_swap' is not used", message)
+        self.assertIn("recovery.policy is restart", message)
+        self.assertIn("read when recovery.policy is hot_spare", message)
+        # The same key where its choice holds runs.
+        r = fleetsim.run(SMALL, seed=1, set={"recovery.spare_swap": "30min", "recovery.policy": "hot_spare",
+                                             "run.duration": "3d"})
+        # The scenario's own recovery.restart, which hot_spare (set here) does not read, is listed.
+        self.assertEqual(list(r["unused_keys"]), ["recovery.restart"])
+        self.assertIn("recovery.policy swaps spares in instead", r["unused_keys"]["recovery.restart"])
+
     def test_a_bad_sweep_file_gives_structured_diagnostics(self):
         # The native side writes each diagnostic as data (no text is parsed): the sweep file's own
         # problems with their line and column, and a point's with the point they come from.
@@ -215,7 +230,10 @@ class OtherCommandsTest(unittest.TestCase):
         self.assertIn("ettr", list(table["name"]))
         self.assertIn("wait_p99_h", list(table["name"]))
         r = fleetsim.run(SMALL, seed=2, set={"run.duration": "3d"})
-        self.assertEqual(r.metric("ettr"), r["ettr"])
+        # ettr is productive time over elapsed time: derived here from the breakdown, not read back.
+        breakdown = r["time_breakdown_s"]
+        self.assertAlmostEqual(r.metric("ettr"), breakdown["productive"] / r["simulated_time_s"], places=12)
+        self.assertAlmostEqual(sum(breakdown.values()), r["simulated_time_s"], delta=1e-6 * r["simulated_time_s"])
         self.assertAlmostEqual(r.metric("restart_h"), r["time_breakdown_s"]["restart"] / 3600, places=9)
         self.assertEqual(r.metric("unexpected_interruptions"), r["interruptions"]["unexpected"])
         self.assertTrue(math.isnan(r.metric("wait_p99_h")), "a fleet's metric has no value for a single job")

@@ -151,7 +151,7 @@ TEST(CheckpointStrategies, ACorruptCheckpointFallsBackOneCheckpointAndLosesOneMo
   EXPECT_TRUE(checked) << "no seed in 1..40 had exactly one corrupt checkpoint at its first restore";
 }
 
-/// final_interval_s / daly_interval_s and the failures seen, for seeds 1..100 of young_daly_single_cause
+/// interval_s / daly_interval_s and the failures seen, for seeds 1..100 of young_daly_single_cause
 /// (true MTBF 2 h, delta 5 min) with the adaptive policy told 8 h, over `duration`.
 std::vector<std::pair<double, long>> adaptive_over_100_seeds(const std::string& duration)
 {
@@ -165,7 +165,7 @@ std::vector<std::pair<double, long>> adaptive_over_100_seeds(const std::string& 
   for (const auto& r : run_children(runs)) {
     EXPECT_TRUE(r.ok) << r.error;
     if (r.ok)
-      out.emplace_back(num(r.summary, "checkpoints", "final_interval_s") /
+      out.emplace_back(num(r.summary, "checkpoints", "interval_s") /
                            num(r.summary, "checkpoints", "daly_interval_s"),
                        r.summary["interruptions"]["unexpected"].get<long>());
   }
@@ -219,7 +219,7 @@ TEST(CheckpointStrategies, TheAdaptiveIntervalKeepsItsPriorWithoutFailures)
                          1,
                          false});
   ASSERT_TRUE(none.ok) << none.error;
-  EXPECT_GT(num(none.summary, "checkpoints", "final_interval_s"), 1.9 * 1883.27);
+  EXPECT_GT(num(none.summary, "checkpoints", "interval_s"), 1.9 * 1883.27);
 }
 
 TEST(CheckpointStrategies, YoungAndDalyPoliciesCheckpointAtTheirIntervals)
@@ -230,7 +230,7 @@ TEST(CheckpointStrategies, YoungAndDalyPoliciesCheckpointAtTheirIntervals)
     ASSERT_TRUE(r.ok) << r.error;
     const double expected = num(r.summary, "checkpoints",
                                 std::string(policy) == "young" ? "young_interval_s" : "daly_interval_s");
-    EXPECT_NEAR(num(r.summary, "checkpoints", "final_interval_s"), expected, 1e-6) << policy;
+    EXPECT_NEAR(num(r.summary, "checkpoints", "interval_s"), expected, 1e-6) << policy;
   }
 }
 

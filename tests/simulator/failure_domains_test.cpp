@@ -49,7 +49,7 @@ TEST(FailureDomains, AStorageOutageHoldsTheReloadUntilStorageIsBackButNotAnInMem
   std::vector<std::string> sets = llama3_without_failures();
   for (const char* extra :
        {"planned.count=0", "failures.causes.outage.count=10", "failures.causes.outage.scope=storage",
-        "failures.causes.outage.repair=1h", "repair.distribution=fixed"})
+        "failures.causes.outage.repair=1h"})
     sets.emplace_back(extra);
   std::vector<std::string> memory = sets;
   memory.push_back("recovery.policy=in_memory");

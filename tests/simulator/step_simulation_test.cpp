@@ -597,8 +597,7 @@ TEST(StepSimulation, AFabricLimitedCheckpointSlowsTheReplaysWrites)
   // transfer over the fabric, and the replay uses it when the fabric, not the storage, limits it.
   const std::string out = in_child([&] {
     setenv("FLEETSIM_CACHE_DIR", "off", 1);
-    auto s = load(kSmall, {"storage.write_bandwidth=1000TB/s", "checkpoint.write_overhead=0s", "run.duration=1h",
-                           "failures.reference_gpus=1024"});
+    auto s = load(kSmall, {"storage.write_bandwidth=1000TB/s", "checkpoint.write_overhead=0s", "run.duration=1h"});
     const sim::RunResult r = *sim::run(s, 1).job();
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.17g", r.checkpoint_write_s);
@@ -610,8 +609,7 @@ TEST(StepSimulation, AFabricLimitedCheckpointSlowsTheReplaysWrites)
   // time adds only the route's microseconds of latency).
   const std::string storage_bound = in_child([&] {
     setenv("FLEETSIM_CACHE_DIR", "off", 1);
-    auto s = load(kSmall, {"storage.write_bandwidth=2TB/s", "checkpoint.write_overhead=0s", "run.duration=1h",
-                           "failures.reference_gpus=1024"});
+    auto s = load(kSmall, {"storage.write_bandwidth=2TB/s", "checkpoint.write_overhead=0s", "run.duration=1h"});
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.17g", sim::run(s, 1).job()->checkpoint_write_s);
     return std::string(buf);

@@ -32,7 +32,8 @@ std::string read(const fs::path& p)
 }
 
 // A copy of the A100 generation file and its kernel tables, a 22B case on one node that includes it,
-// and a case list with that case twice: once for calibration, once for validation.
+// and a case list with that case twice: once for calibration, once for validation with the analytic
+// step (inputs that differ: a validation case with a calibration case's very inputs is refused).
 class CalibrateCli : public ::testing::Test {
 protected:
   void SetUp() override
@@ -47,14 +48,15 @@ protected:
     std::ofstream(dir_.path() / "case.yaml") << scenario;
   }
   // The case list, with `published` as the calibration case's step time.
-  std::string cases(double published) const
+  std::string cases(double published, bool same_inputs = false) const
   {
     const std::string common = "    kind: step\n    inputs: case.yaml\n    metric: step_time_s\n    unit: s\n"
                                "    tolerance: 10%\n";
     std::ofstream(dir_.path() / "cases.yaml")
         << "cases:\n  - id: cal-22b\n    title: t\n    source: s\n    role: calibration\n"
         << common << "    published: " << published << "\n"
-        << "  - id: val-22b\n    title: t\n    source: s\n" << common << "    published: 1.1\n";
+        << "  - id: val-22b\n    title: t\n    source: s\n" << common << "    published: 1.1\n"
+        << (same_inputs ? "" : "    step_model: analytic\n");
     return dir_ / "cases.yaml";
   }
   double step_at(const std::string& overhead) const
@@ -83,8 +85,9 @@ TEST_F(CalibrateCli, AFitFindsTheParameterThatGaveThePublishedStepAndWritesItWit
   EXPECT_NE(text.find("# --- calibration"), std::string::npos);
   EXPECT_NE(text.find("#   cal-22b: step_time_s published"), std::string::npos) << text;
   EXPECT_EQ(text.find("val-22b"), std::string::npos) << "a validation case is never in the fit";
-  // The file still loads, and a second fit replaces the block rather than adding one.
-  ASSERT_EQ(fleetsim("validate " + hw).code, 0);
+  // The file still loads (through the case that includes it), and a second fit replaces the block
+  // rather than adding one.
+  ASSERT_EQ(fleetsim("validate " + dir_ / "case.yaml").code, 0);
   ASSERT_EQ(fleetsim("calibrate " + hw + " --cases " + list + " --fit accelerator.gemm.kernel_overhead=0us:40us").code,
             0);
   const std::string again = read(hw);
@@ -103,6 +106,22 @@ TEST_F(CalibrateCli, AValidationCaseIsRefusedAndNothingIsWritten)
   // A parameter the file does not write, or bounds out of the key's range, are bad input too.
   EXPECT_EQ(fleetsim("calibrate " + hw + " --cases " + list + " --fit network.pp_overhead=0us:10us").code, 2);
   EXPECT_EQ(fleetsim("calibrate " + hw + " --cases " + list + " --fit network.overlap_slowdown=0:3").code, 2);
+  EXPECT_EQ(read(hw), before);
+}
+
+TEST_F(CalibrateCli, ACalibrationCaseWithAValidationCasesInputsIsRefused)
+{
+  // The same inputs under two roles: a fit on one would be fitted to the other (a relabelled copy of a
+  // validation case would otherwise pass every check).
+  const std::string list = cases(1.2, /*same_inputs=*/true);
+  const std::string hw = dir_ / "hardware/a100.yaml";
+  const std::string before = read(hw);
+  const auto r = fleetsim("calibrate " + hw + " --cases " + list + " --fit accelerator.gemm.kernel_overhead=0us:40us");
+  EXPECT_EQ(r.code, 2) << r.text;
+  EXPECT_NE(r.text.find("calibrate will not fit on cal-22b: val-22b: its resolved inputs equal the calibration "
+                        "case cal-22b's"),
+            std::string::npos)
+      << r.text;
   EXPECT_EQ(read(hw), before);
 }
 

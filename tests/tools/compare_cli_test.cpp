@@ -80,6 +80,44 @@ TEST(CliCompare, ExitsTwoAndWritesNothingWhenAPointIsInvalid)
   EXPECT_FALSE(fs::exists(out));
 }
 
+TEST(CliCompare, AKeyThatSomePointsLeaveUnusedRunsAndThePointsAreNamed)
+{
+  // A base (here the command line) giving hot_spare's swap time, compared over the recovery policies:
+  // `run` would refuse it under restart; the compare runs both points and says where it is not read,
+  // and each point's summary.json lists it where it is not.
+  TempDir tmp;
+  const std::string out = tmp / "cmp";
+  const auto r = compare(kLemons + " --vary recovery.policy=restart,hot_spare --set recovery.spare_swap=3min " +
+                         "--set run.duration=5d --quiet --out " + out);
+  ASSERT_EQ(r.code, 0) << r.text;
+  EXPECT_NE(r.text.find("note: 'recovery.spare_swap' (command line) is not used at 1 of 2 points: "
+                        "recovery.policy=restart (there recovery.policy is restart; it is read when "
+                        "recovery.policy is hot_spare"),
+            std::string::npos)
+      << r.text;
+  // The scenario's own restart time is not read at the hot_spare point.
+  EXPECT_NE(r.text.find("note: 'recovery.restart' (" + kLemons), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("is not used at 1 of 2 points: recovery.policy=hot_spare"), std::string::npos) << r.text;
+  int listed = 0;
+  for (const auto& e : fs::recursive_directory_iterator(out)) {
+    if (e.path().filename() != "summary.json")
+      continue;
+    const auto j = nlohmann::json::parse(read_file(e.path().string()));
+    const bool restart = j["recovery"]["policy"] == "restart";
+    EXPECT_EQ(j["unused_keys"].contains("recovery.spare_swap"), restart) << e.path();
+    EXPECT_EQ(j["unused_keys"].contains("recovery.restart"), !restart) << e.path();
+    ++listed;
+  }
+  EXPECT_EQ(listed, 2);
+  // A key no point reads is refused, as `run` refuses it.
+  const auto none = compare(kLemons + " --vary spares.nodes=0,4 --set recovery.spare_swap=3min --out " + (tmp / "x"));
+  EXPECT_EQ(none.code, 2) << none.text;
+  EXPECT_NE(none.text.find("'recovery.spare_swap' is not used: recovery.policy is restart"), std::string::npos)
+      << none.text;
+  EXPECT_NE(none.text.find("(at every point)"), std::string::npos) << none.text;
+  EXPECT_FALSE(fs::exists(tmp / "x"));
+}
+
 TEST(CliCompare, ExitsTwoWhenVaryIsMissingOrMalformed)
 {
   TempDir tmp;

@@ -69,13 +69,14 @@ const bool kRegistered = fleetsim::models::register_recovery_policy(
                               [] { return std::make_unique<InstantRestartPolicy>(); },
                               {fleetsim::models::extension_key<fleetsim::models::RecoverySpec>(
                                   "recovery.test_restart_time", fleetsim::models::KeyKind::Duration, "1s",
-                                  "test_instant_restart: the restart phase (replaces recovery.restart)", 0.0, 3600.0)}}) &&
+                                  "test_instant_restart: the restart phase (replaces recovery.restart)", 0.0, 3600.0)},
+                              /*replaces_restart=*/true}) &&
                          fleetsim::metrics::register_metric({"test_checkpoints_per_day", "1/d",
                                                              "committed checkpoints per simulated day", nullptr,
-                                                             checkpoints_per_day}) &&
+                                                             checkpoints_per_day, nullptr, "", 1}) &&
                          fleetsim::metrics::register_metric({"test_lost_share", "",
                                                              "share of the allocated GPU-time of a fleet that was lost", nullptr,
-                                                             nullptr, lost_share});
+                                                             nullptr, lost_share, "", 1});
 
 // ---- running them --------------------------------------------------------------------------------------
 
@@ -217,10 +218,11 @@ TEST(Extensions, ThePolicysOwnKeyIsReadCheckedAndListedLikeEveryKey)
   ASSERT_GT(failures, 10);
   EXPECT_NEAR(m["time_breakdown_s"]["restart"].get<double>(), 5.0 * failures, 5.0 * failures * 0.05);
   // Its unit converts, its range is checked, and an error names the key.
-  const auto minutes = fleetsim("validate " + kScenario + " --set recovery.test_restart_time=2min");
+  const std::string with_policy = " --set recovery.policy=test_instant_restart";
+  const auto minutes = fleetsim("validate " + kScenario + with_policy + " --set recovery.test_restart_time=2min");
   EXPECT_EQ(minutes.code, 0) << minutes.text;
   for (const char* bad : {"-1s", "2h", "5kg"}) {
-    const auto r = fleetsim("validate " + kScenario + " --set recovery.test_restart_time=" + bad);
+    const auto r = fleetsim("validate " + kScenario + with_policy + " --set recovery.test_restart_time=" + bad);
     EXPECT_EQ(r.code, 2) << bad << ": " << r.text;
     EXPECT_NE(r.text.find("recovery.test_restart_time"), std::string::npos) << r.text;
   }

@@ -136,7 +136,7 @@ failures:
   causes:
     node_fault: {mtbf: 2d, scope: node}
 scheduler: {placement: first_fit}
-run: {duration: 10d, step_model: analytic}
+run: {duration: 10d}
 )");
   const FleetRun r = run(dir, scenario);
   ASSERT_EQ(r.code, 0) << r.text;
@@ -165,7 +165,7 @@ cluster: {gpus: 16, gpus_per_node: 8, gpus_per_rack: 16}
 workload:
   jobs:
     huge: {gpus: 64, work: 1h}
-run: {duration: 1d, step_model: analytic}
+run: {duration: 1d}
 )");
   const FleetRun r = run(dir, scenario);
   EXPECT_EQ(r.code, 2) << r.text;
@@ -302,7 +302,8 @@ TEST(FleetCli, OnASharedFabricScatteredJobsLoseMoreToContentionThanPackedOnes)
   EXPECT_GT(lost_random, 2 * lost_packed);
   EXPECT_GT(random.summary["fabric"]["utilisation_rack"].get<double>(), 0);
   EXPECT_GT(packed.summary["goodput_gpu_hours"].get<double>(), random.summary["goodput_gpu_hours"].get<double>());
-  const FleetRun isolated = run(dir, fixture, "--set network.rack_oversubscription=4 --set scheduler.placement=random");
+  // (An isolated fabric reads no oversubscription: network.rack_oversubscription is refused there.)
+  const FleetRun isolated = run(dir, fixture, "--set scheduler.placement=random");
   ASSERT_EQ(isolated.code, 0) << isolated.text;
   EXPECT_FALSE(isolated.summary.contains("fabric"));
   // Per job: nothing slows an isolated job; on the shared fabric, scattered jobs slow, and the token
@@ -312,9 +313,11 @@ TEST(FleetCli, OnASharedFabricScatteredJobsLoseMoreToContentionThanPackedOnes)
     if (!row.at("slowdown").empty())
       most = std::max(most, std::stod(row.at("slowdown")));
   EXPECT_GT(most, 1.1);
-  for (const auto& [id, row] : isolated.jobs)
-    if (!row.at("slowdown").empty())
+  for (const auto& [id, row] : isolated.jobs) {
+    if (!row.at("slowdown").empty()) {
       EXPECT_EQ(row.at("slowdown"), "1.000000") << id;
+    }
+  }
   const auto& llm = random.jobs.at("llm");
   EXPECT_NEAR(std::stod(llm.at("mean_step_s")) / std::stod(llm.at("slowdown")),
               std::stod(isolated.jobs.at("llm").at("mean_step_s")), 1e-3);
@@ -366,7 +369,7 @@ workload:
   trace: {file: k.csv, preset: none, columns: {id: id, submit: submit, gpus: gpus, duration: duration}}
   defaults: {checkpoint_interval: 1h, checkpoint_cost: 1s, checkpoint_size_per_gpu: 100GB}
 scheduler: {policy: fifo}
-run: {duration: 1d, step_model: analytic}
+run: {duration: 1d}
 )");
     const FleetRun r = run(dir, scenario);
     ASSERT_EQ(r.code, 0) << r.text;

@@ -27,7 +27,7 @@ std::string write_case(const TempDir& dir, const std::string& trace, const std::
                        extra +
                        "}\n"
                        "scheduler: {policy: fifo}\n"
-                       "run: {duration: 1d, step_model: analytic}\n");
+                       "run: {duration: 1d}\n");
 }
 
 const std::string kHeader = "job_id,user,node_num,gpu_num,submit_time,start_time,end_time,duration,state\n";
@@ -96,7 +96,7 @@ TEST(FleetTraceCli, AGeneratedWorkloadWrittenAsATraceReplaysToTheSameJobs)
                                     "workload:\n"
                                     "  generator: {jobs: 300, window: 2d, gpus: \"1:0.5, 8:0.3, 32:0.2\", "
                                     "median: 20min, sigma: 1}\n"
-                                    "run: {duration: 3d, step_model: analytic}\n");
+                                    "run: {duration: 3d}\n");
   auto w = fleetsim_command("workload " + gen + " --seed 4 --quiet --out " + (dir / "jobs_trace.csv"));
   ASSERT_EQ(w.code, 0) << w.text;
   const std::string replay = dir.write("replay.yaml",
@@ -104,7 +104,7 @@ TEST(FleetTraceCli, AGeneratedWorkloadWrittenAsATraceReplaysToTheSameJobs)
                                        "cluster: {gpus: 64, gpus_per_node: 8, gpus_per_rack: 16}\n"
                                        "workload:\n"
                                        "  trace: {file: jobs_trace.csv, preset: acme}\n"
-                                       "run: {duration: 3d, step_model: analytic}\n");
+                                       "run: {duration: 3d}\n");
   ASSERT_EQ(fleetsim_command("run " + gen + " --seed 4 --quiet --out " + (dir / "a")).code, 0);
   ASSERT_EQ(fleetsim_command("run " + replay + " --quiet --out " + (dir / "b")).code, 0);
   const std::string a = read_file(dir / "a/jobs.csv");

@@ -151,8 +151,9 @@ TEST(PlanCli, EmbeddingChunksAreSearchedAsTheScenarioSetsThemOrBothWays)
       seen.insert(rows[i][7]);
       if (rows[i][17] == "1")
         own.insert(rows[i][6] + "/" + rows[i][7]);
-      if (rows[i][3] == "1")
+      if (rows[i][3] == "1") {
         EXPECT_EQ(rows[i][7], "0") << "a single stage has no embedding chunks";
+      }
     }
     EXPECT_LE(own.size(), 1U);
     return std::make_pair(seen, own);

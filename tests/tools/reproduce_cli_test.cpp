@@ -6,6 +6,7 @@
 
 #include "simulator/scenario/scenario_loader.hpp"
 #include "validation/calibration.hpp"
+#include "validation/case_inputs.hpp"
 #include "validation/case_metrics.hpp"
 #include "validation/validation_case.hpp"
 
@@ -13,6 +14,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -316,6 +318,41 @@ TEST(ValidationCases, RecomputationAndSequenceParallelismMoveThe530bStepByThePub
   EXPECT_NEAR(selective / full, published, 0.05 * published) << "selective " << selective << "%, full " << full << "%";
 }
 
+TEST(ValidationCases, NoValidationCaseSharesItsInputsWithACalibrationCase)
+{
+  fleetsim::scenario::Diagnostics diags;
+  const auto list = fleetsim::validation::read_case_list(kRoot + "/scenarios/validation/cases.yaml", diags);
+  ASSERT_TRUE(diags.empty()) << diags.to_string();
+  for (const auto& p : fleetsim::validation::shared_input_problems(list))
+    ADD_FAILURE() << p;
+  // The check itself: a relabelled copy of a calibration case (another name, another description) is
+  // caught; one that differs in its layout only is a layout sibling, reported as such.
+  TempDir tmp;
+  const std::string source = kRoot + "/scenarios/validation/dgxc_a4c_gpt3_175b.yaml";
+  std::ifstream in(source);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string copy = std::regex_replace(text.str(), std::regex("include: \\.\\./hardware/"),
+                                        "include: " + kRoot + "/scenarios/hardware/");
+  tmp.write("cal.yaml", copy);
+  tmp.write("copy.yaml", std::regex_replace(copy, std::regex("name: [a-z0-9_]+"), "name: renamed"));
+  tmp.write("layout.yaml", std::regex_replace(copy, std::regex("virtual_stages: [0-9]+"), "virtual_stages: 6"));
+  std::string cases = "cases:\n";
+  for (const char* id : {"cal", "copy", "layout"})
+    cases += std::string("  - {id: ") + id + ", title: t, source: s, kind: step, inputs: " + id +
+             ".yaml, metric: step_time_s, unit: s, published: 8, tolerance: 15%" +
+             (std::string(id) == "cal" ? ", role: calibration}\n" : "}\n");
+  const auto made = fleetsim::validation::read_case_list(tmp.write("cases.yaml", cases), diags);
+  ASSERT_TRUE(diags.empty()) << diags.to_string();
+  const auto problems = fleetsim::validation::shared_input_problems(made);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].rfind("copy: its resolved inputs equal the calibration case cal's", 0), 0u) << problems[0];
+  const auto siblings = fleetsim::validation::layout_siblings(made);
+  EXPECT_EQ(siblings.size(), 2u);  // the copy is the same model and cluster too
+  EXPECT_EQ(siblings.count("layout"), 1u);
+  EXPECT_EQ(siblings.count("cal"), 0u);
+}
+
 TEST(ValidationCases, NoHardwareFileIsFittedOnAValidationCase)
 {
   // Every case a hardware file's calibration block names is a calibration case of the list.
@@ -337,11 +374,53 @@ TEST(ValidationCases, NoHardwareFileIsFittedOnAValidationCase)
   EXPECT_NE(problems[1].find("'nope', which is not a case"), std::string::npos) << problems[1];
 }
 
+TEST(ValidationCases, EveryFittedValueIsTheFitOfItsCalibrationCases)
+{
+  // The provenance of a hardware file's fitted values, checked by doing it again: `fleetsim calibrate
+  // --dry-run` refits them on the calibration cases that include the file, from the file's values,
+  // and must land where they are (a value edited by hand, or fitted on other cases, moves), on the
+  // cases its calibration block names.
+  for (const char* file : {"a100_sxm_80gb.yaml", "h100_sxm_80gb.yaml"}) {
+    const std::string hw = kRoot + "/scenarios/hardware/" + file;
+    const auto r = fleetsim::testing::run_command(std::string(FLEETSIM_BINARY) + " calibrate " + hw +
+                                                  " --dry-run 2>&1");
+    ASSERT_EQ(r.code, 0) << r.text;
+    std::ifstream in(hw);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string block = text.str().substr(0, text.str().find("# --- end calibration"));
+    int parameters = 0;
+    int cases = 0;
+    std::istringstream lines(r.text);
+    for (std::string line; std::getline(lines, line);) {
+      std::smatch m;
+      // "  accelerator.gemm.table_scale: 0.8 -> 0.8003": the file's value, and where the refit lands.
+      if (std::regex_match(line, m, std::regex(R"(  ([a-z_.]+): ([0-9.e+-]+)[a-zA-Z/]* -> ([0-9.e+-]+)[a-zA-Z/]*)"))) {
+        ++parameters;
+        const double bound = m[1] == "accelerator.gemm.table_scale" ? 0.6 : 0.5;  // the default fit's bounds' width
+        EXPECT_NEAR(std::stod(m[3]), std::stod(m[2]), 0.01 * bound) << file << ": " << line;
+      } else if (std::regex_match(line, m, std::regex(R"(  ([a-z0-9.-]+): [a-z_]+ published .*)"))) {
+        ++cases;
+        EXPECT_NE(block.find("#   " + std::string(m[1]) + ": "), std::string::npos)
+            << file << "'s calibration block does not name " << m[1];
+      }
+    }
+    EXPECT_EQ(parameters, 2) << r.text;
+    EXPECT_GE(cases, 2) << r.text;
+    // ... and every case the block names is one the refit used.
+    const std::regex named(R"(\n#   [a-z0-9.-]+: [a-z_]+ published )");
+    EXPECT_EQ(cases, static_cast<int>(std::distance(std::sregex_iterator(block.begin(), block.end(), named),
+                                                    std::sregex_iterator())))
+        << block;
+  }
+}
+
 TEST(ValidationCases, ACaseThatTunesItsHardwareOrTakesAnotherFileIsCaught)
 {
   TempDir tmp;
   const std::string hw = kRoot + "/scenarios/hardware/";
-  tmp.write("tuned.yaml", "include: " + hw + "h100_sxm_80gb_grand_teton.yaml\naccelerator:\n  gemm_efficiency: 0.7\n");
+  tmp.write("tuned.yaml",
+            "include: " + hw + "h100_sxm_80gb_grand_teton.yaml\naccelerator:\n  gemm:\n    table_scale: 0.7\n");
   tmp.write("other.yaml", "include: " + hw + "a100_sxm_80gb_selene.yaml\naccelerator:\n  name: H100-SXM-80GB\n");
   tmp.write("bare.yaml", "name: bare\n");
   std::string list = "cases:\n";
@@ -355,7 +434,7 @@ TEST(ValidationCases, ACaseThatTunesItsHardwareOrTakesAnotherFileIsCaught)
   std::string all;
   for (const auto& p : problems)
     all += p + "\n";
-  EXPECT_NE(all.find("tuned: " + (tmp / "tuned.yaml") + ":3 sets the hardware key accelerator.gemm_efficiency"),
+  EXPECT_NE(all.find("tuned: " + (tmp / "tuned.yaml") + ":4 sets the hardware key accelerator.gemm.table_scale"),
             std::string::npos)
       << all;
   // other.yaml includes the Selene cluster file, which includes the A100 generation file: the generation's.

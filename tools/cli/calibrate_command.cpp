@@ -9,6 +9,7 @@
 #include "simulator/scenario/scenario_loader.hpp"
 #include "simulator/trace/atomic_file.hpp"
 #include "validation/calibration.hpp"
+#include "validation/case_inputs.hpp"
 #include "validation/case_metrics.hpp"
 #include "validation/validation_case.hpp"
 
@@ -116,7 +117,8 @@ struct Fit {
 // goes there. False with `error` set otherwise.
 bool free_parameters(const Options& opts, const std::string& hardware, Fit& fit, std::string& error)
 {
-  const auto hw = scenario::load_scenario_file(opts.scenario);
+  // (The generation file alone, as a scenario: its keys for other models are listed, not refused.)
+  const auto hw = scenario::load_scenario_file(opts.scenario, {}, scenario::UnusedKeys::List);
   for (const std::string& text : opts.fits.empty() ? kDefaultFits : opts.fits) {
     const auto p = validation::parse_free_parameter(text, error);
     if (!p)
@@ -228,6 +230,12 @@ int cmd_calibrate(const Options& opts)
   const auto cases = calibration_cases(list, opts.case_ids, hardware, error);
   if (cases.empty())
     return bad_input(error);
+  // Validation apart by construction: a calibration case whose resolved inputs equal a validation
+  // case's would fit the model to that validation case (validation/case_inputs.hpp).
+  for (const std::string& problem : validation::shared_input_problems(list))
+    for (const Calibration& k : cases)
+      if (problem.find("calibration case " + k.c->id + "'s") != std::string::npos)
+        return bad_input("calibrate will not fit on " + k.c->id + ": " + problem);
   Fit fit;
   if (!free_parameters(opts, hardware, fit, error))
     return bad_input(error);

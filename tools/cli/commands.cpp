@@ -5,6 +5,7 @@
 #include "simulator/output/step_outputs.hpp"
 #include "simulator/run/run.hpp"
 #include "simulator/run/step_simulation.hpp"
+#include "simulator/scenario/key_usage.hpp"
 #include "simulator/scenario/parameter_table.hpp"
 #include "simulator/scenario/scenario_loader.hpp"
 #include "simulator/trace/atomic_file.hpp"
@@ -20,19 +21,24 @@
 
 namespace fleetsim::cli {
 
-std::optional<int> prepare(const Options& opts, scenario::Scenario& out)
+std::optional<int> prepare(const Options& opts, scenario::Scenario& out, scenario::UnusedKeys unused)
 {
   const std::string path = opts.scenario.empty() ? default_scenario_path() : opts.scenario;
-  auto result = scenario::load_scenario_file(path, opts.sets);
+  auto result = scenario::load_scenario_file(path, opts.sets, unused);
   if (!result.diagnostics.empty()) {
     scenario::report(result.diagnostics, std::cerr);
     return kExitBadInput;
   }
   if (opts.dump_resolved) {
-    std::cout << scenario::dump_resolved(result.resolved);
+    std::cout << scenario::dump_resolved(result.resolved, &*result.scenario);
     return kExitOk;
   }
   out = std::move(*result.scenario);
+  // The scenario's own keys that a --set choice left unread run on, and are named (the included
+  // files' are only in summary.json: they describe the machine for whichever model reads them).
+  for (const scenario::UnusedKey& u : out.unused_keys)
+    if (!u.included)
+      std::cerr << u.where << ": note: " << scenario::unused_key_message(u) << "\n";
   return std::nullopt;
 }
 
@@ -147,6 +153,10 @@ int cmd_validate(const Options& opts)
   if (auto done = prepare(opts, s))
     return *done;
   std::cout << s.source << ": ok (" << s.causes.size() << " failure causes)\n";
+  // Keys from an included hardware or cluster file that this scenario's choices leave unread: named,
+  // not refused (the file describes the machine for whichever model reads them).
+  for (const scenario::UnusedKey& u : s.unused_keys)
+    std::cout << "  " << u.where << ": unused: " << scenario::unused_key_message(u) << "\n";
   return kExitOk;
 }
 
@@ -275,11 +285,12 @@ int cmd_describe(const Options& opts)
 {
   const auto& table = scenario::parameter_table();
   if (opts.markdown) {
-    std::cout << "| key | type | default | valid range | runs | description |\n|---|---|---|---|---|---|\n";
+    std::cout << "| key | type | default | valid range | runs | read when | description |\n"
+                 "|---|---|---|---|---|---|---|\n";
     for (const auto& p : table)
       std::cout << "| `" << p.key << "` | " << scenario::kind_description(p) << " | " << cell(p.default_value) << " | "
                 << scenario::range_description(p) << " | " << scenario::applies_name(p.applies) << " | "
-                << p.description << " |\n";
+                << scenario::read_when_description(p) << " | " << p.description << " |\n";
     return kExitOk;
   }
   std::string section;
@@ -295,6 +306,8 @@ int cmd_describe(const Options& opts)
     if (p.applies != scenario::Applies::Both)
       std::cout << "  (" << scenario::applies_name(p.applies) << " only)";
     std::cout << "\n      " << p.description << "\n";
+    if (const std::string when = scenario::read_when_description(p); !when.empty())
+      std::cout << "      read when " << when << "\n";
   }
   std::cout << "\nQuantities need a unit:\n";
   for (auto d : {units::Dimension::Time, units::Dimension::Bytes, units::Dimension::Bandwidth,

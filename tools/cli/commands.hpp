@@ -5,6 +5,7 @@
 #include "models/core/check.hpp"
 #include "models/core/invariant.hpp"
 #include "simulator/scenario/scenario.hpp"
+#include "simulator/scenario/scenario_loader.hpp"
 
 #include <optional>
 
@@ -73,7 +74,8 @@ struct Options {
 
 /// Loads and validates the scenario into `out`. Returns an exit code when the command is already
 /// done: 2 after printing every diagnostic, or 0 after printing --dump-resolved.
-std::optional<int> prepare(const Options& opts, scenario::Scenario& out);
+std::optional<int> prepare(const Options& opts, scenario::Scenario& out,
+                           scenario::UnusedKeys unused = scenario::UnusedKeys::Refuse);
 
 /// Parses argv; on error prints a message to stderr and returns false.
 bool parse_options(int argc, char** argv, Options& opts);

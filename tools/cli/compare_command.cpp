@@ -3,6 +3,7 @@
 // simulation per process) and keeps its outputs under DIR/<point>/[seed-N/].
 #include "commands.hpp"
 #include "replica_runner.hpp"
+#include "unused_keys.hpp"
 
 #include "simulator/metrics/metric_registry.hpp"
 #include "simulator/output/run_outputs.hpp"
@@ -64,13 +65,18 @@ std::vector<scenario::Scenario> load_points(const std::string& path, const Optio
   for (const auto& p : points) {
     std::vector<std::string> sets = opts.sets;
     sets.insert(sets.end(), p.sets.begin(), p.sets.end());
-    auto loaded = scenario::load_scenario_file(path, sets);
+    auto loaded = scenario::load_scenario_file(path, sets, scenario::UnusedKeys::List);
     if (!loaded.diagnostics.empty()) {
       scenario::report(loaded.diagnostics, std::cerr, "point " + p.label);
       return {};
     }
     scenarios.push_back(std::move(*loaded.scenario));
   }
+  std::vector<std::string> labels;
+  for (const auto& p : points)
+    labels.push_back(p.label);
+  if (!report_unused_across_points(labels, scenarios, std::cerr))
+    return {};
   return scenarios;
 }
 

@@ -148,7 +148,9 @@ void print_plan(const scenario::Scenario& s, long gpus, const models::SearchSpac
 int cmd_plan(const Options& opts)
 {
   scenario::Scenario s;
-  if (auto done = prepare(opts, s))
+  // The search tries other layouts than the scenario's: a key its layout leaves unread (a pipeline's
+  // overhead at pp 1) may act on another, so it is listed in the scenario, not refused.
+  if (auto done = prepare(opts, s, scenario::UnusedKeys::List))
     return *done;
   const long gpus = opts.plan_gpus > 0 ? opts.plan_gpus : s.fleet.gpus;
   if (!(s.step.accelerator.memory.si() > 0)) {

@@ -11,6 +11,7 @@
 #include "simulator/run/step_source.hpp"
 #include "simulator/scenario/scenario_loader.hpp"
 #include "simulator/trace/atomic_file.hpp"
+#include "validation/case_inputs.hpp"
 #include "validation/case_metrics.hpp"
 #include "validation/validation_report.hpp"
 
@@ -255,7 +256,12 @@ int cmd_reproduce(const Options& opts)
   const std::string file = opts.cases_file.empty() ? default_source_path("scenarios/validation/cases.yaml")
                                                    : opts.cases_file;
   scenario::Diagnostics diags;
-  const validation::CaseList list = validation::read_case_list(file, diags);
+  validation::CaseList list = validation::read_case_list(file, diags);
+  if (diags.empty())  // the validation cases that differ from a calibration case only in layout: a group
+    for (const auto& [id, calibration] : validation::layout_siblings(list))
+      for (ValidationCase& c : list.cases)
+        if (c.id == id)
+          c.shares_model_with = calibration;
   const auto selected = diags.empty() ? validation::select_cases(list, opts.case_ids, diags)
                                       : std::vector<const ValidationCase*>{};
   if (!diags.empty()) {

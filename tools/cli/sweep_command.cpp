@@ -5,6 +5,7 @@
 #include "mpi_world.hpp"
 #include "replica_runner.hpp"
 #include "sweep_plan.hpp"
+#include "unused_keys.hpp"
 
 #include "simulator/output/run_outputs.hpp"
 #include "simulator/run/run.hpp"
@@ -111,7 +112,7 @@ bool load_plan(const Options& opts, Plan& plan, std::vector<scenario::Scenario>&
   for (const auto& p : plan.points) {
     std::vector<std::string> sets = plan.sets;
     sets.insert(sets.end(), p.sets.begin(), p.sets.end());
-    auto loaded = scenario::load_scenario_file(sweep->base, sets);
+    auto loaded = scenario::load_scenario_file(sweep->base, sets, scenario::UnusedKeys::List);
     if (!loaded.diagnostics.empty()) {
       scenario::report(loaded.diagnostics, std::cerr,
                        "point " + (p.label.empty() ? std::string("(base)") : p.label) + " of " + opts.scenario);
@@ -119,6 +120,11 @@ bool load_plan(const Options& opts, Plan& plan, std::vector<scenario::Scenario>&
     }
     scenarios.push_back(std::move(*loaded.scenario));
   }
+  std::vector<std::string> labels;
+  for (const auto& p : plan.points)
+    labels.push_back(p.label);
+  if (!report_unused_across_points(labels, scenarios, std::cerr))
+    return false;
   plan.first_seed = opts.has_seed ? opts.seed : sweep->seed.value_or(scenarios.front().seed);
   traces = sweep->traces;
   plan.metrics = plan_metrics(*sweep, scenarios);

@@ -39,9 +39,12 @@ namespace {
 
 using Diagnostic = std::tuple<std::string, int, int, std::string>;
 
-std::vector<Diagnostic> check(const std::string& path, const std::vector<std::string>& sets)
+std::vector<Diagnostic> check(const std::string& path, const std::vector<std::string>& sets, bool list_unused)
 {
-  const auto result = fleetsim::scenario::load_scenario_file(path, sets);
+  // A compare's base lists the keys some of its points leave unused rather than refusing them
+  // (scenario::UnusedKeys); a run refuses them.
+  const auto result = fleetsim::scenario::load_scenario_file(
+      path, sets, list_unused ? fleetsim::scenario::UnusedKeys::List : fleetsim::scenario::UnusedKeys::Refuse);
   std::vector<Diagnostic> out;
   for (const auto& d : result.diagnostics.items())
     out.emplace_back(d.where.file, d.where.line, d.where.column, d.message);
@@ -128,9 +131,10 @@ double metric_value(const std::string& name, const std::string& summary_text)
 PYBIND11_MODULE(_native, m)
 {
   m.doc() = "fleetsim's native half: use the fleetsim package (run, step, compare, sweep, describe).";
-  m.def("check", &check, py::arg("path"), py::arg("sets"),
+  m.def("check", &check, py::arg("path"), py::arg("sets"), py::arg("list_unused") = false,
         "Loads and validates a scenario file with --set overrides; its diagnostics as (file, line, column, "
-        "message) tuples, empty when it is valid.");
+        "message) tuples, empty when it is valid. list_unused: a key the scenario's choices leave unread is "
+        "not an error (a compare's base, whose points may read it).");
   m.def("cli", &cli, py::arg("args"), py::arg("stdout_path"), py::arg("stderr_path"), py::arg("diagnostics_path"),
         "Runs one fleetsim command line (without the program name) in a forked child whose standard output "
         "and error go to the first two files and whose bad-input diagnostics go to the third, one JSON object "

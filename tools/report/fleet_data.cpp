@@ -84,8 +84,10 @@ void read_jobs(FleetData& d, const std::string& path, std::size_t top)
   for (const char* c : {"lost_other_gpu_h", "lost_contention_gpu_h"})  // (older files lack them)
     if (t.has_column(c))
       lost_columns.push_back(t.column(c));
-  const std::optional<std::size_t> slowdown =
-      t.has_column("slowdown") ? std::optional<std::size_t>(t.column("slowdown")) : std::nullopt;
+  // (a flag and an index, not an optional: GCC 12 at -O2 warns that the optional's value "may be
+  // used uninitialized" once blank() is inlined, a false positive)
+  const bool has_slowdown = t.has_column("slowdown");
+  const std::size_t slowdown = has_slowdown ? t.column("slowdown") : 0;
   required.insert(required.end(), lost_columns.begin(), lost_columns.end());
   const std::vector<std::size_t> optional = {st, t.column("end_s"), t.column("ettr")};
   (void)t.column("state");                           // the top jobs' table reads it
@@ -100,8 +102,8 @@ void read_jobs(FleetData& d, const std::string& path, std::size_t top)
         throw InputError(t.line(i) + ": error: job '" + t.row(i)[id] + "' started but its wait_s is negative");
       d.waits.push_back(wait);
     }
-    if (slowdown && !t.blank(i, *slowdown))
-      d.slowdowns.push_back(t.number(i, *slowdown));
+    if (has_slowdown && !t.blank(i, slowdown))
+      d.slowdowns.push_back(t.number(i, slowdown));
     double sum = 0;
     for (std::size_t c : lost_columns)
       sum += t.number(i, c);

@@ -43,6 +43,9 @@ struct ValidationCase {
   std::string notes;  // assumptions, caveats
   Role role = Role::Validation;
   std::string family;  // the source family errors are summarised by (default: the id up to its first '-')
+  /// A validation step case that shares model and cluster with this calibration case, differing only
+  /// in layout (case_inputs.hpp: layout_siblings), or "": reported as a group of its own.
+  std::string shares_model_with;
   // step and replay
   std::string inputs;       // the scenario as written (relative to the cases file's directory)
   std::string inputs_path;  // the same, joined to that directory, to load

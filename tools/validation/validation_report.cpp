@@ -114,6 +114,17 @@ void case_section(std::ostream& o, const CaseResult& r, const std::string& input
   o << "- **Result**: " << (r.pass ? "PASS" : "**FAIL**") << "\n";
 }
 
+// " (here: a4 beside a4c, ...)" for the validation cases that share model and cluster with a
+// calibration case, or "".
+std::string siblings_sentence(const std::vector<CaseResult>& results)
+{
+  std::string out;
+  for (const CaseResult& r : results)
+    if (!r.c->shares_model_with.empty())
+      out += (out.empty() ? " (here: " : ", ") + r.c->id + " beside " + r.c->shares_model_with;
+  return out.empty() ? out : out + ")";
+}
+
 void family_section(std::ostream& o, const std::vector<CaseResult>& results)
 {
   const auto families = family_errors(results);
@@ -123,7 +134,11 @@ void family_section(std::ostream& o, const std::vector<CaseResult>& results)
        "Every step case's error as an error of step time: simulated / published - 1 for a time, published /\n"
        "simulated - 1 for a throughput (MFU, TFLOP/s, tokens/s), so a negative error is a model that is too\n"
        "fast. Calibration cases (`role: calibration`, the only ones `fleetsim calibrate` may fit a hardware\n"
-       "file's free parameters on) are summarised apart from the validation cases, which no fit has seen.\n\n"
+       "file's free parameters on) are summarised apart from the validation cases, which no fit has seen.\n"
+       "A validation case that shares model and cluster with a calibration case, differing only in its layout,\n"
+       "is a weaker test than one of a model no fit has seen: `all but siblings` is the validation error\n"
+       "without them"
+    << siblings_sentence(results) << ".\n\n"
        "| role | family | cases | mean absolute error | mean error (bias) | largest |\n"
        "|---|---|---:|---:|---:|---:|\n";
   for (const FamilyError& f : families)
@@ -223,6 +238,9 @@ double step_time_error(const CaseResult& r)
   return validation::step_time_error(*m, r.c->published, r.simulated);
 }
 
+// The validation cases less those that differ from a calibration case only in layout.
+constexpr const char* kAllButSiblings = "all but siblings";
+
 std::vector<FamilyError> family_errors(const std::vector<CaseResult>& results)
 {
   std::vector<FamilyError> out;
@@ -237,9 +255,13 @@ std::vector<FamilyError> family_errors(const std::vector<CaseResult>& results)
         order.push_back(r.c->family);
       errors[r.c->family].push_back(e);
       errors["all"].push_back(e);
+      if (r.c->shares_model_with.empty())
+        errors[kAllButSiblings].push_back(e);
     }
     if (!order.empty())
       order.emplace_back("all");
+    if (errors["all"].size() != errors[kAllButSiblings].size() && !errors[kAllButSiblings].empty())
+      order.emplace_back(kAllButSiblings);
     for (const std::string& family : order) {
       FamilyError f{role, family, 0, 0, 0, 0};
       for (double e : errors[family]) {
@@ -256,6 +278,35 @@ std::vector<FamilyError> family_errors(const std::vector<CaseResult>& results)
   }
   return out;
 }
+
+namespace {
+
+std::string role_counts(const std::vector<CaseResult>& results)
+{
+  // What each case is for: a step case validates the model or calibrates it, a formula case checks a
+  // formula of models/, a replay case the replay's accounting.
+  struct Count {
+    const char* name;
+    int passed = 0, cases = 0;
+  };
+  std::vector<Count> counts = {{"validation"}, {"calibration"}, {"formula"}, {"replay"}};
+  for (const CaseResult& r : results) {
+    const size_t at = r.c->kind == CaseKind::Formula  ? 2
+                      : r.c->kind == CaseKind::Replay ? 3
+                      : r.c->role == Role::Calibration ? 1
+                                                        : 0;
+    counts[at].cases++;
+    counts[at].passed += r.pass ? 1 : 0;
+  }
+  std::string out;
+  for (const Count& c : counts)
+    if (c.cases > 0)
+      out += (out.empty() ? "" : "; ") + std::string(c.name) + " " + std::to_string(c.passed) + " of " +
+             std::to_string(c.cases);
+  return out;
+}
+
+}  // namespace
 
 std::string result_table(const std::vector<CaseResult>& results)
 {
@@ -281,7 +332,7 @@ std::string result_table(const std::vector<CaseResult>& results)
   o << "  total: " << passed << " of " << results.size() << " cases pass";
   if (passed != static_cast<int>(results.size()))
     o << ", " << results.size() - static_cast<size_t>(passed) << " fail";
-  o << "\n";
+  o << " (" << role_counts(results) << ")\n";
   const auto families = family_errors(results);
   if (!families.empty())
     o << "  step time error by family (negative: the model is too fast):\n";
@@ -341,7 +392,9 @@ std::string validation_page(const std::vector<CaseResult>& results, const std::s
        "build/fleetsim reproduce --markdown docs/validation.md   # this page\n"
        "```\n\n"
        "## Summary\n\n"
-    << passed << " of " << results.size() << " cases pass.\n\n";
+    << passed << " of " << results.size() << " cases pass: " << role_counts(results)
+    << " (a step case validates the model or calibrates its hardware file; a formula case checks a formula; a "
+       "replay case, the replay's accounting).\n\n";
   summary_table(o, results);
   family_section(o, results);
   o << "\n## Cases\n";

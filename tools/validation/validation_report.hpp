@@ -43,7 +43,8 @@ struct FamilyError {
   double largest = 0;        // the error of largest magnitude, signed
 };
 /// Validation first, then calibration; within each, the families in the order of their first case,
-/// then "all".
+/// then "all", and for validation "all but siblings": every case but those that share model and
+/// cluster with a calibration case (ValidationCase::shares_model_with), when there are any.
 [[nodiscard]] std::vector<FamilyError> family_errors(const std::vector<CaseResult>& results);
 
 /// The terminal table: one row per case, then the total line.

@@ -28,7 +28,8 @@ public:
 SchedulingPolicyEntry easy_backfill_policy_entry()
 {
   return {"easy_backfill", "FIFO with EASY backfill: later jobs start early if they do not delay the first waiting one",
-          [] { return std::make_unique<EasyBackfillPolicy>(); }};
+          [] { return std::make_unique<EasyBackfillPolicy>(); },
+          /*backfills=*/true};
 }
 
 }  // namespace fleetsim::models::fleet

@@ -23,7 +23,8 @@ public:
 SchedulingPolicyEntry fifo_policy_entry()
 {
   return {"fifo", "first come, first served gang scheduling: the first waiting job blocks the others",
-          [] { return std::make_unique<FifoPolicy>(); }};
+          [] { return std::make_unique<FifoPolicy>(); },
+          /*backfills=*/false};
 }
 
 }  // namespace fleetsim::models::fleet

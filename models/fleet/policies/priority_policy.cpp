@@ -65,7 +65,9 @@ private:
 SchedulingPolicyEntry priority_policy_entry()
 {
   return {"priority", "priority order with preemption of lower-priority jobs (scheduler.preemption) and EASY backfill",
-          [] { return std::make_unique<PriorityPolicy>(); }};
+          [] { return std::make_unique<PriorityPolicy>(); },
+          /*backfills=*/true,
+          /*by_priority=*/true};
 }
 
 }  // namespace fleetsim::models::fleet

@@ -20,7 +20,8 @@ RecoveryPolicyEntry hot_spare_policy_entry()
           {duration_key("recovery.spare_swap", "2min",
                         "hot_spare: restart in the job's own allocation with warm spares swapped in (replaces "
                         "recovery.restart)",
-                        &RecoverySpec::spare_swap)}};
+                        &RecoverySpec::spare_swap)},
+          /*replaces_restart=*/true};
 }
 
 }  // namespace fleetsim::models

@@ -20,7 +20,7 @@ constexpr const char* kJob =
     "name: t\ncluster: {gpus: 64}\nparallelism: {tp: 8, pp: 1, dp: 8}\nrun: {step_model: analytic}\n";
 constexpr const char* kFleet =
     "name: f\ncluster: {gpus: 64}\nparallelism: {tp: 8, pp: 1, dp: 4}\n"
-    "run: {step_model: analytic}\nworkload:\n  jobs:\n    a: {gpus: 8, work: 1h}\n";
+    "run: {step_model: analytic}\nworkload:\n  jobs:\n    a: {tokens: 1e9}\n";  // by tokens: the step runs
 
 TEST(Applies, AFleetRefusesAReplayOnlyKeyAtThatKeyNamingIt)
 {
@@ -69,7 +69,12 @@ TEST(Applies, TheTorusKeysNeedTheTorusAndAFleetsTorusIsTheLayouts)
 {
   const auto clos = load(std::string(kJob) + "network: {torus_dims: 4x4x4}\n");
   ASSERT_EQ(clos.diagnostics.items().size(), 1U) << clos.diagnostics.to_string();
-  EXPECT_NE(clos.diagnostics.items().front().message.find("needs network.topology: torus"), std::string::npos);
+  // Declared as read under the torus only (ParamSpec::read_when): refused, naming the choice.
+  EXPECT_NE(clos.diagnostics.items().front().message.find(
+                "'network.torus_dims' is not used: network.topology is clos, its default; it is read when "
+                "network.topology is torus"),
+            std::string::npos)
+      << clos.diagnostics.to_string();
   EXPECT_TRUE(load(std::string(kJob) + "network: {topology: torus, torus_dims: 4x4x4}\n").scenario);
   // A fleet's step runs on the layout's 32 GPUs, not the cluster's 64: its torus is the layout's.
   EXPECT_FALSE(load(std::string(kFleet) + "network: {topology: torus, torus_dims: 4x4x4}\n").scenario);
@@ -81,8 +86,10 @@ TEST(Applies, ADumpedScenarioReloadsWithoutTheKeysItsKindDoesNotRead)
   for (const char* yaml : {kJob, kFleet}) {
     const auto r = load(yaml);
     ASSERT_TRUE(r.scenario) << r.diagnostics.to_string();
-    const std::string dump = dump_resolved(r.resolved);
+    const std::string dump = dump_resolved(r.resolved, &*r.scenario);
     EXPECT_EQ(dump.find(r.scenario->is_fleet() ? "stragglers:" : "scheduler:"), std::string::npos) << dump;
+    // The keys this run does not read are comments (given, they would be refused).
+    EXPECT_NE(dump.find("# torus_dims: \"\"  # default, not read by this run"), std::string::npos) << dump;
     const auto again = load(dump);
     EXPECT_TRUE(again.scenario) << again.diagnostics.to_string();
   }

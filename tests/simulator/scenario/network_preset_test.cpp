@@ -38,11 +38,24 @@ TEST(NetworkPreset, Llama3FillsTheClusterFabricOfSection331)
 
 TEST(NetworkPreset, ValuesTheScenarioOrTheCommandLineGivesWin)
 {
+  // The scenario's pod size wins (the preset still sets the 1:7 between pods) ...
   const LoadResult r = load_scenario_text("cluster: {gpus: 16384}\nnetwork: {preset: llama3, pod_size: 1536}\n",
-                                          "t.yaml", {"network.pod_oversubscription=3"});
+                                          "t.yaml", {});
   ASSERT_TRUE(r.scenario) << r.diagnostics.to_string();
   EXPECT_EQ(r.scenario->fabric.pod_size, 1536);
-  EXPECT_DOUBLE_EQ(r.scenario->fabric.pod_oversubscription, 3);
+  EXPECT_DOUBLE_EQ(r.scenario->fabric.pod_oversubscription, 7);
+  // ... and so does the command line's oversubscription (the preset still sets the pods).
+  const LoadResult set = load_scenario_text("cluster: {gpus: 16384}\nnetwork: {preset: llama3}\n", "t.yaml",
+                                            {"network.pod_oversubscription=3"});
+  ASSERT_TRUE(set.scenario) << set.diagnostics.to_string();
+  EXPECT_EQ(set.scenario->fabric.pod_size, 3072);
+  EXPECT_DOUBLE_EQ(set.scenario->fabric.pod_oversubscription, 3);
+  // A preset whose every value the scenario overrides is not used: refused, as any unused key.
+  const LoadResult all = load_scenario_text("cluster: {gpus: 16384}\nnetwork: {preset: llama3, pod_size: 1536}\n",
+                                            "t.yaml", {"network.pod_oversubscription=3"});
+  ASSERT_FALSE(all.scenario);
+  EXPECT_NE(all.diagnostics.to_string().find("'network.preset' is not used"), std::string::npos)
+      << all.diagnostics.to_string();
   const LoadResult none = load_scenario_text("cluster: {gpus: 16384}\n", "t.yaml", {});
   ASSERT_TRUE(none.scenario);
   EXPECT_EQ(none.scenario->fabric.pod_size, 0);  // without a preset: one pod

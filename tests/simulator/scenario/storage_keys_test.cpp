@@ -28,7 +28,9 @@ TEST(StorageKeys, LoadStrategyPolicyStorageAndDataLoading)
                       "50GB/s, metadata_rate: 20000}\n"
                       "checkpoint: {strategy: async, snapshot_bandwidth: 50GB/s, host_buffers: 2, policy: adaptive, "
                       "prior_mtbf: 6h, files: per_node, corrupt_probability: 0.01}\n"
-                      "data: {bytes_per_token: 4B, prefetch_steps: 3}\n");
+                      "data: {bytes_per_token: 4B, prefetch_steps: 3}\n"
+                      // A failure to restore after: the corruption of a checkpoint is found when it is read.
+                      "failures: {causes: {node: {mtbf: 100d, scope: node}}}\n");
   ASSERT_TRUE(r.scenario) << r.diagnostics.to_string();
   const Scenario& s = *r.scenario;
   EXPECT_EQ(s.checkpoint.strategy, CheckpointStrategy::Async);
@@ -61,26 +63,28 @@ TEST(StorageKeys, MultiLevelNeedsTheInMemoryRecoveryPolicy)
   EXPECT_EQ(d.where.line, 6);
   EXPECT_NE(d.message.find("recovery.policy: in_memory"), std::string::npos) << d.message;
   EXPECT_TRUE(
-      load(std::string(kBase) + "checkpoint: {strategy: multi_level}\nrecovery: {policy: in_memory}\n").scenario);
+      load(std::string(kBase) + "checkpoint: {strategy: multi_level}\nrecovery: {policy: in_memory}\n" +
+           "failures: {causes: {node: {mtbf: 100d, scope: node}}}\n")  // (a recovery policy acts on failures)
+          .scenario);
 }
 
 TEST(StorageKeys, AFleetRefusesWhatItDoesNotModelYet)
 {
   const std::string fleet =
-      "name: f\ncluster: {gpus: 64}\nrun: {step_model: analytic}\n"
-      "workload:\n  jobs:\n    a: {gpus: 8, work: 1h, checkpoint_size: 1TB}\n";
+      "name: f\ncluster: {gpus: 64}\n"
+      "workload:\n  jobs:\n    a: {gpus: 8, work: 1h, checkpoint_interval: 30min, checkpoint_size: 1TB}\n";
   EXPECT_TRUE(load(fleet).scenario);
   for (const char* extra : {"checkpoint: {strategy: async}\n", "checkpoint: {policy: daly}\n",
                             "checkpoint: {corrupt_probability: 0.1}\n"}) {
     const auto d = only_error(load(fleet + extra));
-    EXPECT_EQ(d.where.line, 7) << extra;
+    EXPECT_EQ(d.where.line, 6) << extra;
     EXPECT_NE(d.message.find("applies to a single job's replay; a fleet (workload.*) reads it only for"),
               std::string::npos)
         << d.message;
   }
   // Data loading needs a token rate: a fleet loads data only for its jobs declared by tokens.
   const auto d = only_error(load(fleet + "data: {bytes_per_token: 4B}\n"));
-  EXPECT_EQ(d.where.line, 7);
+  EXPECT_EQ(d.where.line, 6);
   EXPECT_NE(d.message.find("'data.bytes_per_token' needs a job that trains tokens"), std::string::npos) << d.message;
 }
 

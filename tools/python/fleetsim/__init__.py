@@ -145,8 +145,8 @@ def _overrides(settings: Settings) -> List[str]:
     return [f"{k}={_value_text(v)}" for k, v in settings.items()]
 
 
-def _check(scenario: str, sets: List[str]) -> None:
-    found = [Diagnostic(*d) for d in _native.check(scenario, sets)]
+def _check(scenario: str, sets: List[str], list_unused: bool = False) -> None:
+    found = [Diagnostic(*d) for d in _native.check(scenario, sets, list_unused)]
     if found:
         raise ScenarioError(found)
 
@@ -353,7 +353,7 @@ def compare(
         raise ValueError("compare needs vary={key: [values...]}")
     path = _resolve(scenario)
     sets = _overrides(set)
-    _check(path, sets)
+    _check(path, sets, list_unused=True)  # the points' choices decide what is read (the CLI says where not)
     with _OutputDir(out) as d:
         args = ["compare", path, "--quiet", "--out", d.path, "--seeds", str(int(seeds))] + _set_args(sets)
         for key, values in vary.items():
