@@ -21,6 +21,7 @@ IterationFlows make_iteration_flows(const IterationPlan& plan, const StepInputs&
   if (plan.dp_group > 1) {
     f.dp_ring_steps = plan.dp_group - 1;
     f.dp_step_bytes = plan.dp_chunk_bytes / plan.dp_group;
+    f.dp_reduce_step_bytes = f.dp_step_bytes * plan.dp_reduce_ratio;
   }
   f.forward_flops = plan.forward_work;  // the kernels' time at peak: by shape, or FLOPs / efficiency
   f.backward_flops = plan.backward_work;

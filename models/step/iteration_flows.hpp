@@ -27,7 +27,8 @@ struct IterationFlows {
   double tp_backward_extra_latency = 0;
   double pp_message_bytes = 0;  // per activation or gradient send
   int dp_ring_steps = 0;        // per all-gather or reduce-scatter of one chunk: dp cp - 1
-  double dp_step_bytes = 0;     // per flow of one DP ring step
+  double dp_step_bytes = 0;     // per flow of one DP ring step of an all-gather
+  double dp_reduce_step_bytes = 0;  // ... and of a reduce-scatter (sharded gradients: in model.gradient_bytes)
   double forward_flops = 0;     // executed per forward pass: IterationPlan::forward_work
   double backward_flops = 0;
   double logits_forward_flops = 0;  // on the model's last chunk: IterationPlan::logits_forward_work

@@ -16,6 +16,7 @@ DataParallelFlows make_data_parallel_flows(const models::IterationPlan& plan, co
     return f;
   f.stages = l.pp;
   f.collectives = 2 * l.virtual_stages;
+  f.reduce_ratio = plan.dp_reduce_ratio;
   const auto n = hosts.size();
   f.hosts = hosts;
   f.next.assign(n, -1);
@@ -135,8 +136,9 @@ void DataParallelRank::operator()() const
   for (int k = 0; k < f.collectives; ++k) {
     streams_.wait_released(stage, k);
     int* received = nullptr;
-    const sg4::CommPtr out = f.box[static_cast<size_t>(f.next[r])]->put_async(&payload,
-                                                                              static_cast<uint64_t>(f.bytes[r]));
+    // The first half are the all-gathers; a reduce-scatter moves the gradients in their own precision.
+    const double bytes = k < f.collectives / 2 ? f.bytes[r] : f.bytes[r] * f.reduce_ratio;
+    const sg4::CommPtr out = f.box[static_cast<size_t>(f.next[r])]->put_async(&payload, static_cast<uint64_t>(bytes));
     const sg4::CommPtr in = f.box[r]->get_async<int>(&received);
     out->wait();
     in->wait();

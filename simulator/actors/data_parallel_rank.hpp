@@ -34,7 +34,9 @@ struct DataParallelFlows {
   std::vector<sg4::Mailbox*> box;     // per rank
   std::vector<int> next;              // per rank: the DP-ring neighbour it sends to
   std::vector<int> prev;              // per rank: the one it receives from
-  std::vector<double> bytes;          // per rank: every ring step's bytes of one collective
+  std::vector<double> bytes;          // per rank: every ring step's bytes of one all-gather
+  double reduce_ratio = 1;            // a reduce-scatter's bytes over an all-gather's (IterationPlan::dp_reduce_ratio:
+                                      // sharded gradients reduce in model.gradient_bytes)
   std::vector<double> extra_latency;  // per rank: (steps - 1) x the route latency to `next`
   std::vector<int> stage;             // per rank
   std::vector<int> members;           // per stage: its ranks

@@ -117,7 +117,7 @@ void IterationRank::operator()() const
   shared_.comms += static_cast<long>(sends.size());
 }
 
-void DataParallelStream::ring() const
+void DataParallelStream::ring(double step_bytes) const
 {
   const auto& l = shared_.layout;
   const auto& f = shared_.flows;
@@ -125,7 +125,7 @@ void DataParallelStream::ring() const
   const int next = models::layout_rank(l, c.t, c.s, (c.d + 1) % l.dp);
   for (int k = 0; k < f.dp_ring_steps; ++k) {
     const sg4::CommPtr out = ring_step(shared_.dp_box[static_cast<size_t>(next)],
-                                       shared_.dp_box[static_cast<size_t>(rank_)], f.dp_step_bytes);
+                                       shared_.dp_box[static_cast<size_t>(rank_)], step_bytes);
     shared_.records.push_back(
         {rank_, next, FlowKind::DataParallel, c.t + l.tp * c.s, out->get_start_time(), out->get_finish_time()});
   }
@@ -137,13 +137,13 @@ void DataParallelStream::operator()() const
   RankSync& sync = shared_.sync[static_cast<size_t>(rank_)];
   const int v = shared_.layout.virtual_stages;
   for (int chunk = 0; chunk < v; ++chunk) {
-    ring();  // all-gather chunk's parameters
+    ring(shared_.flows.dp_step_bytes);  // all-gather chunk's parameters
     sync.gathered->release();
   }
   for (int n = 0; n < v; ++n) {
     sync.ready->acquire();
     sync.ready_chunks.pop_front();
-    ring();  // reduce-scatter its gradients
+    ring(shared_.flows.dp_reduce_step_bytes);  // reduce-scatter its gradients, in their own precision
   }
   sync.dp_end = sg4::Engine::get_clock();
 }

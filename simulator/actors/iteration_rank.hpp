@@ -72,7 +72,7 @@ public:
   void operator()() const;
 
 private:
-  void ring() const;  // one all-gather or reduce-scatter of one chunk
+  void ring(double step_bytes) const;  // one all-gather or reduce-scatter of one chunk
   IterationShared& shared_;
   int rank_;
 };

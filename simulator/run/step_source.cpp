@@ -24,7 +24,7 @@ namespace fleetsim::sim {
 namespace {
 
 // Bump when the simulated step's model changes, so old cache entries are not reused.
-constexpr int kStepSimulationVersion = 13;
+constexpr int kStepSimulationVersion = 14;  // 14: streamed DP reduce-scatters in model.gradient_bytes
 
 std::string g17(double v)
 {

@@ -271,6 +271,25 @@ TEST(IterationValidation, ReducedAgreesWithFullWithin2PercentWithFullRecomputati
 
 // Sequence parallelism with selective recomputation, as Korthikanti et al.'s 530B run: the backward
 // gathers the column-parallel linears' inputs again (5 all-reduces' worth per layer and micro-batch).
+// Sharded gradients (ZeRO-2, FSDP) are reduce-scattered in their own precision: FP32 gradients
+// (model.gradient_bytes 4, as Llama 3 reduces them) move twice the bytes of a BF16 all-gather, in
+// both the played pipeline's streamed DP flows and the flow-by-flow iteration (a reduce-scatter that
+// moved the all-gather's bytes left model.gradient_bytes unread in the streamed step).
+TEST(IterationValidation, ReducedAgreesWithFullWithin2PercentWithShardedGradientsInFp32)
+{
+  const std::vector<std::string> fp32 = {"parallelism.sharded_gradients=true", "model.gradient_bytes=4"};
+  check(k256, kPods16At8, fp32);
+  // Against the same layout with unsharded gradients, reduced in the values' BF16 (an FP32 reduce-
+  // scatter of BF16 gradients beside a BF16 shard is refused as unread: it would change nothing).
+  std::vector<std::string> sets = k256.sets();
+  const auto narrow = reduced(load(sets, kPods16At8));
+  sets.insert(sets.end(), fp32.begin(), fp32.end());
+  const auto wide = reduced(load(sets, kPods16At8));
+  ASSERT_TRUE(wide.at("dp_streamed").get<bool>()) << "the case is meant to stream its DP traffic";
+  EXPECT_GT(num(wide, "dp_exposed_s"), num(narrow, "dp_exposed_s"));
+  EXPECT_GT(num(wide, "step_time_s"), num(narrow, "step_time_s"));
+}
+
 TEST(IterationValidation, ReducedAgreesWithFullWithin2PercentWithSequenceParallelism)
 {
   check(k256, kPods32At2, {"model.recompute=selective", "parallelism.sequence_parallel=true"});
