@@ -249,6 +249,15 @@ class OtherCommandsTest(unittest.TestCase):
         bigger = fleetsim.step(SMALL, analytic=True, set={"model.global_batch_tokens": 2097152})
         self.assertGreater(bigger["step_time_s"], s["step_time_s"])
 
+    def test_compare_runs_points_that_leave_a_key_of_the_base_unused(self):
+        # hot_spare's swap time is read at one point of two: the compare runs both (run would refuse it).
+        df = fleetsim.compare(SMALL, vary={"recovery.policy": ["restart", "hot_spare"]},
+                              set={"recovery.spare_swap": "30min", "run.duration": "3d"})
+        self.assertEqual(len(df), 2)
+        with self.assertRaises(fleetsim.ScenarioError):  # ... and unread at every point, it is refused
+            fleetsim.compare(SMALL, vary={"spares.nodes": [0, 4]},
+                             set={"recovery.spare_swap": "30min", "run.duration": "3d"})
+
     def test_compare_runs_every_point_with_the_same_seeds(self):
         df = fleetsim.compare(SMALL, vary={"checkpoint.interval": ["10min", "31min", "2h"]}, seeds=2)
         self.assertGreaterEqual(len(df), 3)

@@ -1,5 +1,6 @@
 #include "unused_keys.hpp"
 
+#include "simulator/scenario/diagnostics.hpp"
 #include "simulator/scenario/key_usage.hpp"
 
 #include <map>
@@ -29,12 +30,16 @@ bool report_unused_across_points(const std::vector<std::string>& labels, const s
       seen.at.push_back(labels[i].empty() ? "(base)" : labels[i]);
       seen.by_override = seen.by_override && u.by_override;
     }
-  bool ok = true;
+  scenario::Diagnostics refused;  // reported as any bad input is (the Python module reads them as data)
   for (const std::string& key : order) {
     const Seen& seen = by_key[key];
     if (seen.at.size() == points.size() && !seen.by_override) {
-      err << seen.first->where << ": error: " << scenario::unused_key_message(*seen.first) << " (at every point)\n";
-      ok = false;
+      const std::string& where = seen.first->where;  // "file:line" or "command line"
+      const size_t colon = where.rfind(':');
+      const bool line = colon != std::string::npos && colon + 1 < where.size() &&
+                        where.find_first_not_of("0123456789", colon + 1) == std::string::npos;
+      refused.error({line ? where.substr(0, colon) : where, line ? std::stoi(where.substr(colon + 1)) : 0, 0},
+                    scenario::unused_key_message(*seen.first) + " (at every point)");
       continue;
     }
     std::string at;
@@ -43,7 +48,10 @@ bool report_unused_across_points(const std::vector<std::string>& labels, const s
     err << "note: '" << key << "' (" << seen.first->where << ") is not used at " << seen.at.size() << " of "
         << points.size() << " points: " << at << " (there " << seen.first->reason << ")\n";
   }
-  return ok;
+  if (refused.empty())
+    return true;
+  scenario::report(refused, err);
+  return false;
 }
 
 }  // namespace fleetsim::cli
