@@ -29,7 +29,7 @@ esac
 declare -A BUDGET=(
   [setup]=240
   [build]=330
-  [test]=320
+  [test]=420
   [sanitized-build]=240
   [sanitized-test]=300
   [fuzz-build]=120
