@@ -60,7 +60,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fleetsim::fuzz::report(r);
   check_result(r);
   if (r.scenario) {
-    const LoadResult again = load_scenario_text(dump_resolved(r.resolved), dump, {});
+    const LoadResult again = load_scenario_text(dump_resolved(r.resolved, &*r.scenario), dump, {});
     if (!again.scenario)
       std::fprintf(stderr, "dump_resolved did not load again:\n%s\n", again.diagnostics.to_string().c_str());
     check(again.scenario.has_value(), "a scenario that loads loads again from dump_resolved");
