@@ -31,9 +31,10 @@ std::string read(const fs::path& p)
   return s.str();
 }
 
-// A copy of the A100 generation file and its kernel tables, a 22B case on one node that includes it,
-// and a case list with that case twice: once for calibration, once for validation with the analytic
-// step (inputs that differ: a validation case with a calibration case's very inputs is refused).
+// A copy of the A100 generation file and its kernel tables, a 22B case on one node that includes it
+// (and its stack file, from the source tree), and a case list with that case twice: once for
+// calibration, once for validation with the analytic step (inputs that differ: a validation case
+// with a calibration case's very inputs is refused).
 class CalibrateCli : public ::testing::Test {
 protected:
   void SetUp() override
@@ -43,8 +44,8 @@ protected:
     fs::copy(src / "hardware/a100_sxm_80gb.yaml", dir_.path() / "hardware/a100.yaml");
     fs::copy(src / "hardware/kernels", dir_.path() / "hardware/kernels", fs::copy_options::recursive);
     std::string scenario = read(src / "validation/korthikanti22_22b.yaml");
-    scenario = std::regex_replace(scenario, std::regex("include: \\.\\./hardware/[a-z0-9_]+\\.yaml"),
-                                  "include: hardware/a100.yaml");
+    scenario = std::regex_replace(scenario, std::regex("\\.\\./hardware/[a-z0-9_]+\\.yaml"), "hardware/a100.yaml");
+    scenario = std::regex_replace(scenario, std::regex(" stacks/"), " " + (src / "validation/stacks/").string());
     std::ofstream(dir_.path() / "case.yaml") << scenario;
   }
   // The case list, with `published` as the calibration case's step time.

@@ -332,8 +332,8 @@ TEST(ValidationCases, NoValidationCaseSharesItsInputsWithACalibrationCase)
   std::ifstream in(source);
   std::stringstream text;
   text << in.rdbuf();
-  std::string copy = std::regex_replace(text.str(), std::regex("include: \\.\\./hardware/"),
-                                        "include: " + kRoot + "/scenarios/hardware/");
+  std::string copy = std::regex_replace(text.str(), std::regex("\\.\\./hardware/"), kRoot + "/scenarios/hardware/");
+  copy = std::regex_replace(copy, std::regex(" stacks/"), " " + kRoot + "/scenarios/validation/stacks/");
   tmp.write("cal.yaml", copy);
   tmp.write("copy.yaml", std::regex_replace(copy, std::regex("name: [a-z0-9_]+"), "name: renamed"));
   tmp.write("layout.yaml", std::regex_replace(copy, std::regex("virtual_stages: [0-9]+"), "virtual_stages: 6"));
@@ -351,6 +351,50 @@ TEST(ValidationCases, NoValidationCaseSharesItsInputsWithACalibrationCase)
   EXPECT_EQ(siblings.size(), 2u);  // the copy is the same model and cluster too
   EXPECT_EQ(siblings.count("layout"), 1u);
   EXPECT_EQ(siblings.count("cal"), 0u);
+}
+
+TEST(ValidationCases, StackKnobsComeFromTheSourceOrTheStacksFile)
+{
+  // A step case's training-stack choices (kernels, overlap, recomputation, pipeline details) are
+  // quoted from its source on their line, or come from its stack's one file of declared defaults:
+  // an assumption made per case, with the case's error in view, is what this forbids.
+  fleetsim::scenario::Diagnostics diags;
+  const auto list = fleetsim::validation::read_case_list(kRoot + "/scenarios/validation/cases.yaml", diags);
+  ASSERT_TRUE(diags.empty()) << diags.to_string();
+  const std::string stacks = kRoot + "/scenarios/validation/stacks";
+  for (const auto& p : fleetsim::validation::stack_problems(list, stacks))
+    ADD_FAILURE() << p;
+  // The check itself: a case that sets a stack key on an assumption (or with no source), a stack
+  // file that sets the model, and a case with no stack file are each caught; a sourced key passes.
+  TempDir tmp;
+  std::filesystem::create_directories(tmp.path() / "stacks");
+  tmp.write("stacks/s.yaml", "model:\n  loss_kernel: eager  # ASSUMPTION: allowed here, once per stack\n");
+  tmp.write("stacks/bad.yaml", "model:\n  vocabulary: 32000\n");
+  const std::string hw = "include: [" + kRoot + "/scenarios/hardware/h100_sxm_80gb.yaml, stacks/";
+  const std::string body = "\ncluster:\n  gpus: 8\nparallelism:\n  tp: 8\n  pp: 1\n  dp: 1\nmodel:\n  parameters: 1e9\n  layers: 4\n  hidden: 1024\n  attention_heads: 8\n"
+                           "  kv_heads: 8\n  sequence_length: 1024\n  global_batch_tokens: 8192\n";
+  tmp.write("sourced.yaml", hw + "s.yaml]" + body + "  recompute: full  # [SRC] --recompute-activations\n");
+  tmp.write("assumed.yaml", hw + "s.yaml]" + body + "  recompute: full  # [SRC] ASSUMPTION: as the others\n");
+  tmp.write("bare.yaml", hw + "s.yaml]" + body + "  dropout: false\n");
+  tmp.write("model.yaml", hw + "bad.yaml]" + body);
+  tmp.write("none.yaml", "include: " + kRoot + "/scenarios/hardware/h100_sxm_80gb.yaml" + body);
+  std::string cases = "cases:\n";
+  for (const char* id : {"sourced", "assumed", "bare", "model", "none"})
+    cases += std::string("  - {id: ") + id + ", title: t, source: s, kind: step, inputs: " + id +
+             ".yaml, metric: step_time_s, unit: s, published: 8, tolerance: 15%}\n";
+  const auto made = fleetsim::validation::read_case_list(tmp.write("cases.yaml", cases), diags);
+  ASSERT_TRUE(diags.empty()) << diags.to_string();
+  const auto problems = fleetsim::validation::stack_problems(made, tmp / "stacks");
+  ASSERT_EQ(problems.size(), 4u) << ::testing::PrintToString(problems);
+  EXPECT_EQ(problems[0].rfind("assumed: ", 0), 0u) << problems[0];
+  EXPECT_NE(problems[0].find("sets the stack key model.recompute itself without quoting its source"),
+            std::string::npos) << problems[0];
+  EXPECT_EQ(problems[1].rfind("bare: ", 0), 0u) << problems[1];
+  EXPECT_NE(problems[1].find("model.dropout"), std::string::npos) << problems[1];
+  EXPECT_EQ(problems[2].rfind("model: ", 0), 0u) << problems[2];
+  EXPECT_NE(problems[2].find("the stack file sets model.vocabulary, which is not a stack key"), std::string::npos)
+      << problems[2];
+  EXPECT_EQ(problems[3].rfind("none: none.yaml includes 0 files of", 0), 0u) << problems[3];
 }
 
 TEST(ValidationCases, NoHardwareFileIsFittedOnAValidationCase)

@@ -3,6 +3,10 @@
 #include "simulator/scenario/scenario_loader.hpp"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
 
 namespace fleetsim::validation {
 namespace {
@@ -89,6 +93,97 @@ std::map<std::string, std::string> layout_siblings(const CaseList& list)
       out.emplace(v.c->id, k->c->id);
   }
   return out;
+}
+
+bool is_stack_key(const std::string& key)
+{
+  static const std::set<std::string> keys = {
+      "model.loss_kernel",           "model.norm_kernel",
+      "model.kernels",               "model.attention_kernel",
+      "model.flash_attention",       "model.recompute",
+      "model.micro_batch_size",      "model.dropout",
+      "model.bytes_per_value",       "model.gradient_bytes",
+      "model.optimizer_bytes",       "parallelism.virtual_stages",
+      "parallelism.sequence_parallel", "parallelism.distributed_optimizer",
+      "parallelism.overlap_data_parallel", "parallelism.gradients_after_flush",
+      "parallelism.embedding_chunks", "parallelism.sharded_weights",
+      "parallelism.sharded_gradients", "parallelism.cp_exchange",
+      "network.tp_overlap",          "network.dp_overlap"};
+  return keys.count(key) > 0;
+}
+
+namespace {
+
+// The comment of a value's line and of the comment-only lines that continue it (indented deeper than
+// the key), as one text.
+std::string value_comment(const std::string& file, int line)
+{
+  std::ifstream in(file);
+  std::string text;
+  std::string comment;
+  size_t indent = std::string::npos;
+  for (int n = 1; std::getline(in, text); ++n) {
+    if (n < line)
+      continue;
+    const size_t first = text.find_first_not_of(' ');
+    if (n == line) {
+      indent = first;
+    } else if (first == std::string::npos || text[first] != '#' || first <= indent) {
+      break;
+    }
+    const size_t hash = text.find('#', n == line ? text.find(':') : first);
+    if (hash != std::string::npos)
+      comment += text.substr(hash + 1) + " ";
+  }
+  return comment;
+}
+
+}  // namespace
+
+std::vector<std::string> stack_problems(const CaseList& list, const std::string& stacks_dir)
+{
+  namespace fs = std::filesystem;
+  std::vector<std::string> problems;
+  fs::path stacks = fs::weakly_canonical(stacks_dir);
+  if (stacks.filename().empty())
+    stacks = stacks.parent_path();  // "scenarios/validation/stacks/"
+  const std::regex source_tag(R"(\[[A-Z][A-Za-z0-9]*\])");
+  const std::regex assumed("ASSUM");
+  for (const ValidationCase& c : list.cases) {
+    if (c.kind != CaseKind::Step)
+      continue;
+    const auto loaded = scenario::load_scenario_file(c.inputs_path);
+    if (!loaded.diagnostics.empty()) {
+      problems.push_back(c.id + ": " + loaded.diagnostics.to_string());
+      continue;
+    }
+    std::set<std::string> stack_files;
+    for (const auto& inc : loaded.includes)
+      if (fs::weakly_canonical(inc).parent_path() == stacks)
+        stack_files.insert(fs::weakly_canonical(inc).string());
+    if (stack_files.size() != 1)
+      problems.push_back(c.id + ": " + c.inputs + " includes " + std::to_string(stack_files.size()) +
+                         " files of " + stacks_dir + ": a case includes its training stack's file, one");
+    for (const scenario::ResolvedValue& v : loaded.resolved) {
+      if (v.is_default || v.where.line <= 0)
+        continue;
+      const std::string at = v.where.file + ":" + std::to_string(v.where.line);
+      if (v.included) {
+        if (stack_files.count(fs::weakly_canonical(v.where.file).string()) > 0 && !is_stack_key(v.key))
+          problems.push_back(c.id + ": " + at + ": the stack file sets " + v.key +
+                             ", which is not a stack key (it belongs in the case or the hardware file)");
+        continue;
+      }
+      if (!is_stack_key(v.key))
+        continue;
+      const std::string comment = value_comment(v.where.file, v.where.line);
+      if (!std::regex_search(comment, source_tag) || std::regex_search(comment, assumed))
+        problems.push_back(c.id + ": " + at + " sets the stack key " + v.key + " itself without quoting its source " +
+                           "(a source tag on its line and no assumption): a stack's default belongs in its stack " +
+                           "file, the same for every case of that stack");
+    }
+  }
+  return problems;
 }
 
 }  // namespace fleetsim::validation

@@ -31,4 +31,18 @@ namespace fleetsim::validation {
 /// layout keys: validation id -> the calibration case's id.
 [[nodiscard]] std::map<std::string, std::string> layout_siblings(const CaseList& list);
 
+/// True for the keys that say how the training stack ran a model rather than what the model is or
+/// which layout it had: kernels fused or eager, attention kernels, recomputation, precision, dropout,
+/// the micro-batch, interleaving and the pipeline's details, the distributed optimizer and sharding,
+/// and what the stack overlaps.
+[[nodiscard]] bool is_stack_key(const std::string& key);
+
+/// What breaks "a validation case's stack knobs come from its source, or from its stack's one
+/// declared default" in the step cases of `list`, one message each: a case that includes no file of
+/// `stacks_dir` (one per training stack: its defaults, each with its reasoning), or more than one; a
+/// stack file that sets a key that is not a stack key; a case file that sets a stack key itself
+/// without quoting its source on that line (a source tag such as [MLM], and no ASSUMPTION: an
+/// assumption is the stack's, the same for every case of it). Empty when none.
+[[nodiscard]] std::vector<std::string> stack_problems(const CaseList& list, const std::string& stacks_dir);
+
 }  // namespace fleetsim::validation
