@@ -27,10 +27,10 @@ esac
 # past its budget is a regression of CI time: make it cheaper, or raise the budget on purpose in the
 # same commit and say why.
 declare -A BUDGET=(
-  [setup]=240
-  [build]=330
-  [test]=420
-  [sanitized-build]=240
+  [setup]=180
+  [build]=360
+  [test]=470
+  [sanitized-build]=280
   [sanitized-test]=300
   [fuzz-build]=120
   [fuzz-smoke]=90
