@@ -235,25 +235,29 @@ Condition generator_runs()
               [](const FactInput& in) { return sc(in).workload.generator.has_value(); });
 }
 
-Condition generator_lognormal()
+namespace {
+
+template <models::fleet::DurationLaw Law>
+bool generator_law_is(const FactInput& in)
 {
-  return decided_by(fact("the generator's run-time law is lognormal", "the generator's run-time law is not lognormal",
-                         [](const FactInput& in) {
-                           const auto& g = sc(in).workload.generator;
-                           return g && g->duration == models::fleet::DurationLaw::Lognormal;
-                         }),
+  const auto& g = sc(in).workload.generator;
+  return g && g->duration == Law;
+}
+
+// The generator's run-time law is `Law` (named `name`): set by its duration key or its preset.
+template <models::fleet::DurationLaw Law>
+Condition generator_law(const std::string& name)
+{
+  return decided_by(fact("the generator's run-time law is " + name, "the generator's run-time law is not " + name,
+                         &generator_law_is<Law>),
                     {"workload.generator.duration", "workload.generator.preset"});
 }
 
-Condition generator_weibull()
-{
-  return decided_by(fact("the generator's run-time law is weibull", "the generator's run-time law is not weibull",
-                         [](const FactInput& in) {
-                           const auto& g = sc(in).workload.generator;
-                           return g && g->duration == models::fleet::DurationLaw::Weibull;
-                         }),
-                    {"workload.generator.duration", "workload.generator.preset"});
-}
+}  // namespace
+
+Condition generator_lognormal() { return generator_law<models::fleet::DurationLaw::Lognormal>("lognormal"); }
+
+Condition generator_weibull() { return generator_law<models::fleet::DurationLaw::Weibull>("weibull"); }
 
 Condition generator_trace_shaped()
 {

@@ -149,14 +149,7 @@ std::vector<std::string> stack_problems(const CaseList& list, const std::string&
     stacks = stacks.parent_path();  // "scenarios/validation/stacks/"
   const std::regex source_tag(R"(\[[A-Z][A-Za-z0-9]*\])");
   const std::regex assumed("ASSUM");
-  for (const ValidationCase& c : list.cases) {
-    if (c.kind != CaseKind::Step)
-      continue;
-    const auto loaded = scenario::load_scenario_file(c.inputs_path);
-    if (!loaded.diagnostics.empty()) {
-      problems.push_back(c.id + ": " + loaded.diagnostics.to_string());
-      continue;
-    }
+  for_each_loaded_step_case(list, problems, [&](const ValidationCase& c, const scenario::LoadResult& loaded) {
     std::set<std::string> stack_files;
     for (const auto& inc : loaded.includes)
       if (fs::weakly_canonical(inc).parent_path() == stacks)
@@ -182,7 +175,7 @@ std::vector<std::string> stack_problems(const CaseList& list, const std::string&
                            "(a source tag on its line and no assumption): a stack's default belongs in its stack " +
                            "file, the same for every case of that stack");
     }
-  }
+  });
   return problems;
 }
 

@@ -411,14 +411,7 @@ std::vector<std::string> hardware_problems(const CaseList& list, const std::stri
   fs::path hw = fs::weakly_canonical(hardware_dir);
   if (hw.filename().empty())
     hw = hw.parent_path();  // "scenarios/hardware/"
-  for (const auto& c : list.cases) {
-    if (c.kind != CaseKind::Step)
-      continue;
-    const auto loaded = scenario::load_scenario_file(c.inputs_path);
-    if (!loaded.diagnostics.empty()) {
-      problems.push_back(c.id + ": " + loaded.diagnostics.to_string());
-      continue;
-    }
+  for_each_loaded_step_case(list, problems, [&](const ValidationCase& c, const scenario::LoadResult& loaded) {
     std::string hardware;  // the last read: a cluster file's own include, the generation file
     for (const auto& inc : loaded.includes)
       if (fs::weakly_canonical(inc).parent_path() == hw)
@@ -437,8 +430,22 @@ std::vector<std::string> hardware_problems(const CaseList& list, const std::stri
     if (!fresh && it->second.first != hardware)
       problems.push_back(c.id + ": " + generation + " from " + hardware + ", but " + it->second.second +
                          " takes it from " + it->second.first);
-  }
+  });
   return problems;
+}
+
+void for_each_loaded_step_case(const CaseList& list, std::vector<std::string>& problems,
+                               const std::function<void(const ValidationCase&, const scenario::LoadResult&)>& visit)
+{
+  for (const auto& c : list.cases) {
+    if (c.kind != CaseKind::Step)
+      continue;
+    const auto loaded = scenario::load_scenario_file(c.inputs_path);
+    if (!loaded.diagnostics.empty())
+      problems.push_back(c.id + ": " + loaded.diagnostics.to_string());
+    else
+      visit(c, loaded);
+  }
 }
 
 }  // namespace fleetsim::validation

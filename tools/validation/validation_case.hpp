@@ -6,9 +6,14 @@
 
 #include "simulator/scenario/diagnostics.hpp"
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
+
+namespace fleetsim::scenario {
+struct LoadResult;
+}
 
 namespace fleetsim::validation {
 
@@ -85,6 +90,11 @@ struct CaseList {
 [[nodiscard]] const std::vector<std::string>& hardware_keys();
 /// True when `key` is one of hardware_keys(), or names an efficiency in any section.
 [[nodiscard]] bool is_hardware_key(const std::string& key);
+
+/// Calls `visit` with each step case of `list` and its scenario, loaded; a case whose scenario does not
+/// load is skipped and its diagnostics added to `problems` ("id: ...").
+void for_each_loaded_step_case(const CaseList& list, std::vector<std::string>& problems,
+                               const std::function<void(const ValidationCase&, const scenario::LoadResult&)>& visit);
 
 /// What breaks "no per-case tuning" in the step cases of `list`, one message each: a case whose
 /// scenario includes no file of `hardware_dir`, sets a hardware key itself, or uses another hardware
