@@ -5,7 +5,7 @@
 
 namespace fleetsim::sim {
 
-void DataLoader::operator()()
+Process DataLoader::operator()()
 {
   Inbox<LoaderMessage>& inbox = w_.inbox;
   w_.storage.observe([&inbox] { inbox.post(msg::StorageChanged{}); });
@@ -21,7 +21,7 @@ void DataLoader::operator()()
   }
   while (true) {
     const double deadline = following_ && demand_ && !starved_ ? next_ : -1;
-    if (auto m = w_.inbox.wait(deadline))
+    if (auto m = co_await w_.inbox.next(deadline))
       on(*m);
     else
       consume();

@@ -13,6 +13,7 @@
 // `data_stall`) until the next batch arrives. When the storage is quiet again and the buffer full,
 // it goes quiet too. Its reads go through a storage channel of its own.
 
+#include "process.hpp"
 #include "run_context.hpp"
 
 namespace fleetsim::sim {
@@ -33,7 +34,7 @@ struct LoaderWiring {
 class DataLoader {
 public:
   explicit DataLoader(const LoaderWiring& w) : w_(w) {}
-  void operator()();
+  Process operator()();
 
 private:
   void on(const LoaderMessage& m);

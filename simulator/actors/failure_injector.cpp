@@ -11,7 +11,7 @@
 
 namespace fleetsim::sim {
 
-void FailureInjector::operator()() const
+Process FailureInjector::operator()() const
 {
   const scenario::Scenario& sc = w_.scenario;
   const models::FailureCause& cause = sc.causes.at(static_cast<size_t>(cause_));
@@ -29,8 +29,8 @@ void FailureInjector::operator()() const
   while (true) {
     t += arrivals.exponential(rate);
     if (!(t < w_.horizon))
-      return;
-    sg4::this_actor::sleep_until(t);
+      co_return;
+    co_await sleep_until(t);
     // The scope draws the component (models/resilience/scopes/), thinned against the pool.
     const std::optional<models::Strike> strike = scope.draw(which, pool, cluster);
     if (!strike)
@@ -53,7 +53,7 @@ void FailureInjector::operator()() const
   }
 }
 
-void AlarmClock::operator()() const
+Process AlarmClock::operator()() const
 {
   // Pending alarms, earliest first; ties in the order they were set.
   using Alarm = std::tuple<double, long, SchedulerMessage>;
@@ -63,7 +63,7 @@ void AlarmClock::operator()() const
   std::priority_queue<Alarm, std::vector<Alarm>, decltype(later)> pending(later);
   long order = 0;
   while (true) {
-    auto m = requests_.wait(pending.empty() ? -1 : std::get<0>(pending.top()));
+    auto m = co_await requests_.next(pending.empty() ? -1 : std::get<0>(pending.top()));
     if (m) {
       const double due = now() + m->after;
       pending.emplace(due, order++, std::move(m->message));
@@ -75,11 +75,11 @@ void AlarmClock::operator()() const
   }
 }
 
-void SlowdownInjector::operator()() const
+Process SlowdownInjector::operator()() const
 {
   const models::StragglerSpec& st = w_.scenario.stragglers;
   if (!(st.episode_interval > 0) || !(st.episode_speed < 1))
-    return;
+    co_return;
   const long nodes = w_.pool.size();
   const double rate = static_cast<double>(nodes) / st.episode_interval;
   models::RandomStream arrivals(w_.seed, "stragglers/episodes/arrivals");
@@ -89,8 +89,8 @@ void SlowdownInjector::operator()() const
   for (long id = 1;; ++id) {
     t += arrivals.exponential(rate);
     if (!(t < w_.horizon))
-      return;
-    sg4::this_actor::sleep_until(t);
+      co_return;
+    co_await sleep_until(t);
     msg::SlowStart m;
     m.episode = id;
     m.node = static_cast<long>(which.below(static_cast<std::uint64_t>(nodes)));
@@ -99,19 +99,19 @@ void SlowdownInjector::operator()() const
   }
 }
 
-void MaintenanceCalendar::operator()() const
+Process MaintenanceCalendar::operator()() const
 {
   const auto& planned = w_.scenario.planned;
   if (planned.count <= 0)
-    return;
+    co_return;
   const double rate = models::rate_per_second(planned.count, planned.window);
   models::RandomStream gaps(w_.seed, "planned/arrivals");
   double t = 0;
   for (long k = 0;; ++k) {
     t = planned.poisson ? t + gaps.exponential(rate) : models::uniform_arrival_time(k, rate);
     if (!(t < w_.horizon))
-      return;
-    sg4::this_actor::sleep_until(t);
+      co_return;
+    co_await sleep_until(t);
     FLEETSIM_LOG(Scheduler, debug, "planned maintenance is due");
     w_.scheduler.post(msg::Planned{});
   }

@@ -1,9 +1,10 @@
 #pragma once
-// One actor per failure cause: a Poisson process over the whole cluster (the job's nodes and the
+// One process per failure cause (process.hpp): a Poisson process over the whole cluster (the job's nodes and the
 // spares) at the cause's rate, drawing which component failed; a draw that lands on a node already
 // under repair, or misses the lemon weights, is discarded (thinning, models/resilience/node_pool.hpp). Each cause has its own named random streams, so that changing one cause's
 // rate does not move any other cause's failures.
 
+#include "process.hpp"
 #include "run_context.hpp"
 
 namespace fleetsim::sim {
@@ -11,7 +12,7 @@ namespace fleetsim::sim {
 class FailureInjector {
 public:
   FailureInjector(const EventSourceWiring& w, int cause_index) : w_(w), cause_(cause_index) {}
-  void operator()() const;
+  Process operator()() const;
 
 private:
   EventSourceWiring w_;
@@ -25,7 +26,7 @@ public:
   AlarmClock(Inbox<AlarmRequest>& requests, Inbox<SchedulerMessage>& scheduler)
       : requests_(requests), scheduler_(scheduler)
   {}
-  void operator()() const;
+  Process operator()() const;
 
 private:
   Inbox<AlarmRequest>& requests_;
@@ -37,7 +38,7 @@ private:
 class SlowdownInjector {
 public:
   explicit SlowdownInjector(const EventSourceWiring& w) : w_(w) {}
-  void operator()() const;
+  Process operator()() const;
 
 private:
   EventSourceWiring w_;
@@ -47,7 +48,7 @@ private:
 class MaintenanceCalendar {
 public:
   explicit MaintenanceCalendar(const EventSourceWiring& w) : w_(w) {}
-  void operator()() const;
+  Process operator()() const;
 
 private:
   EventSourceWiring w_;

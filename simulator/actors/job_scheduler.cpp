@@ -13,7 +13,7 @@ namespace fleetsim::sim {
 
 using models::Phase;
 
-void JobScheduler::operator()()
+Process JobScheduler::operator()()
 {
   set_shape(w_.scenario.step.layout.dp);
   stragglers_.start();
@@ -21,50 +21,61 @@ void JobScheduler::operator()()
   while (true) {
     // Elastic: nodes that came back while the job was recovering make room for more replicas now.
     if (const auto grow = w_.policy.grow_width(view())) {
-      if (auto f = regrow(*grow))
-        recover(*f);
+      if (auto f = co_await regrow(*grow))
+        co_await recover(*f);
       continue;
     }
     if (deferred_planned_ > 0) {
       --deferred_planned_;
-      on_planned();
+      co_await on_planned();
       continue;
     }
-    const auto m = w_.inbox.wait(-1);
-    // Every kind of message is named: a new one does not compile until it is handled here.
-    const auto state = [this, &m](const auto&) { state_message(*m); };
-    std::visit(Overloaded{
-                   [this](const msg::Failure& f) { on_failure(f); },
-                   [this](const msg::Planned&) { on_planned(); },
-                   [this](const msg::DrainCheck& c) { on_drain_check(c); },
-                   // A repaired node may let an elastic job grow: see the top of the loop.
-                   [&state](const msg::Repaired& r) { state(r); },
-                   [&state](const msg::SlowStart& e) { state(e); },
-                   [&state](const msg::SlowEnd& e) { state(e); },
-                   [&state](const msg::Tick& t) { state(t); },
-                   // Left over from an incarnation or a request that is gone: nothing to do.
-                   [](const msg::Stopped&) {},
-                   [](const msg::IoDone&) {},
-               },
-               *m);
+    const auto m = co_await w_.inbox.next(-1);
+    // Every kind of message is named: a new one does not compile until it is handled here. Those
+    // that start a stop or a recovery are awaited here (a visitor cannot wait).
+    enum class Act { None, Failure, Planned, DrainCheck };
+    const auto state = [this, &m](const auto&) {
+      state_message(*m);
+      return Act::None;
+    };
+    const Act act = std::visit(Overloaded{
+                                   [](const msg::Failure&) { return Act::Failure; },
+                                   [](const msg::Planned&) { return Act::Planned; },
+                                   [](const msg::DrainCheck&) { return Act::DrainCheck; },
+                                   // A repaired node may let an elastic job grow: see the top of the loop.
+                                   [&state](const msg::Repaired& r) { return state(r); },
+                                   [&state](const msg::SlowStart& e) { return state(e); },
+                                   [&state](const msg::SlowEnd& e) { return state(e); },
+                                   [&state](const msg::Tick& t) { return state(t); },
+                                   // Left over from an incarnation or a request that is gone: nothing to do.
+                                   [](const msg::Stopped&) { return Act::None; },
+                                   [](const msg::IoDone&) { return Act::None; },
+                               },
+                               *m);
+    if (act == Act::Failure)
+      co_await on_failure(std::get<msg::Failure>(*m));
+    else if (act == Act::Planned)
+      co_await on_planned();
+    else if (act == Act::DrainCheck)
+      co_await on_drain_check(std::get<msg::DrainCheck>(*m));
   }
 }
 
-void JobScheduler::on_failure(const msg::Failure& f)
+Task<> JobScheduler::on_failure(msg::Failure f)
 {
   const Phase during = job_phase();
   if (!strikes_job(f))
-    return;
+    co_return;
   MaybeFailure unused;
-  stop_job(false, false, unused);
+  (void)co_await stop_job(false, false, unused);
   record_failure(f, during);
-  recover(f);
+  co_await recover(f);
 }
 
-void JobScheduler::on_drain_check(const msg::DrainCheck& c)
+Task<> JobScheduler::on_drain_check(msg::DrainCheck c)
 {
   if (!stragglers_.drain_due(c))
-    return;
+    co_return;
   if (w_.pool.slot_of(c.node) < 0) {
     // An idle node: take it out of the pool without touching the job.
     ++w_.counters.drains;
@@ -72,11 +83,11 @@ void JobScheduler::on_drain_check(const msg::DrainCheck& c)
     w_.pool.heal_on_return(c.node);
     send_to_repair(c.node, stragglers_.drain_repair());
     fleet_changed();
-  } else if (auto f = drain(c.node)) {
+  } else if (auto f = co_await drain(c.node)) {
     // The drain was cut short by a failure: look at the node again later.
     if (w_.pool.slot_of(c.node) >= 0)
       stragglers_.check_later(c);
-    recover(*f);
+    co_await recover(*f);
   }
 }
 
@@ -206,7 +217,7 @@ JobScheduler::MaybeFailure JobScheduler::background(const SchedulerMessage& m)
   return std::nullopt;
 }
 
-bool JobScheduler::stop_job(bool planned, bool checkpoint_first, MaybeFailure& failure)
+Task<bool> JobScheduler::stop_job(bool planned, bool checkpoint_first, MaybeFailure& failure)
 {
   if (planned)
     w_.job.post(msg::PlanStop{epoch_, checkpoint_first});
@@ -215,7 +226,7 @@ bool JobScheduler::stop_job(bool planned, bool checkpoint_first, MaybeFailure& f
   std::vector<SchedulerMessage> later;
   bool clean = false;
   while (true) {
-    auto m = w_.inbox.wait(-1);
+    auto m = co_await w_.inbox.next(-1);
     if (const auto* s = std::get_if<msg::Stopped>(&*m); s != nullptr && s->epoch == epoch_) {
       clean = s->clean;
       break;
@@ -234,7 +245,7 @@ bool JobScheduler::stop_job(bool planned, bool checkpoint_first, MaybeFailure& f
   }
   for (auto& m : later)
     w_.inbox.keep(std::move(m));
-  return clean;
+  co_return clean;
 }
 
 void JobScheduler::record_failure(const msg::Failure& failure, Phase during) const

@@ -20,6 +20,7 @@
 //   straggler_control.cpp  the fleet's speed state and the step time it implies; drain checks
 
 #include "message.hpp"
+#include "process.hpp"
 #include "run_context.hpp"
 #include "straggler_control.hpp"
 
@@ -39,17 +40,17 @@ public:
   JobScheduler(const SchedulerWiring& w, JobShape& shape, std::function<JobShape(int)> shape_for)
       : w_(w), shape_(shape), shape_for_(std::move(shape_for)), repair_times_(w.seed, "repair/times"), stragglers_(w)
   {}
-  void operator()();
+  Process operator()();
 
 private:
   using MaybeFailure = std::optional<msg::Failure>;  // the failure that cut a phase short, if any
 
   // ---- job_scheduler.cpp ----
-  void on_failure(const msg::Failure& f);
-  void on_drain_check(const msg::DrainCheck& c);
+  Task<> on_failure(msg::Failure f);
+  Task<> on_drain_check(msg::DrainCheck c);
   /// Stops the running job; returns true if it stopped cleanly (planned, after its checkpoint).
   /// A failure that strikes the job meanwhile is returned through `failure`.
-  bool stop_job(bool planned, bool checkpoint_first, MaybeFailure& failure);
+  Task<bool> stop_job(bool planned, bool checkpoint_first, MaybeFailure& failure);
   /// Applies a failure to the pool (its nodes go to repair); true if it strikes the job.
   bool strikes_job(const msg::Failure& failure);
   /// Handles a message that does not end the current wait: repairs, deferred planned events, and
@@ -76,29 +77,29 @@ private:
 
   // ---- recovery_sequence.cpp ----
   /// Recovers from `failure` and any failure during recovery; returns once the job runs again.
-  void recover(msg::Failure failure);
+  Task<> recover(msg::Failure failure);
   /// Gets the nodes the job needs (waiting for repairs if it must) and sets the job's shape; returns a
   /// failure that struck the job's nodes while it waited.
-  MaybeFailure acquire_nodes();
+  Task<MaybeFailure> acquire_nodes();
   /// Spends `phase` for `duration`; returns the failure that cut it short, if any.
-  MaybeFailure timed_phase(models::Phase phase, double duration);
-  MaybeFailure reload_phase();
+  Task<MaybeFailure> timed_phase(models::Phase phase, double duration);
+  Task<MaybeFailure> reload_phase();
   /// One read of the newest checkpoint; a failure meanwhile ends the reload phase.
-  MaybeFailure read_checkpoint();
+  Task<MaybeFailure> read_checkpoint();
   /// A checkpointed stop, `reshape`, then restart, reload and warm-up, charged to `cause`.
-  MaybeFailure planned_restart(const std::string& cause, const std::string& component,
-                               const std::function<MaybeFailure()>& reshape);
+  Task<MaybeFailure> planned_restart(std::string cause, std::string component,
+                                     std::function<Task<MaybeFailure>()> reshape);
   /// Elastic: stops at a checkpoint and restarts on more replicas; returns a failure, if any.
-  MaybeFailure regrow(int dp);
+  Task<MaybeFailure> regrow(int dp);
   /// Mitigation: stops at a checkpoint, sends the slow node (and every other job node slow for at
   /// least drain_after) to repair, and restarts without them: one restart for all.
-  MaybeFailure drain(long node);
+  Task<MaybeFailure> drain(long node);
 
   // ---- maintenance.cpp ----
   /// A planned interruption is due: stop the job cleanly, run it, start again.
-  void on_planned();
+  Task<> on_planned();
   /// Runs the planned interruption; returns a failure that struck during it, if any.
-  MaybeFailure planned();
+  Task<MaybeFailure> planned();
 
   SchedulerWiring w_;
   JobShape& shape_;

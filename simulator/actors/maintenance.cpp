@@ -7,25 +7,25 @@ namespace fleetsim::sim {
 
 using models::Phase;
 
-void JobScheduler::on_planned()
+Task<> JobScheduler::on_planned()
 {
   MaybeFailure failure;
-  stop_job(true, w_.scenario.planned.checkpoint_before, failure);
+  (void)co_await stop_job(true, w_.scenario.planned.checkpoint_before, failure);
   if (failure) {
     // A failure hit while the job was getting ready for maintenance (or at the very instant
     // it stopped cleanly): recover first, then run the maintenance.
     record_failure(*failure, failure_during_);
     ++deferred_planned_;
-    recover(*failure);
-    return;
+    co_await recover(*failure);
+    co_return;
   }
-  if (auto f = planned())
-    recover(*f);
+  if (auto f = co_await planned())
+    co_await recover(*f);
   else
     start_job(true);
 }
 
-JobScheduler::MaybeFailure JobScheduler::planned()
+Task<JobScheduler::MaybeFailure> JobScheduler::planned()
 {
   models::Interruption rec;
   rec.t = now();
@@ -34,7 +34,7 @@ JobScheduler::MaybeFailure JobScheduler::planned()
   rec.component = "job";
   rec.during = Phase::Training;
   w_.trace.interruption(std::move(rec));
-  return timed_phase(Phase::Planned, w_.scenario.planned.duration.si());
+  co_return co_await timed_phase(Phase::Planned, w_.scenario.planned.duration.si());
 }
 
 }  // namespace fleetsim::sim

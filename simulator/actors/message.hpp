@@ -1,8 +1,8 @@
 #pragma once
-// Control messages between the run-level actors, one type each, and the Inbox every actor waits on.
-// An actor's inbox holds a std::variant of the messages it can receive, and the actor visits it:
-// a message is exactly the fields its kind needs, and a message an actor cannot receive does not
-// compile.
+// Control messages between a run's processes and actors, one type each, and the Inbox each waits on
+// (an actor with wait(), a process with co_await next(): process.hpp). An inbox holds a
+// std::variant of the messages its owner can receive, and the owner visits it: a message is exactly
+// the fields its kind needs, and a message its owner cannot receive does not compile.
 //
 // Control messages take no simulated time, so they are not network transfers: an Inbox is a
 // queue with a SimGrid semaphore. (Zero-byte detached mailbox transfers were the first design;
@@ -10,8 +10,11 @@
 // with ~20,000 messages spent a third of its time there.) Posting never blocks; waiting takes an
 // optional absolute deadline in simulated time.
 
+#include "process.hpp"
+
 #include <simgrid/s4u.hpp>
 
+#include <coroutine>
 #include <deque>
 #include <functional>
 #include <optional>
@@ -131,11 +134,50 @@ public:
     // Actors run one at a time, so the queue needs no lock: the semaphore only wakes the owner, and
     // only when it waits (one simcall, where a mutex and a condition variable took four or five).
     queue_.push_back(std::move(m));
-    if (waiting_) {
+    if (waiter_) {  // a process waits in next(): its host resumes it
+      if (timer_ != 0)
+        host_->cancel(timer_);
+      timer_ = 0;
+      host_->ready(std::exchange(waiter_, {}));
+    } else if (waiting_) {
       waiting_ = false;
       wake_->release();
     }
   }
+
+  /// For a process (process.hpp): `co_await inbox.next(deadline)` is wait(deadline) without
+  /// blocking the host's other processes.
+  class Next {
+  public:
+    Next(Inbox& in, double deadline) : in_(in), deadline_(deadline) {}
+    [[nodiscard]] bool await_ready()
+    {
+      if (!in_.kept_.empty() || !in_.queue_.empty())
+        return true;
+      return deadline_ >= 0 && deadline_ <= sg4::Engine::get_clock();
+    }
+    void await_suspend(std::coroutine_handle<> h)
+    {
+      in_.host_ = ProcessHost::current();
+      in_.waiter_ = h;
+      if (deadline_ >= 0)
+        in_.timer_ = in_.host_->at(deadline_, &Inbox::timed_out, &in_, ++in_.token_);
+    }
+    std::optional<M> await_resume()
+    {
+      std::deque<M>* from = !in_.kept_.empty() ? &in_.kept_ : &in_.queue_;
+      if (from->empty())
+        return std::nullopt;  // the deadline passed
+      M m = std::move(from->front());
+      from->pop_front();
+      return m;
+    }
+
+  private:
+    Inbox& in_;
+    double deadline_;
+  };
+  [[nodiscard]] Next next(double deadline) { return Next(*this, deadline); }
 
   /// The next message (kept ones first), or nullopt once `deadline` (absolute simulated time)
   /// has passed; a negative deadline waits forever.
@@ -165,8 +207,23 @@ public:
   void keep(M m) { kept_.push_back(std::move(m)); }
 
 private:
+  // A process's deadline in next() passed: it resumes with nothing.
+  static void timed_out(void* owner, long token)
+  {
+    auto* in = static_cast<Inbox*>(owner);
+    if (token != in->token_ || !in->waiter_)
+      return;
+    in->timer_ = 0;
+    in->host_->ready(std::exchange(in->waiter_, {}));
+  }
+
   sg4::SemaphorePtr wake_;  // released by post() when the owner waits
   bool waiting_ = false;
+  // The owner when it is a process waiting in next(): its host, its handle, its deadline's timer.
+  ProcessHost* host_ = nullptr;
+  std::coroutine_handle<> waiter_;
+  long timer_ = 0;
+  long token_ = 0;
   std::deque<M> queue_;
   std::deque<M> kept_;
 };

@@ -14,32 +14,32 @@ namespace fleetsim::sim {
 
 using models::Phase;
 
-void JobScheduler::recover(msg::Failure failure)
+Task<> JobScheduler::recover(msg::Failure failure)
 {
   const auto& rec = w_.scenario.recovery;
   const double restart = w_.policy.restart_seconds(rec);
   while (true) {
     const auto& cause = w_.scenario.causes.at(static_cast<size_t>(failure.cause));
-    MaybeFailure next = timed_phase(Phase::Detection,
-                                    models::detection_delay(cause, rec.detection, rec.watchdog_timeout).si());
+    MaybeFailure next = co_await timed_phase(
+        Phase::Detection, models::detection_delay(cause, rec.detection, rec.watchdog_timeout).si());
     if (!next)
-      next = acquire_nodes();
+      next = co_await acquire_nodes();
     if (!next)
-      next = timed_phase(Phase::Restart, restart);
+      next = co_await timed_phase(Phase::Restart, restart);
     if (!next)
-      next = reload_phase();
+      next = co_await reload_phase();
     if (!next)
-      next = timed_phase(Phase::Warmup, rec.warmup.si());
+      next = co_await timed_phase(Phase::Warmup, rec.warmup.si());
     if (!next) {
       ++(memory_restore() ? w_.counters.memory_restores : w_.counters.storage_restores);
       start_job();
-      return;
+      co_return;
     }
     failure = std::move(*next);
   }
 }
 
-JobScheduler::MaybeFailure JobScheduler::acquire_nodes()
+Task<JobScheduler::MaybeFailure> JobScheduler::acquire_nodes()
 {
   models::NodePool& pool = w_.pool;
   auto ready = [&] { return w_.policy.restart_width(view()).has_value(); };
@@ -50,11 +50,11 @@ JobScheduler::MaybeFailure JobScheduler::acquire_nodes()
     ++w_.counters.spares_exhausted;
     w_.trace.open(Phase::Waiting, now());
     while (!ready()) {
-      auto m = w_.inbox.wait(-1);
+      auto m = co_await w_.inbox.next(-1);
       if (auto f = background(*m)) {
         w_.trace.close(now(), true);
         record_failure(*f, Phase::Waiting);
-        return f;
+        co_return f;
       }
     }
     w_.trace.close(now(), false);
@@ -71,40 +71,40 @@ JobScheduler::MaybeFailure JobScheduler::acquire_nodes()
   }
   fleet_changed();
   w_.counters.swaps += std::max(0L, pool.active() - before);
-  return std::nullopt;
+  co_return std::nullopt;
 }
 
-JobScheduler::MaybeFailure JobScheduler::timed_phase(Phase phase, double duration)
+Task<JobScheduler::MaybeFailure> JobScheduler::timed_phase(Phase phase, double duration)
 {
   w_.trace.open(phase, now());
   const double until = now() + duration;
   while (true) {
-    auto m = w_.inbox.wait(until);
+    auto m = co_await w_.inbox.next(until);
     if (!m) {
       w_.trace.close(now(), false);
-      return std::nullopt;
+      co_return std::nullopt;
     }
     if (auto f = background(*m)) {
       w_.trace.close(now(), true);
       record_failure(*f, phase);
-      return f;
+      co_return f;
     }
   }
 }
 
-JobScheduler::MaybeFailure JobScheduler::reload_phase()
+Task<JobScheduler::MaybeFailure> JobScheduler::reload_phase()
 {
   if (memory_restore())
-    return timed_phase(Phase::Reload, w_.scenario.recovery.memory_reload.si());
+    co_return co_await timed_phase(Phase::Reload, w_.scenario.recovery.memory_reload.si());
   if (const double back = w_.storage_system.back_at; now() < back) {
     // The checkpoints are out of reach until the storage service is back.
-    if (auto f = timed_phase(Phase::Waiting, back - now()))
-      return f;
+    if (auto f = co_await timed_phase(Phase::Waiting, back - now()))
+      co_return f;
   }
   w_.trace.open(Phase::Reload, now());
   while (true) {
-    if (auto f = read_checkpoint())
-      return f;
+    if (auto f = co_await read_checkpoint())
+      co_return f;
     if (!w_.history.latest_corrupt())
       break;
     // The checkpoint read back corrupt: fall back to the one before, and read that.
@@ -118,62 +118,63 @@ JobScheduler::MaybeFailure JobScheduler::reload_phase()
       break;  // nothing older: the job starts over
   }
   w_.trace.close(now(), false);
-  return std::nullopt;
+  co_return std::nullopt;
 }
 
-JobScheduler::MaybeFailure JobScheduler::read_checkpoint()
+Task<JobScheduler::MaybeFailure> JobScheduler::read_checkpoint()
 {
   const long id = next_request_++;
   Inbox<SchedulerMessage>& inbox = w_.inbox;
   w_.storage.requests.post(
       {id, false, w_.checkpoint_bytes, w_.checkpoint_files, [&inbox](msg::IoDone done) { inbox.post(done); }});
   while (true) {
-    auto m = w_.inbox.wait(-1);
+    auto m = co_await w_.inbox.next(-1);
     if (const auto* done = std::get_if<msg::IoDone>(&*m); done != nullptr && done->id == id)
-      return std::nullopt;
+      co_return std::nullopt;
     if (auto f = background(*m)) {
       w_.storage.abort(id);
       w_.trace.close(now(), true);
       record_failure(*f, Phase::Reload);
-      return f;
+      co_return f;
     }
   }
 }
 
-JobScheduler::MaybeFailure JobScheduler::regrow(int dp)
+Task<JobScheduler::MaybeFailure> JobScheduler::regrow(int dp)
 {
-  return planned_restart("elastic_regrow", "job", [this, dp]() -> MaybeFailure {
+  co_return co_await planned_restart("elastic_regrow", "job", [this, dp]() -> Task<MaybeFailure> {
     // The width now: a failure of idle nodes during the checkpointed stop may have taken some.
     const int width = std::min(dp, w_.policy.width_now(view()));
     ++w_.counters.regrows;
     w_.pool.fill(slots_for(width));
     set_shape(width);
     fleet_changed();
-    return std::nullopt;
+    co_return std::nullopt;
   });
 }
 
-JobScheduler::MaybeFailure JobScheduler::drain(long node)
+Task<JobScheduler::MaybeFailure> JobScheduler::drain(long node)
 {
-  return planned_restart("straggler_drain", models::component_label(models::Scope::Node, node), [this, node]() {
+  co_return co_await planned_restart(
+      "straggler_drain", models::component_label(models::Scope::Node, node), [this, node]() -> Task<MaybeFailure> {
     for (long n : stragglers_.nodes_to_drain(node)) {
       ++w_.counters.drains;
       (void)w_.pool.fail(n, 1, now(), false);
       w_.pool.heal_on_return(n);
       send_to_repair(n, stragglers_.drain_repair());
     }
-    return acquire_nodes();
+    co_return co_await acquire_nodes();
   });
 }
 
-JobScheduler::MaybeFailure JobScheduler::planned_restart(const std::string& cause, const std::string& component,
-                                                         const std::function<MaybeFailure()>& reshape)
+Task<JobScheduler::MaybeFailure> JobScheduler::planned_restart(std::string cause, std::string component,
+                                                               std::function<Task<MaybeFailure>()> reshape)
 {
   MaybeFailure failure;
-  stop_job(true, true, failure);
+  (void)co_await stop_job(true, true, failure);
   if (failure) {
     record_failure(*failure, failure_during_);
-    return failure;
+    co_return failure;
   }
   models::Interruption rec;
   rec.t = now();
@@ -184,16 +185,16 @@ JobScheduler::MaybeFailure JobScheduler::planned_restart(const std::string& caus
   rec.during = Phase::Training;
   w_.trace.interruption(std::move(rec));
   const auto& r = w_.scenario.recovery;
-  MaybeFailure next = reshape();
+  MaybeFailure next = co_await reshape();
   if (!next)
-    next = timed_phase(Phase::Restart, w_.policy.restart_seconds(r));
+    next = co_await timed_phase(Phase::Restart, w_.policy.restart_seconds(r));
   if (!next)
-    next = reload_phase();
+    next = co_await reload_phase();
   if (!next)
-    next = timed_phase(Phase::Warmup, r.warmup.si());
+    next = co_await timed_phase(Phase::Warmup, r.warmup.si());
   if (!next)
     start_job(true);
-  return next;
+  co_return next;
 }
 
 }  // namespace fleetsim::sim

@@ -1,7 +1,7 @@
 #pragma once
-// What each run-level actor is given: not one shared context, but the few services it uses, one
-// struct per kind of actor (its "wiring"), built by the Simulation (simulator/run/simulation.cpp),
-// which owns everything they point to.
+// What each of a job's processes is given (process.hpp): not one shared context, but the few
+// services it uses, one struct per kind of process (its "wiring"), built by the JobRuntime
+// (simulator/run/job_runtime.cpp), which owns everything they point to.
 
 #include "message.hpp"
 

@@ -16,12 +16,11 @@ void StorageQueue::abort(long id)
   aborted_.push_back(id);
 }
 
-void StorageChannel::operator()() const
+Process StorageChannel::operator()() const
 {
   while (true) {
-    auto m = queue_.requests.wait(-1);
-    if (serve(*m))
-      m->done(msg::IoDone{m->id});
+    auto m = co_await queue_.requests.next(-1);
+    (void)co_await serve(*m);
   }
 }
 
@@ -35,28 +34,19 @@ bool StorageChannel::finish(const sg4::ActivityPtr& a, long id, const std::funct
   return completed;
 }
 
-bool StorageChannel::serve(const msg::IoRequest& request) const
+bool StorageChannel::take_aborted(long id) const
 {
-  auto aborted = [this, &request] {
-    auto it = std::find(queue_.aborted_.begin(), queue_.aborted_.end(), request.id);
-    if (it == queue_.aborted_.end())
-      return false;
-    queue_.aborted_.erase(it);
-    return true;
-  };
-  if (aborted())
+  auto it = std::find(queue_.aborted_.begin(), queue_.aborted_.end(), id);
+  if (it == queue_.aborted_.end())
     return false;
-  if (sg4::Engine::get_clock() < storage_.back_at) {
-    // The storage service is out: the transfer starts when it is back (a checkpoint stalls).
-    sg4::this_actor::sleep_until(storage_.back_at);
-    if (aborted())
-      return false;
-  }
-  if (request.fixed_s > 0) {
-    sg4::this_actor::sleep_for(request.fixed_s);  // an abort meanwhile is found below
-    if (aborted())
-      return false;
-  }
+  queue_.aborted_.erase(it);
+  return true;
+}
+
+bool StorageChannel::transfer(const msg::IoRequest& request) const
+{
+  if (take_aborted(request.id))  // aborted since the process handed it over
+    return false;
   if (sg4::ExecPtr open = storage_.start_metadata(request.files)) {
     auto opened = [&open] {
       try {
@@ -73,6 +63,32 @@ bool StorageChannel::serve(const msg::IoRequest& request) const
                request.bytes / 1e9);
   sg4::CommPtr transfer = storage_.start_transfer(client_, request.write, request.bytes);
   return finish(transfer, request.id, [this, &transfer] { return storage_.wait(transfer); });
+}
+
+Task<bool> StorageChannel::serve(const msg::IoRequest& request) const
+{
+  auto aborted = [this, &request] { return take_aborted(request.id); };
+  if (aborted())
+    co_return false;
+  if (sg4::Engine::get_clock() < storage_.back_at) {
+    // The storage service is out: the transfer starts when it is back (a checkpoint stalls).
+    co_await sleep_until(storage_.back_at);
+    if (aborted())
+      co_return false;
+  }
+  if (request.fixed_s > 0) {
+    co_await sleep_until(sg4::Engine::get_clock() + request.fixed_s);  // an abort meanwhile is found below
+    if (aborted())
+      co_return false;
+  }
+  // The metadata operations and the transfer wait on an actor (process.hpp), one after the other,
+  // and the requester hears of the completion from it, at once, as it heard from the channel's
+  // actor before: no abort can come between the two.
+  co_return co_await on_actor([this, &request] { return transfer(request); },
+                              [&request](bool completed) {
+                                if (completed)
+                                  request.done(msg::IoDone{request.id});
+                              });
 }
 
 }  // namespace fleetsim::sim

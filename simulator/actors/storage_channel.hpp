@@ -1,5 +1,5 @@
 #pragma once
-// One client's queue of storage requests, served in order: a job's checkpoint writes (an
+// One client's queue of storage requests, served in order by a process (process.hpp): a job's checkpoint writes (an
 // asynchronous checkpointer persists its snapshots one after another), or its reloads. Each request
 // opens its files on the metadata service, then moves its bytes through the shared storage system
 // (simulator/platform/storage_system.hpp), where every other channel's transfers contend with it. A
@@ -7,6 +7,7 @@
 // completion is reported.
 
 #include "message.hpp"
+#include "process.hpp"
 
 #include <functional>
 #include <vector>
@@ -36,11 +37,15 @@ public:
   StorageChannel(StorageSystem& storage, int client, StorageQueue& queue)
       : storage_(storage), client_(client), queue_(queue)
   {}
-  void operator()() const;
+  Process operator()() const;
 
 private:
-  /// Runs one request; returns true when it completed, false when it was aborted.
-  bool serve(const msg::IoRequest& request) const;
+  /// Runs one request and tells its requester when it completed; false when it was aborted.
+  Task<bool> serve(const msg::IoRequest& request) const;
+  /// True (and forgotten) when request `id` was aborted before it became the active one.
+  bool take_aborted(long id) const;
+  /// On a waiting actor: opens the request's files, then moves its bytes; false when it was aborted.
+  bool transfer(const msg::IoRequest& request) const;
   /// Waits for `a` (request `id`) with `wait`, abortable meanwhile; false when it was cancelled.
   bool finish(const sg4::ActivityPtr& a, long id, const std::function<bool()>& wait) const;
   StorageSystem& storage_;

@@ -28,17 +28,17 @@ long whole(double steps) { return static_cast<long>(std::floor(steps + 1e-6)); }
 
 }  // namespace
 
-void TrainingJob::operator()()
+Process TrainingJob::operator()()
 {
   while (true) {
-    auto m = w_.inbox.wait(-1);
+    auto m = co_await w_.inbox.next(-1);
     if (const auto* start = std::get_if<msg::Start>(&*m))
-      run_incarnation(start->epoch, start->memory);
+      co_await run_incarnation(start->epoch, start->memory);
     // Anything else is addressed to an incarnation that is already gone.
   }
 }
 
-void TrainingJob::run_incarnation(long epoch, bool from_memory)
+Task<> TrainingJob::run_incarnation(long epoch, bool from_memory)
 {
   // The newest checkpoint a restore could read (the scheduler's reload dropped any found corrupt).
   committed_step_ = w_.history.latest();
@@ -47,17 +47,17 @@ void TrainingJob::run_incarnation(long epoch, bool from_memory)
   trained_s_ = 0;
   snapshot_trained_s_ = 0;
   while (true) {
-    Outcome o = train(epoch, stretch_steps());
+    Outcome o = co_await train(epoch, stretch_steps());
     demand(epoch, false);
     if (o == Outcome::Continue)
-      o = checkpoint(epoch);
+      o = co_await checkpoint(epoch);
     if (o == Outcome::Interrupted) {
       stopped(epoch, false);
-      return;
+      co_return;
     }
     if (o == Outcome::PlannedStop) {
       stopped(epoch, true);
-      return;
+      co_return;
     }
   }
 }
@@ -109,7 +109,7 @@ void TrainingJob::close_segment(bool interrupted, long steps_done)
   reported_ = steps_done;
 }
 
-TrainingJob::Outcome TrainingJob::train(long epoch, long steps)
+Task<TrainingJob::Outcome> TrainingJob::train(long epoch, long steps)
 {
   stretch_step_ = step_;
   progress_ = 0;
@@ -119,11 +119,11 @@ TrainingJob::Outcome TrainingJob::train(long epoch, long steps)
   open_training();
   demand(epoch, true);
   while (true) {
-    auto m = w_.inbox.wait(segment_t_ + (static_cast<double>(steps) - progress_) * step_time_);
+    auto m = co_await w_.inbox.next(segment_t_ + (static_cast<double>(steps) - progress_) * step_time_);
     if (!m) {
       close_segment(false, steps);
       step_ += steps;
-      return Outcome::Continue;
+      co_return Outcome::Continue;
     }
     if (for_epoch<msg::Retime>(*m, epoch) != nullptr) {
       // A new segment at the new step time; the stretch keeps its progress.
@@ -137,12 +137,12 @@ TrainingJob::Outcome TrainingJob::train(long epoch, long steps)
       advance();
       close_segment(false, std::min(steps, whole(progress_)));
       bool plan_stop = false;
-      if (auto o = stall(epoch, plan_stop))
-        return *o;
+      if (auto o = co_await stall(epoch, plan_stop))
+        co_return *o;
       segment_t_ = now();
       open_training();
       if (plan_stop)
-        return finish_step_then_stop(epoch, plan_checkpoint_);
+        co_return co_await finish_step_then_stop(epoch, plan_checkpoint_);
     } else if (const auto* kill = for_epoch<msg::Interrupt>(*m, epoch)) {
       advance();
       const long done = std::min(steps, whole(progress_));
@@ -150,16 +150,16 @@ TrainingJob::Outcome TrainingJob::train(long epoch, long steps)
       step_ += done;
       interrupted(*kill, done);
       abort_drains();
-      return Outcome::Interrupted;
+      co_return Outcome::Interrupted;
     } else if (const auto* stop = for_epoch<msg::PlanStop>(*m, epoch)) {
-      return finish_step_then_stop(epoch, stop->checkpoint_first);
+      co_return co_await finish_step_then_stop(epoch, stop->checkpoint_first);
     } else if (const auto* done = std::get_if<msg::IoDone>(&*m)) {
       drained(*done, true, steps);
     }
   }
 }
 
-TrainingJob::Outcome TrainingJob::finish_step_then_stop(long epoch, bool checkpoint_first)
+Task<TrainingJob::Outcome> TrainingJob::finish_step_then_stop(long epoch, bool checkpoint_first)
 {
   // Stop at the next step boundary: a step in flight is finished, not thrown away. (A step time
   // change during this last step is ignored.)
@@ -167,7 +167,7 @@ TrainingJob::Outcome TrainingJob::finish_step_then_stop(long epoch, bool checkpo
   const long target = std::max(whole(progress_), static_cast<long>(std::ceil(progress_ - 1e-6)));
   const double until = segment_t_ + (static_cast<double>(target) - progress_) * step_time_;
   while (true) {
-    auto m = w_.inbox.wait(until);
+    auto m = co_await w_.inbox.next(until);
     if (!m)
       break;
     if (const auto* kill = for_epoch<msg::Interrupt>(*m, epoch)) {
@@ -177,7 +177,7 @@ TrainingJob::Outcome TrainingJob::finish_step_then_stop(long epoch, bool checkpo
       step_ += partial;
       interrupted(*kill, partial);
       abort_drains();
-      return Outcome::Interrupted;
+      co_return Outcome::Interrupted;
     }
     if (const auto* done = std::get_if<msg::IoDone>(&*m))
       drained(*done, true, target);
@@ -187,32 +187,33 @@ TrainingJob::Outcome TrainingJob::finish_step_then_stop(long epoch, bool checkpo
   step_ += target;
   if (!checkpoint_first) {
     abort_drains();  // stopped without a checkpoint: writes still draining are cut off
-    return Outcome::PlannedStop;
+    co_return Outcome::PlannedStop;
   }
   // Nothing to save only when nothing happened since the last checkpoint (a job restored from host
   // memory has work past it even before its first step); drains in flight still finish first.
   if (step_ == committed_step_ || (!draining_.empty() && draining_.back().step == step_))
-    return drain_all(epoch);
-  return checkpoint(epoch, true) == Outcome::Interrupted ? Outcome::Interrupted : Outcome::PlannedStop;
+    co_return co_await drain_all(epoch);
+  co_return co_await checkpoint(epoch, true) == Outcome::Interrupted ? Outcome::Interrupted : Outcome::PlannedStop;
 }
 
-TrainingJob::Outcome TrainingJob::checkpoint(long epoch, bool stopping)
+Task<TrainingJob::Outcome> TrainingJob::checkpoint(long epoch, bool stopping)
 {
-  return w_.plan.strategy == scenario::CheckpointStrategy::Sync ? checkpoint_sync(epoch)
-                                                                : checkpoint_async(epoch, stopping);
+  if (w_.plan.strategy == scenario::CheckpointStrategy::Sync)
+    co_return co_await checkpoint_sync(epoch);
+  co_return co_await checkpoint_async(epoch, stopping);
 }
 
-TrainingJob::Outcome TrainingJob::checkpoint_sync(long epoch)
+Task<TrainingJob::Outcome> TrainingJob::checkpoint_sync(long epoch)
 {
   w_.trace.open(Phase::Checkpoint, now());
   bool plan_stop = false;
   // The fixed part (device-to-host copy, barrier, metadata) is the job's own time ...
   const double overhead_until = now() + w_.plan.write_overhead;
-  while (auto m = w_.inbox.wait(overhead_until)) {
+  while (auto m = co_await w_.inbox.next(overhead_until)) {
     if (const auto* kill = for_epoch<msg::Interrupt>(*m, epoch)) {
       w_.trace.close(now(), true);
       snapshot_complete_stretch(*kill);
-      return Outcome::Interrupted;
+      co_return Outcome::Interrupted;
     }
     plan_stop = plan_stop || for_epoch<msg::PlanStop>(*m, epoch) != nullptr;
   }
@@ -222,12 +223,12 @@ TrainingJob::Outcome TrainingJob::checkpoint_sync(long epoch)
   w_.storage.requests.post(
       {request, true, w_.plan.bytes, w_.plan.files, [&inbox](msg::IoDone done) { inbox.post(done); }});
   while (true) {
-    auto m = w_.inbox.wait(-1);
+    auto m = co_await w_.inbox.next(-1);
     if (const auto* done = std::get_if<msg::IoDone>(&*m); done != nullptr && done->id == request) {
       w_.trace.close(now(), false);
       committed(step_);
       w_.trace.commit({now(), step_, w_.plan.bytes});
-      return plan_stop ? Outcome::PlannedStop : Outcome::Continue;
+      co_return plan_stop ? Outcome::PlannedStop : Outcome::Continue;
     }
     if (for_epoch<msg::PlanStop>(*m, epoch) != nullptr)
       plan_stop = true;  // stop right after this checkpoint: nothing left to lose
@@ -235,12 +236,12 @@ TrainingJob::Outcome TrainingJob::checkpoint_sync(long epoch)
       w_.storage.abort(request);
       w_.trace.close(now(), true);
       snapshot_complete_stretch(*kill);
-      return Outcome::Interrupted;
+      co_return Outcome::Interrupted;
     }
   }
 }
 
-TrainingJob::Outcome TrainingJob::checkpoint_async(long epoch, bool stopping)
+Task<TrainingJob::Outcome> TrainingJob::checkpoint_async(long epoch, bool stopping)
 {
   w_.trace.open(Phase::Checkpoint, now());
   bool plan_stop = stopping;
@@ -248,15 +249,15 @@ TrainingJob::Outcome TrainingJob::checkpoint_async(long epoch, bool stopping)
   // that drains waits (multi_level's in-memory snapshots have their own place, beside the peers').
   const bool drains = !multi_level() || (snapshots_ + 1) % w_.plan.remote_every == 0 || stopping;
   while (drains && static_cast<int>(draining_.size()) >= w_.plan.host_buffers) {
-    auto m = w_.inbox.wait(-1);
+    auto m = co_await w_.inbox.next(-1);
     if (auto o = during_pause(*m, epoch, plan_stop))
-      return *o;
+      co_return *o;
   }
   // The pause: the device-to-host snapshot (the fixed part, barrier and commit, is the drain's).
   const double until = now() + w_.plan.snapshot_s;
-  while (auto m = w_.inbox.wait(until))
+  while (auto m = co_await w_.inbox.next(until))
     if (auto o = during_pause(*m, epoch, plan_stop))
-      return *o;
+      co_return *o;
   w_.trace.close(now(), false);
   if (multi_level()) {
     // The snapshot is in host memory (and a peer's): a restore from memory starts here. Only every
@@ -264,7 +265,7 @@ TrainingJob::Outcome TrainingJob::checkpoint_async(long epoch, bool stopping)
     memory_step_ = step_;
     snapshot_trained_s_ = trained_s_;
     if (++snapshots_ % w_.plan.remote_every != 0 && !plan_stop)
-      return Outcome::Continue;
+      co_return Outcome::Continue;
   }
   // The write drains in the background through the job's storage channel.
   const long request = next_request_++;
@@ -272,7 +273,9 @@ TrainingJob::Outcome TrainingJob::checkpoint_async(long epoch, bool stopping)
   Inbox<JobMessage>& inbox = w_.inbox;
   w_.storage.requests.post({request, true, w_.plan.bytes, w_.plan.files,
                             [&inbox](msg::IoDone done) { inbox.post(done); }, w_.plan.write_overhead});
-  return plan_stop ? drain_all(epoch) : Outcome::Continue;
+  if (plan_stop)
+    co_return co_await drain_all(epoch);
+  co_return Outcome::Continue;
 }
 
 std::optional<TrainingJob::Outcome> TrainingJob::during_pause(const JobMessage& m, long epoch, bool& plan_stop)
@@ -292,19 +295,19 @@ std::optional<TrainingJob::Outcome> TrainingJob::during_pause(const JobMessage& 
   return std::nullopt;
 }
 
-TrainingJob::Outcome TrainingJob::drain_all(long epoch)
+Task<TrainingJob::Outcome> TrainingJob::drain_all(long epoch)
 {
   if (draining_.empty())
-    return Outcome::PlannedStop;
+    co_return Outcome::PlannedStop;
   w_.trace.open(Phase::Checkpoint, now());
   bool unused = true;
   while (!draining_.empty()) {
-    auto m = w_.inbox.wait(-1);
+    auto m = co_await w_.inbox.next(-1);
     if (auto o = during_pause(*m, epoch, unused))
-      return *o;
+      co_return *o;
   }
   w_.trace.close(now(), false);
-  return Outcome::PlannedStop;
+  co_return Outcome::PlannedStop;
 }
 
 bool TrainingJob::drained(const msg::IoDone& done, bool training, long steps_cap)
@@ -353,21 +356,21 @@ void TrainingJob::demand(long epoch, bool on)
     w_.loader->post(msg::DemandOff{});
 }
 
-std::optional<TrainingJob::Outcome> TrainingJob::stall(long epoch, bool& plan_stop)
+Task<std::optional<TrainingJob::Outcome>> TrainingJob::stall(long epoch, bool& plan_stop)
 {
   w_.trace.open(Phase::DataStall, now());
   while (true) {
-    auto m = w_.inbox.wait(-1);
+    auto m = co_await w_.inbox.next(-1);
     if (for_epoch<msg::Fed>(*m, epoch) != nullptr) {
       w_.trace.close(now(), false);
-      return std::nullopt;
+      co_return std::nullopt;
     }
     if (const auto* kill = for_epoch<msg::Interrupt>(*m, epoch)) {
       w_.trace.close(now(), true);
       step_ += reported_;
       interrupted(*kill, reported_);
       abort_drains();
-      return Outcome::Interrupted;
+      co_return Outcome::Interrupted;
     }
     if (const auto* stop = for_epoch<msg::PlanStop>(*m, epoch)) {
       plan_stop = true;  // once the batch is there, the step in flight finishes and the job stops

@@ -13,6 +13,7 @@
 // cost nothing (assumed hidden behind training, as Gemini reports); they only matter when a failure
 // lets the job restore from them, and then the interrupted stretch commits up to its last snapshot.
 
+#include "process.hpp"
 #include "run_context.hpp"
 
 #include <deque>
@@ -23,7 +24,7 @@ namespace fleetsim::sim {
 class TrainingJob {
 public:
   explicit TrainingJob(const JobWiring& w) : w_(w) {}
-  void operator()();
+  Process operator()();
 
 private:
   enum class Outcome { Continue, Interrupted, PlannedStop };
@@ -35,11 +36,11 @@ private:
     double t = 0;          // when its snapshot was taken
   };
 
-  void run_incarnation(long epoch, bool from_memory);
+  Task<> run_incarnation(long epoch, bool from_memory);
   /// Steps to train before the next checkpoint.
   long stretch_steps();
-  Outcome train(long epoch, long steps);
-  Outcome finish_step_then_stop(long epoch, bool checkpoint_first);
+  Task<Outcome> train(long epoch, long steps);
+  Task<Outcome> finish_step_then_stop(long epoch, bool checkpoint_first);
   /// Interrupted `done` whole steps into the stretch: when the scheduler restores from host memory,
   /// the snapshots taken in the stretch are committed.
   void interrupted(const msg::Interrupt& m, long done);
@@ -50,13 +51,13 @@ private:
   void close_segment(bool interrupted, long steps_done);
   /// Interrupted during a checkpoint: the whole stretch is in the last host-memory snapshot.
   void snapshot_complete_stretch(const msg::Interrupt& m);
-  Outcome checkpoint(long epoch, bool stopping = false);
-  Outcome checkpoint_sync(long epoch);
-  Outcome checkpoint_async(long epoch, bool stopping);
+  Task<Outcome> checkpoint(long epoch, bool stopping = false);
+  Task<Outcome> checkpoint_sync(long epoch);
+  Task<Outcome> checkpoint_async(long epoch, bool stopping);
   /// A message during an asynchronous checkpoint's pause or wait: the outcome if it ends it.
   std::optional<Outcome> during_pause(const JobMessage& m, long epoch, bool& plan_stop);
   /// Waits in a checkpoint phase until every drain has completed (a clean stop).
-  Outcome drain_all(long epoch);
+  Task<Outcome> drain_all(long epoch);
   /// A drain completed: commit its checkpoint. `training` when a training segment is open (it is
   /// split, so that the commit follows the training it saves). False when `done` is not a drain.
   bool drained(const msg::IoDone& done, bool training, long steps_cap);
@@ -70,7 +71,7 @@ private:
   /// Tells the data loader whether the job trains (and at which step time).
   void demand(long epoch, bool on);
   /// Stalled for data: waits for the batch; the outcome if something else ends the stall first.
-  std::optional<Outcome> stall(long epoch, bool& plan_stop);
+  Task<std::optional<Outcome>> stall(long epoch, bool& plan_stop);
   void stopped(long epoch, bool clean) const;
 
   JobWiring w_;

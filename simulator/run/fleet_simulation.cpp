@@ -340,13 +340,41 @@ FleetResult complete_result(const mf::FleetState& fleet, const mf::Workload& wor
 // The storing jobs' channels, the storage's record and its token bucket.
 template <class Daemon>
 void start_storage(const scenario::Scenario& s, const Platform& platform, const std::vector<StorageClient>& clients,
-                   FleetStorage& storage, std::vector<StorageSample>& samples, Daemon& daemon)
+                   FleetStorage& storage, std::vector<StorageSample>& samples, Daemon& daemon, ProcessHost& host)
 {
   for (size_t c = 0; c < storage.queues.size(); ++c)
-    daemon("storage-" + clients[c].name, StorageChannel(*platform.storage, static_cast<int>(c), storage.queues[c]));
+    host.spawn("storage-" + clients[c].name, StorageChannel(*platform.storage, static_cast<int>(c), storage.queues[c]));
   platform.storage->record_into(&samples);
   if (s.storage.burst_bandwidth.si() > 0)
     daemon("storage-bucket", StorageBucket(*platform.storage));
+}
+
+// Starts actors as daemons that keep the first broken invariant in `violation` and stop the run.
+// Each actor makes itself a daemon as it starts: the fleet's scheduler creates actors while the run
+// goes on (a transfer's), and SimGrid runs a new actor before its creator resumes; one that returned
+// before its creator daemonized it would be counted off twice, and the run would end at once.
+JobRuntime::Spawn daemon_spawner(const Platform& platform, std::optional<models::InvariantViolation>& violation)
+{
+  return [&platform, &violation](const std::string& name, std::function<void()> body) {
+    sg4::Actor::create(name, platform.control, [&violation, body = std::move(body)] {
+      sg4::Actor::self()->daemonize();
+      try {
+        body();
+      } catch (const models::InvariantViolation& e) {
+        if (!violation)
+          violation = e;
+        sg4::Actor::kill_all();
+      }
+    });
+  };
+}
+
+// The failure injectors, one process per cause (the replay's, failure_injector.hpp).
+void start_injectors(const EventSourceWiring& sources, ProcessHost& host)
+{
+  const auto& causes = sources.scenario.causes;
+  for (size_t i = 0; i < causes.size(); ++i)
+    host.spawn("failures-" + causes[i].name, FailureInjector(sources, static_cast<int>(i)));
 }
 
 // The fleet's platform: its control host and storage, with network.fleet_fabric: shared its fabric
@@ -411,44 +439,31 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
   Inbox<FleetMessage> inbox;
   Inbox<SchedulerMessage> unused;
   std::optional<models::InvariantViolation> violation;
-  // Each actor makes itself a daemon as it starts: a replayed job's actors are created by the
-  // fleet's scheduler while the run goes on, and SimGrid runs a new actor before its creator
-  // resumes; one that returned before its creator daemonized it would be counted off twice, and
-  // the run would end at once.
-  auto daemon = [&](const std::string& name, std::function<void()> body) {
-    sg4::Actor::create(name, platform.control, [&violation, body = std::move(body)] {
-      sg4::Actor::self()->daemonize();
-      try {
-        body();
-      } catch (const models::InvariantViolation& e) {
-        if (!violation)
-          violation = e;
-        sg4::Actor::kill_all();
-      }
-    });
-  };
+  const auto daemon = daemon_spawner(platform, violation);
   const double horizon = s.duration.si();
+  // The processes of the fleet's event sources and of its replayed jobs (process.hpp).
+  ProcessHost host;
   for (auto& [j, job] : replayed)
     job.job = std::make_unique<ReplayedJob>(job.s, seed, job.step);
   const auto start_replayed = [&](long j) {
     Replayed& job = replayed.at(j);
-    job.job->start(platform, job.client, daemon, {});
+    job.job->start(platform, job.client, daemon, host, {});
   };
   daemon("fleet-scheduler", FleetScheduler(s, seed, fleet, pool, inbox, partial.repairs, storage, *platform.storage, start_replayed,
                                             fabric.get(), daemon, data.get()));
   if (data)
     watch_storage(*platform.storage, *data, inbox);
   if (!storage.queues.empty() || !replayed.empty() || storage.first_node_client >= 0)
-    start_storage(s, platform, clients, storage, partial.storage, daemon);
+    start_storage(s, platform, clients, storage, partial.storage, daemon, host);
   daemon("arrivals", [&workload, &inbox, horizon] {
     for (size_t j = 0; j < workload.size() && workload[j].submit < horizon; ++j) {
       sg4::this_actor::sleep_until(workload[j].submit);
       inbox.post(msg::Submit{static_cast<long>(j)});
     }
   });
-  EventSourceWiring sources{sources_view, pool, seed, horizon, unused, [&inbox](msg::Failure f) { inbox.post(f); }};
-  for (size_t i = 0; i < s.causes.size(); ++i)
-    daemon("failures-" + s.causes[i].name, FailureInjector(sources, static_cast<int>(i)));
+  start_injectors(EventSourceWiring{sources_view, pool, seed, horizon, unused, [&inbox](msg::Failure f) { inbox.post(f); }},
+                  host);
+  daemon("processes", [&host] { host.run(); });
   sg4::Actor::create("horizon", platform.control, [horizon] { sg4::this_actor::sleep_until(horizon); });
   FLEETSIM_LOG(Run, info, "{} seed {}: a fleet of {} jobs on {} GPUs for {:.1f} days", s.name, seed, workload.size(),
                fleet.gpus(), horizon / 86400);

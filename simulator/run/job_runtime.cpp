@@ -121,7 +121,7 @@ JobRuntime::JobRuntime(const scenario::Scenario& s, std::uint64_t seed, const mo
   trace_.reserve(expected_records(s));
 }
 
-void JobRuntime::start(const Platform& platform, int client, const Spawn& spawn,
+void JobRuntime::start(const Platform& platform, int client, const Spawn& spawn, ProcessHost& host,
                        const std::function<void()>& after_checkpoint_writer)
 {
   const double horizon = s_.duration.si();
@@ -137,9 +137,9 @@ void JobRuntime::start(const Platform& platform, int client, const Spawn& spawn,
   const SchedulerWiring scheduler{s_,          trace_,           pool_,      counters_,    policy_, checkpoint_bytes,
                                   seed_,       scheduler_inbox_, job_inbox_, alarm_inbox_, reads_,  storage,
                                   plan_.files, interval_,        history_};
-  spawn("job-scheduler", JobScheduler(scheduler, shape_, [this](int dp) { return shape_for(dp); }));
-  spawn("training-job", TrainingJob(job));
-  spawn("checkpoint-writer", StorageChannel(storage, client, writes_));
+  host.spawn("job-scheduler", JobScheduler(scheduler, shape_, [this](int dp) { return shape_for(dp); }));
+  host.spawn("training-job", TrainingJob(job));
+  host.spawn("checkpoint-writer", StorageChannel(storage, client, writes_));
   if (after_checkpoint_writer)
     after_checkpoint_writer();
   if (loads) {
@@ -147,15 +147,15 @@ void JobRuntime::start(const Platform& platform, int client, const Spawn& spawn,
     const double alone = models::alone_read_rate(s_.storage, s_.fleet.gpus, s_.fleet.gpus_per_node);
     const LoaderWiring loader{storage, batches_, loader_inbox_,          job_inbox_,
                               demand_, bytes,    s_.data.prefetch_steps, bytes / alone >= full_.step_time};
-    spawn("data-reader", StorageChannel(storage, client, batches_));
-    spawn("data-loader", DataLoader(loader));
+    host.spawn("data-reader", StorageChannel(storage, client, batches_));
+    host.spawn("data-loader", DataLoader(loader));
   }
-  spawn("checkpoint-reader", StorageChannel(storage, client, reads_));
-  spawn("alarm-clock", AlarmClock(alarm_inbox_, scheduler_inbox_));
-  spawn("slowdowns", SlowdownInjector(sources));
-  spawn("maintenance-calendar", MaintenanceCalendar(sources));
+  host.spawn("checkpoint-reader", StorageChannel(storage, client, reads_));
+  host.spawn("alarm-clock", AlarmClock(alarm_inbox_, scheduler_inbox_));
+  host.spawn("slowdowns", SlowdownInjector(sources));
+  host.spawn("maintenance-calendar", MaintenanceCalendar(sources));
   for (size_t i = 0; i < s_.causes.size(); ++i)
-    spawn("failures-" + s_.causes[i].name, FailureInjector(sources, static_cast<int>(i)));
+    host.spawn("failures-" + s_.causes[i].name, FailureInjector(sources, static_cast<int>(i)));
   if (test_fault() == "open_phase")
     spawn("test-fault", [this, horizon] {
       sg4::this_actor::sleep_until(horizon / 2);

@@ -1,11 +1,12 @@
 #pragma once
-// One training job's actors and the state they share, over its node pool: the job scheduler
+// One training job's processes and the state they share, over its node pool: the job scheduler
 // (recovery through the recovery-policy registry), the training loop, its storage channels
 // (checkpoint writes, reloads, data reads), its data loader, its alarm clock, slowdown injector,
-// maintenance calendar and failure injectors. It owns no Engine and no platform: the run that hosts
-// it (simulation.cpp, the single-job replay) builds those, spawns its actors through `Spawn` and
-// closes its trace at the window's end. docs/architecture.md, decision 29, says where it is going:
-// a fleet hosting one of these per job.
+// maintenance calendar and failure injectors. They are coroutines on the run's ProcessHost
+// (simulator/actors/process.hpp, docs/architecture.md decision 40), not actors, so that a fleet can
+// host one of these per job. It owns no Engine and no platform: the run that hosts it (simulation.cpp,
+// the single-job replay; fleet_simulation.cpp) builds those and the host, and closes its trace at
+// the window's end.
 
 #include "models/accounting/trace_records.hpp"
 #include "models/resilience/node_pool.hpp"
@@ -13,6 +14,7 @@
 #include "models/step/step_model.hpp"
 #include "simulator/actors/checkpoint_state.hpp"
 #include "simulator/actors/data_loader.hpp"
+#include "simulator/actors/process.hpp"
 #include "simulator/actors/run_context.hpp"
 #include "simulator/actors/storage_channel.hpp"
 #include "simulator/platform/platform_builder.hpp"
@@ -52,7 +54,8 @@ public:
   /// Creates the job's actors, in the order the replay has always created them (SimGrid runs the
   /// actors ready at one instant in that order), its storage channels on storage client `client`:
   /// `after_checkpoint_writer` lets the host start its storage actors at their place in it.
-  void start(const Platform& platform, int client, const Spawn& spawn,
+  /// Its processes (process.hpp) run on `host`, its actors are started through `spawn`.
+  void start(const Platform& platform, int client, const Spawn& spawn, ProcessHost& host,
              const std::function<void()>& after_checkpoint_writer);
   /// Closes the job's trace at the window's end and hands it over.
   [[nodiscard]] models::TraceLog finish(double horizon);

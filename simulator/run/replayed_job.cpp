@@ -83,10 +83,10 @@ ReplayedJob::ReplayedJob(const scenario::Scenario& s, std::uint64_t seed, const 
   result_.lemon_nodes = job_->pool().lemons();
 }
 
-void ReplayedJob::start(const Platform& platform, int client, const JobRuntime::Spawn& spawn,
+void ReplayedJob::start(const Platform& platform, int client, const JobRuntime::Spawn& spawn, ProcessHost& host,
                         const std::function<void()>& after_checkpoint_writer)
 {
-  job_->start(platform, client, spawn, after_checkpoint_writer);
+  job_->start(platform, client, spawn, host, after_checkpoint_writer);
 }
 
 RunResult ReplayedJob::finish(std::vector<StorageSample> storage)

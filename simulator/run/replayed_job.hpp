@@ -44,7 +44,7 @@ public:
   [[nodiscard]] double step_time() const { return step_time_; }
 
   /// Starts its actors (JobRuntime::start) on storage client `client`.
-  void start(const Platform& platform, int client, const JobRuntime::Spawn& spawn,
+  void start(const Platform& platform, int client, const JobRuntime::Spawn& spawn, ProcessHost& host,
              const std::function<void()>& after_checkpoint_writer);
 
   /// Its result at the window's end: the trace, its accounting and energy (with the storage's load

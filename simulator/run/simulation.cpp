@@ -54,6 +54,7 @@ private:
 
   std::uint64_t seed_;
   ReplayedJob job_;
+  ProcessHost host_;  // after the job: its processes' frames go first
   std::vector<StorageSample> storage_samples_;
   std::optional<models::InvariantViolation> violation_;
 };
@@ -67,7 +68,10 @@ void Replay::start_actors(const Platform& platform, const ProgressFn& progress)
   const auto spawn = [this, &platform](const std::string& name, std::function<void()> body) {
     daemon(platform, name, std::move(body));
   };
-  job_.start(platform, 0, spawn, [&] {
+  // The job's processes run on one actor (process.hpp), created where its first actor, the job's
+  // scheduler, was: SimGrid runs the actors ready at one instant in creation order.
+  spawn("processes", [this] { host_.run(); });
+  job_.start(platform, 0, spawn, host_, [&] {
     if (s.storage.burst_bandwidth.si() > 0)
       spawn("storage-bucket", StorageBucket(storage));
   });

@@ -49,11 +49,10 @@ std::vector<double> finish_times(const scenario::StorageSpec& spec, const std::v
     std::vector<double> done(transfers.size(), -1);
     if (spec.burst_bandwidth.si() > 0)
       sg4::Actor::create("bucket", platform.control, sim::StorageBucket(*platform.storage))->daemonize();
+    sim::ProcessHost host;  // the channels are processes (simulator/actors/process.hpp)
     for (size_t i = 0; i < transfers.size(); ++i) {
       const Transfer t = transfers[i];
-      sg4::Actor::create("channel" + std::to_string(i), platform.control,
-                         sim::StorageChannel(*platform.storage, t.client, queues[i]))
-          ->daemonize();
+      host.spawn("channel" + std::to_string(i), sim::StorageChannel(*platform.storage, t.client, queues[i]));
       sg4::Actor::create("requester" + std::to_string(i), platform.control, [&, i, t] {
         sg4::this_actor::sleep_until(t.start);
         auto& reply = replies[i];
@@ -63,6 +62,7 @@ std::vector<double> finish_times(const scenario::StorageSpec& spec, const std::v
         done[i] = sim::now();
       });
     }
+    sg4::Actor::create("processes", platform.control, [&host] { host.run(); })->daemonize();
     engine->run();
     std::ostringstream out;
     for (double d : done)

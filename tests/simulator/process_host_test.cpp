@@ -1,0 +1,203 @@
+// A job's processes on one SimGrid actor (simulator/actors/process.hpp): timers fire at their
+// dates in the order they were set, an inbox's deadline passes or a post wakes its process (from
+// another process or from a SimGrid actor, which must wake the sleeping host), steps return values
+// to the process that awaits them, a process's exception comes out of the host's actor, and a
+// blocking SimGrid wait runs on an actor of its own while the host goes on.
+#include "simulator/actors/message.hpp"
+#include "simulator/actors/process.hpp"
+#include "simulator/actors/run_context.hpp"
+#include "simulator/platform/platform_builder.hpp"
+#include "simulator/run/child_process.hpp"
+#include "simulator/run/engine_setup.hpp"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace fleetsim::testing {
+namespace {
+
+namespace sg4 = simgrid::s4u;
+using sim::Inbox;
+using sim::Process;
+using sim::ProcessHost;
+using sim::Task;
+
+// Runs `setup(host, log, control)` in a child with one host actor, until the actor `horizon` ends at
+// 100 s; returns what the processes wrote to `log`.
+std::string run_processes(const std::function<void(ProcessHost&, std::ostringstream&, sg4::Host*)>& setup)
+{
+  auto child = sim::ChildProcess::start([&] {
+    auto engine = sim::make_engine();
+    scenario::Scenario s;
+    const sim::Platform platform = sim::build_platform(s, {});
+    std::ostringstream log;
+    ProcessHost host;
+    setup(host, log, platform.control);
+    sg4::Actor::create("processes", platform.control, [&host, &log] {
+      try {
+        host.run();
+      } catch (const std::exception& e) {
+        log << "error:" << e.what() << '@' << sim::now() << ' ';
+      }
+    })->daemonize();
+    sg4::Actor::create("horizon", platform.control, [] { sg4::this_actor::sleep_until(100); });
+    engine->run();
+    return log.str();
+  });
+  if (!child)
+    return "no child";
+  int status = 0;
+  const auto text = child->finish(&status);
+  return text ? *text : "child failed";
+}
+
+TEST(ProcessHost, TimersFireAtTheirDatesAndTiesInTheOrderTheyWereSet)
+{
+  const std::string log = run_processes([](ProcessHost& host, std::ostringstream& out, sg4::Host*) {
+    host.spawn("late", [&out]() -> Process {
+      co_await sim::sleep_until(2);
+      out << "late@" << sim::now() << ' ';
+    });
+    host.spawn("first", [&out]() -> Process {
+      co_await sim::sleep_until(1);
+      out << "first@" << sim::now() << ' ';
+    });
+    host.spawn("second", [&out]() -> Process {
+      co_await sim::sleep_until(1);
+      out << "second@" << sim::now() << ' ';
+      co_await sim::sleep_until(0.5);  // a date gone by: no wait
+      out << "again@" << sim::now() << ' ';
+    });
+  });
+  EXPECT_EQ(log, "first@1 second@1 again@1 late@2 ");
+}
+
+TEST(ProcessHost, AnInboxDeadlinePassesUnlessAPostComesFirst)
+{
+  struct Shared {
+    Inbox<int> box;
+  };
+  auto shared = std::make_shared<Shared>();
+  const std::string log = run_processes([shared](ProcessHost& host, std::ostringstream& out, sg4::Host*) {
+    host.spawn("waiter", [shared, &out]() -> Process {
+      auto m = co_await shared->box.next(3);  // nothing by 3: the deadline passes
+      out << (m ? "got" : "timeout") << '@' << sim::now() << ' ';
+      m = co_await shared->box.next(10);  // the post at 5 comes first
+      out << "got" << *m << '@' << sim::now() << ' ';
+      m = co_await shared->box.next(-1);  // the kept message first, then the queued one
+      out << "got" << *m << '@' << sim::now() << ' ';
+      m = co_await shared->box.next(-1);
+      out << "got" << *m << '@' << sim::now() << ' ';
+      m = co_await shared->box.next(20);
+      out << (m ? "got" : "timeout") << '@' << sim::now() << ' ';
+    });
+    host.spawn("poster", [shared]() -> Process {
+      co_await sim::sleep_until(5);
+      shared->box.post(42);
+      co_await sim::sleep_until(6);
+      shared->box.post(2);
+      shared->box.keep(1);
+    });
+  });
+  EXPECT_EQ(log, "timeout@3 got42@5 got1@6 got2@6 timeout@20 ");
+}
+
+TEST(ProcessHost, AnActorsPostWakesTheSleepingHost)
+{
+  auto box = std::make_shared<Inbox<int>>();
+  const std::string log = run_processes([box](ProcessHost& host, std::ostringstream& out, sg4::Host* control) {
+    host.spawn("waiter", [box, &out]() -> Process {
+      auto m = co_await box->next(50);
+      out << "got" << *m << '@' << sim::now() << ' ';
+      m = co_await box->next(-1);
+      out << "got" << *m << '@' << sim::now() << ' ';
+    });
+    sg4::Actor::create("actor", control, [box] {
+      sg4::this_actor::sleep_until(7);
+      box->post(1);
+      sg4::this_actor::sleep_until(8.5);
+      box->post(2);
+    })->daemonize();
+  });
+  EXPECT_EQ(log, "got1@7 got2@8.5 ");
+}
+
+Task<int> wait_and_double(int x)
+{
+  co_await sim::sleep_until(4);
+  co_return 2 * x;
+}
+
+Task<> fail_at(double t)
+{
+  co_await sim::sleep_until(t);
+  throw std::runtime_error("broken");
+}
+
+TEST(ProcessHost, StepsReturnToTheProcessThatAwaitsThem)
+{
+  const std::string log = run_processes([](ProcessHost& host, std::ostringstream& out, sg4::Host*) {
+    host.spawn("caller", [&out]() -> Process {
+      const int v = co_await wait_and_double(21);
+      out << v << '@' << sim::now() << ' ';
+    });
+  });
+  EXPECT_EQ(log, "42@4 ");
+}
+
+TEST(ProcessHost, AProcesssExceptionComesOutOfTheHostsActor)
+{
+  const std::string log = run_processes([](ProcessHost& host, std::ostringstream& out, sg4::Host*) {
+    host.spawn("failing", []() -> Process { co_await fail_at(3); });
+    host.spawn("later", [&out]() -> Process {
+      co_await sim::sleep_until(5);
+      out << "never ";
+    });
+  });
+  EXPECT_EQ(log, "error:broken@3 ");
+}
+
+TEST(ProcessHost, AProcessSpawnedByAnActorDuringTheRunRunsBeforeTheActorResumes)
+{
+  const std::string log = run_processes([](ProcessHost& host, std::ostringstream& out, sg4::Host* control) {
+    sg4::Actor::create("spawner", control, [&host, &out] {
+      sg4::this_actor::sleep_until(12);
+      host.spawn("late", [&out]() -> Process {
+        out << "start@" << sim::now() << ' ';
+        co_await sim::sleep_until(13);
+        out << "end@" << sim::now() << ' ';
+      });
+      out << "spawned@" << sim::now() << ' ';
+    })->daemonize();
+  });
+  // The spawn wakes the host, and SimGrid runs it before the spawner resumes (as it runs a new actor
+  // before its creator).
+  EXPECT_EQ(log, "start@12 spawned@12 end@13 ");
+}
+
+TEST(ProcessHost, ABlockingSimGridWaitRunsOnAnActorOfItsOwnWhileTheOtherProcessesGoOn)
+{
+  const std::string log = run_processes([](ProcessHost& host, std::ostringstream& out, sg4::Host*) {
+    host.spawn("waiting", [&out]() -> Process {
+      const bool done = co_await sim::on_actor(
+          [] {
+            sg4::this_actor::sleep_for(2.5);  // blocks the io-wait actor, not the host
+            return true;
+          },
+          [&out](bool completed) { out << "after:" << completed << '@' << sim::now() << ' '; });
+      out << "waited:" << done << '@' << sim::now() << ' ';
+    });
+    host.spawn("meanwhile", [&out]() -> Process {
+      co_await sim::sleep_until(1);
+      out << "meanwhile@" << sim::now() << ' ';
+    });
+  });
+  EXPECT_EQ(log, "meanwhile@1 after:1@2.5 waited:1@2.5 ");
+}
+
+}  // namespace
+}  // namespace fleetsim::testing
