@@ -51,10 +51,11 @@ public:
   JobRuntime(const scenario::Scenario& s, std::uint64_t seed, const models::StepBreakdown& step, const JobShape& full,
              models::RecoveryPolicy& policy);
 
-  /// Creates the job's actors, in the order the replay has always created them (SimGrid runs the
-  /// actors ready at one instant in that order), its storage channels on storage client `client`:
-  /// `after_checkpoint_writer` lets the host start its storage actors at their place in it.
-  /// Its processes (process.hpp) run on `host`, its actors are started through `spawn`.
+  /// Spawns the job's processes on `host` in the order the replay always created its actors (the
+  /// host runs the processes ready at one instant in that order), its storage channels on storage
+  /// client `client`; `after_checkpoint_writer` lets the run start the storage's own actors (its
+  /// token bucket) at their old place, after the checkpoint writer.
+  /// `spawn` starts actors (the test-fault hooks of FLEETSIM_TEST_FAULT).
   void start(const Platform& platform, int client, const Spawn& spawn, ProcessHost& host,
              const std::function<void()>& after_checkpoint_writer);
   /// Closes the job's trace at the window's end and hands it over.
