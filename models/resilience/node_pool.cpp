@@ -10,13 +10,10 @@
 
 namespace fleetsim::models {
 
-NodePool::NodePool(long job_nodes, long spare_nodes, int nodes_per_rack, const LemonSpec& lemons, std::uint64_t seed)
-    : nodes_(static_cast<size_t>(job_nodes + spare_nodes)),
-      slots_(static_cast<size_t>(job_nodes), -1),
-      nodes_per_rack_(std::max(1, nodes_per_rack)),
-      lemons_(lemons)
+NodePool::NodePool(long nodes, int nodes_per_rack, const LemonSpec& lemons, std::uint64_t seed)
+    : nodes_(static_cast<size_t>(nodes)), nodes_per_rack_(std::max(1, nodes_per_rack)), lemons_(lemons)
 {
-  FLEETSIM_CHECK(job_nodes >= 1 && spare_nodes >= 0, "a job has nodes and no negative spares");
+  FLEETSIM_CHECK(nodes >= 1, "a pool has nodes");
   idle_ = size();
   const long n_lemons = lemons.any() ? std::lround(lemons.fraction * static_cast<double>(size())) : 0;
   if (n_lemons > 0) {
@@ -36,7 +33,78 @@ NodePool::NodePool(long job_nodes, long spare_nodes, int nodes_per_rack, const L
       n.weight = n.lemon ? lemons.rate_multiplier * normal_weight_ : normal_weight_;
     weighted_ = true;
   }
-  fill(job_nodes);
+}
+
+NodePool::NodePool(long job_nodes, long spare_nodes, int nodes_per_rack, const LemonSpec& lemons, std::uint64_t seed)
+    : NodePool(std::max(1L, job_nodes) + std::max(0L, spare_nodes), nodes_per_rack, lemons, seed)
+{
+  FLEETSIM_CHECK(job_nodes >= 1 && spare_nodes >= 0, "a job has nodes and no negative spares");
+  fill(add_job(job_nodes), job_nodes);
+}
+
+long NodePool::add_job(long slots)
+{
+  FLEETSIM_CHECK(slots >= 1, "a job has slots");
+  Table t;
+  t.slots.assign(static_cast<size_t>(slots), -1);
+  jobs_.push_back(std::move(t));
+  return jobs() - 1;
+}
+
+void NodePool::seat(long job, long slot, long node)
+{
+  Node& n = nodes_[static_cast<size_t>(node)];
+  Table& t = jobs_[static_cast<size_t>(job)];
+  n.job = job;
+  n.slot = slot;
+  t.slots[static_cast<size_t>(slot)] = node;
+  ++t.active;
+  if (n.state != NodeState::Active)
+    set_state(n, NodeState::Active);
+}
+
+void NodePool::unseat(Node& n)
+{
+  Table& t = jobs_[static_cast<size_t>(n.job)];
+  t.slots[static_cast<size_t>(n.slot)] = -1;
+  --t.active;
+  n.job = -1;
+  n.slot = -1;
+}
+
+void NodePool::place(long job, const std::vector<long>& nodes)
+{
+  Table& t = jobs_.at(static_cast<size_t>(job));
+  FLEETSIM_CHECK(t.active == 0 && static_cast<long>(nodes.size()) == job_slots(job),
+                 "a job is placed whole, on as many nodes as it has slots, while it holds none");
+  for (size_t s = 0; s < nodes.size(); ++s) {
+    FLEETSIM_CHECK(state(nodes[s]) == NodeState::Idle, "a job is placed on idle nodes");
+    seat(job, static_cast<long>(s), nodes[s]);
+  }
+  t.used = job_slots(job);
+  t.empty = 0;
+}
+
+void NodePool::release(long job)
+{
+  Table& t = jobs_.at(static_cast<size_t>(job));
+  for (long node : t.slots)
+    if (node >= 0) {
+      Node& n = nodes_[static_cast<size_t>(node)];
+      unseat(n);
+      set_state(n, NodeState::Idle);
+    }
+  t.used = 0;
+  t.empty = 0;
+}
+
+std::vector<long> NodePool::Hit::slots_of(long job) const
+{
+  std::vector<long> out;
+  for (const Lost& l : lost)
+    if (l.job == job)
+      out.push_back(l.slot);
+  return out;
 }
 
 void NodePool::draw_slow_nodes(long count, double speed, std::uint64_t seed)
@@ -53,9 +121,10 @@ void NodePool::draw_slow_nodes(long count, double speed, std::uint64_t seed)
   any_slow_ = any_slow_ || (count > 0 && speed < 1);
 }
 
-void NodePool::set_old_generation(long count, double speed, bool spread, std::uint64_t seed)
+void NodePool::set_old_generation(long job_id, long count, double speed, bool spread, std::uint64_t seed)
 {
-  const long job = job_slots();
+  const Table& t = table(job_id);
+  const long job = job_slots(job_id);
   count = std::clamp(count, 0L, job);
   std::vector<long> order(static_cast<size_t>(job));
   std::iota(order.begin(), order.end(), 0L);
@@ -69,23 +138,26 @@ void NodePool::set_old_generation(long count, double speed, bool spread, std::ui
     std::reverse(order.begin(), order.end());  // the last job nodes: racks of their own
   }
   for (long i = 0; i < count; ++i)
-    nodes_[static_cast<size_t>(order[static_cast<size_t>(i)])].generation = speed;
+    if (const long node = t.slots[static_cast<size_t>(order[static_cast<size_t>(i)])]; node >= 0)
+      nodes_[static_cast<size_t>(node)].generation = speed;
   any_slow_ = any_slow_ || (count > 0 && speed < 1);
 }
 
-double NodePool::compute_stretch(long slots_per_group, bool balanced) const
+double NodePool::compute_stretch(long job, long slots_per_group, bool balanced) const
 {
+  const Table& t = table(job);
+  const long used = t.used;
   slots_per_group = std::max(1L, slots_per_group);
   double worst = 0;    // max over groups of planned share / actual speed
   double planned = 0;  // sum of the groups' planned speeds
   long groups = 0;
   std::vector<std::pair<double, double>> group_speeds;  // (planned, actual)
-  for (long g0 = 0; g0 < used_slots_; g0 += slots_per_group) {
+  for (long g0 = 0; g0 < used; g0 += slots_per_group) {
     double generation = 1;
     double actual = 1;
     bool any = false;
-    for (long s = g0; s < std::min(used_slots_, g0 + slots_per_group); ++s) {
-      const long node = slots_[static_cast<size_t>(s)];
+    for (long s = g0; s < std::min(used, g0 + slots_per_group); ++s) {
+      const long node = t.slots[static_cast<size_t>(s)];
       if (node < 0)
         continue;
       any = true;
@@ -123,21 +195,21 @@ void NodePool::end_episode(long node, long id)
     n.episode_speed = 1;
 }
 
-std::vector<long> NodePool::slow_job_nodes(double below, double window, double t) const
+std::vector<long> NodePool::slow_job_nodes(long job, double below, double window, double t) const
 {
   std::vector<long> out;
-  for (long node : slots_)
+  for (long node : table(job).slots)
     if (node >= 0 && own_speed(node) < below && t - slow_since(node) >= window)
       out.push_back(node);
   return out;
 }
 
-double NodePool::slowest_active_speed() const
+double NodePool::slowest_active_speed(long job) const
 {
   if (!any_slow_)
     return 1;
   double slowest = 1;
-  for (long node : slots_)
+  for (long node : table(job).slots)
     if (node >= 0)
       slowest = std::min(slowest, speed(node));
   return slowest;
@@ -190,10 +262,10 @@ NodePool::Hit NodePool::fail(long first, long count, double t, bool node_fault)
       continue;
     hit.nodes.push_back(i);
     if (n.slot >= 0) {
-      empty_ += n.slot < used_slots_ ? 1 : 0;
-      hit.slots.push_back(n.slot);
-      slots_[static_cast<size_t>(n.slot)] = -1;
-      n.slot = -1;
+      Table& table = jobs_[static_cast<size_t>(n.job)];
+      table.empty += n.slot < table.used ? 1 : 0;
+      hit.lost.push_back({n.job, n.slot});
+      unseat(n);
     }
     set_state(n, NodeState::Repair);
     if (node_fault && lemons_.retire_after > 0) {
@@ -231,24 +303,22 @@ void NodePool::repaired(long node)
   set_state(n, NodeState::Idle);
 }
 
-long NodePool::fill(long slots)
+long NodePool::fill(long job, long slots)
 {
-  FLEETSIM_CHECK(slots >= 0 && slots <= job_slots(), "a job uses between 0 and all of its slots");
+  FLEETSIM_CHECK(slots >= 0 && slots <= job_slots(job), "a job uses between 0 and all of its slots");
+  Table& t = jobs_[static_cast<size_t>(job)];
   // Nodes in slots at or beyond the new size move down into empty slots, or leave the job.
   std::vector<long> movers;
-  for (long s = slots; s < job_slots(); ++s) {
-    const long node = slots_[static_cast<size_t>(s)];
-    if (node >= 0) {
+  for (long s = slots; s < job_slots(job); ++s)
+    if (const long node = t.slots[static_cast<size_t>(s)]; node >= 0) {
       movers.push_back(node);
-      slots_[static_cast<size_t>(s)] = -1;
-      nodes_[static_cast<size_t>(node)].slot = -1;
+      unseat(nodes_[static_cast<size_t>(node)]);  // (still Active until seated again or let go)
     }
-  }
   size_t next_mover = 0;
   long next_idle = 0;
   long empty = 0;
   for (long s = 0; s < slots; ++s) {
-    if (slots_[static_cast<size_t>(s)] >= 0)
+    if (t.slots[static_cast<size_t>(s)] >= 0)
       continue;
     long node = -1;
     if (next_mover < movers.size()) {
@@ -263,16 +333,12 @@ long NodePool::fill(long slots)
       ++empty;
       continue;
     }
-    Node& n = nodes_[static_cast<size_t>(node)];
-    if (n.state != NodeState::Active)
-      set_state(n, NodeState::Active);
-    n.slot = s;
-    slots_[static_cast<size_t>(s)] = node;
+    seat(job, s, node);
   }
   for (; next_mover < movers.size(); ++next_mover)
     set_state(nodes_[static_cast<size_t>(movers[next_mover])], NodeState::Idle);
-  used_slots_ = slots;
-  empty_ = empty;
+  t.used = slots;
+  t.empty = empty;
   return empty;
 }
 

@@ -1,12 +1,15 @@
 #pragma once
-// The cluster's nodes as the run-level replay sees them: which are in the job, which wait as
-// spares, which are being repaired, and how often each one fails.
+// The cluster's nodes as the jobs on it see them: which job slot each one holds, which wait idle
+// (spares, or free nodes), which are being repaired, and how often each one fails. One pool serves
+// every job of a run: a single-job replay is job 0 of its pool; a fleet's jobs each have a slot
+// table in the fleet's pool, and draw replacements from the same idle nodes.
 //
-// The cluster is the job's nodes plus its spare nodes, numbered by physical position: node n sits in
-// rack n / nodes_per_rack, the job's nodes first. A node is
-//   Active  - holding one of the job's node slots,
-//   Idle    - healthy and free (a spare, or a survivor of an elastic shrink),
+// Nodes are numbered by physical position: node n sits in rack n / nodes_per_rack. A node is
+//   Active  - holding one slot of one job,
+//   Idle    - healthy and free (a spare, a free node, or a survivor of an elastic shrink),
 //   Repair  - taken down by a failure until the repair pipeline returns it.
+// A job is a table of node slots (its ranks' nodes, in order): a slot holds one node or is empty,
+// and the job uses its first used_slots() slots (fewer than all after an elastic shrink).
 //
 // Lemon nodes: a fixed number round(fraction x nodes) of the cluster's nodes fail `rate_multiplier`
 // times as often as the others, for the causes that strike hardware (GPU and node scope). The
@@ -40,35 +43,60 @@ enum class NodeState { Active, Idle, Repair };
 
 class NodePool {
 public:
-  /// `job_nodes` slots, `spare_nodes` extra nodes. Lemons are drawn from the "lemons" stream of `seed`.
+  /// `nodes` idle nodes and no job. Lemons are drawn from the "lemons" stream of `seed`.
+  NodePool(long nodes, int nodes_per_rack, const LemonSpec& lemons, std::uint64_t seed);
+  /// A single job's cluster: job 0 of `job_nodes` slots on the first nodes, `spare_nodes` idle after them.
   NodePool(long job_nodes, long spare_nodes, int nodes_per_rack, const LemonSpec& lemons, std::uint64_t seed);
 
   [[nodiscard]] long size() const { return static_cast<long>(nodes_.size()); }
-  [[nodiscard]] long job_slots() const { return static_cast<long>(slots_.size()); }
   [[nodiscard]] int nodes_per_rack() const { return nodes_per_rack_; }
   [[nodiscard]] long racks() const { return (size() + nodes_per_rack_ - 1) / nodes_per_rack_; }
   /// Pods of `nodes` nodes each (0: the whole cluster is one pod), numbered by position like racks.
   void set_nodes_per_pod(long nodes) { nodes_per_pod_ = nodes > 0 ? nodes : 0; }
   [[nodiscard]] long nodes_per_pod() const { return nodes_per_pod_ > 0 ? nodes_per_pod_ : size(); }
   [[nodiscard]] long pods() const { return (size() + nodes_per_pod() - 1) / nodes_per_pod(); }
+  /// Nodes holding a slot of any job.
   [[nodiscard]] long active() const { return active_; }
   [[nodiscard]] long idle() const { return idle_; }
   [[nodiscard]] long in_repair() const { return size() - active_ - idle_; }
   [[nodiscard]] NodeState state(long node) const { return nodes_.at(static_cast<size_t>(node)).state; }
-  /// The slot a node holds, -1 when it is not in the job.
+  /// The job whose slot a node holds, -1 when it holds none.
+  [[nodiscard]] long job_of(long node) const { return nodes_.at(static_cast<size_t>(node)).job; }
+  /// The slot a node holds in its job, -1 when it holds none.
   [[nodiscard]] long slot_of(long node) const { return nodes_.at(static_cast<size_t>(node)).slot; }
   [[nodiscard]] bool lemon(long node) const { return nodes_.at(static_cast<size_t>(node)).lemon; }
   [[nodiscard]] double weight(long node) const { return nodes_.at(static_cast<size_t>(node)).weight; }
   [[nodiscard]] long lemons() const;
   [[nodiscard]] bool weighted() const { return weighted_; }
 
+  // ---- jobs: a slot table each ----
+  /// A new job of `slots` empty slots; returns its id (ids count from 0, in order of addition).
+  long add_job(long slots);
+  [[nodiscard]] long jobs() const { return static_cast<long>(jobs_.size()); }
+  /// Puts idle `nodes` into the job's slots 0, 1, ... (its placement); the job held no node.
+  void place(long job, const std::vector<long>& nodes);
+  /// The job ends: the nodes in its slots go idle and its table is empty (it holds nothing more).
+  void release(long job);
+  [[nodiscard]] long job_slots(long job) const { return static_cast<long>(table(job).slots.size()); }
+  /// The node in a job's slot, -1 when the slot is empty.
+  [[nodiscard]] long node_in(long job, long slot) const { return table(job).slots.at(static_cast<size_t>(slot)); }
+  /// Nodes holding the job's slots.
+  [[nodiscard]] long active(long job) const { return table(job).active; }
+  /// Sets the job to `slots` slots (elastic resizing; the full job at start): keeps the nodes already
+  /// in slots below `slots`, moves nodes of higher slots down, then fills the empty slots from idle
+  /// nodes (lowest position first). Returns the number of empty slots left (0 when the job is whole).
+  long fill(long job, long slots);
+  /// Slots the job currently uses.
+  [[nodiscard]] long used_slots(long job) const { return table(job).used; }
+  [[nodiscard]] long empty_slots(long job) const { return table(job).empty; }
+
   /// Stragglers: `count` distinct nodes (drawn from the "stragglers/persistent" stream) always run at
   /// `speed`. A drained node comes back from repair at full speed.
   void draw_slow_nodes(long count, double speed, std::uint64_t seed);
   /// Heterogeneous fleets: `count` of the job's nodes are of an older generation running at `speed`
-  /// (relative to the main accelerator): the last `count` job nodes (block: their own racks), or
+  /// (relative to the main accelerator): those of its last `count` slots (block: their own racks), or
   /// drawn from the "heterogeneous" stream (spread). Spares are of the main generation.
-  void set_old_generation(long count, double speed, bool spread, std::uint64_t seed);
+  void set_old_generation(long job, long count, double speed, bool spread, std::uint64_t seed);
   /// A node's speed now: its generation's, times its persistent straggler speed or, lower, its
   /// slowdown episode's.
   [[nodiscard]] double speed(long node) const
@@ -77,13 +105,13 @@ public:
     return n.generation * std::min(n.base_speed, n.episode_speed);
   }
   [[nodiscard]] double generation_speed(long node) const { return nodes_.at(static_cast<size_t>(node)).generation; }
-  /// The job's compute stretch over a uniform fleet's, 1 / (effective speed): the job's used slots form
+  /// A job's compute stretch over a uniform fleet's, 1 / (effective speed): its used slots form
   /// groups of `slots_per_group` (data-parallel replicas); a replica runs at its slowest node.
   ///  - unbalanced: every replica gets the same share, so the slowest replica gates: 1 / min speed;
   ///  - balanced: replica r gets a share of the batch in proportion to its planned (generation) speed
   ///    g_r, so the step lasts groups x max_r (g_r / (sum g) / speed_r); with no other slowdown that
   ///    is groups / sum g.
-  [[nodiscard]] double compute_stretch(long slots_per_group, bool balanced) const;
+  [[nodiscard]] double compute_stretch(long job, long slots_per_group, bool balanced) const;
   [[nodiscard]] double base_speed(long node) const { return nodes_.at(static_cast<size_t>(node)).base_speed; }
   [[nodiscard]] double episode_speed(long node) const { return nodes_.at(static_cast<size_t>(node)).episode_speed; }
   /// Starts slowdown episode `id` on a node at time t; ends it if `id` is still the node's latest.
@@ -95,10 +123,10 @@ public:
   /// Since when the node's own speed has been below 1 (its current episode, or 0 for a persistent
   /// straggler); meaningless when it is not slow.
   [[nodiscard]] double slow_since(long node) const { return nodes_.at(static_cast<size_t>(node)).slow_since; }
-  /// Job nodes slower than `below` on their own for at least `window` at time t, lowest slot first.
-  [[nodiscard]] std::vector<long> slow_job_nodes(double below, double window, double t) const;
-  /// The slowest speed among the nodes holding job slots (1 when none is slow).
-  [[nodiscard]] double slowest_active_speed() const;
+  /// A job's nodes slower than `below` on their own for at least `window` at time t, lowest slot first.
+  [[nodiscard]] std::vector<long> slow_job_nodes(long job, double below, double window, double t) const;
+  /// The slowest speed among the nodes holding a job's slots (1 when none is slow).
+  [[nodiscard]] double slowest_active_speed(long job) const;
   /// Marks a node in repair to come back at full speed (it was drained for being slow).
   void heal_on_return(long node) { nodes_.at(static_cast<size_t>(node)).heal = true; }
 
@@ -108,23 +136,22 @@ public:
   /// True when the node can fail (it is not being repaired).
   [[nodiscard]] bool up(long node) const { return state(node) != NodeState::Repair; }
 
+  struct Lost {
+    long job = -1;
+    long slot = -1;
+  };
   struct Hit {
     std::vector<long> nodes;    // nodes taken down (those that were up)
-    std::vector<long> slots;    // the job slots they held
+    std::vector<Lost> lost;     // the job slots they held
     std::vector<long> retired;  // of `nodes`, those the retirement policy removes
+    /// The slots of `job` among those lost.
+    [[nodiscard]] std::vector<long> slots_of(long job) const;
   };
   /// Takes nodes [first, first + count) that are up to Repair at time t. `node_fault`: the failure
   /// is the node's own (GPU or node scope), which counts toward retirement.
   Hit fail(long first, long count, double t, bool node_fault);
   /// A node comes back from repair: Idle. A retired node comes back as a fresh, healthy node.
   void repaired(long node);
-  /// Sets the job to `slots` slots (elastic resizing; the full job at start): keeps the nodes already
-  /// in slots below `slots`, moves nodes of higher slots down, then fills the empty slots from idle
-  /// nodes (lowest position first). Returns the number of empty slots left (0 when the job is whole).
-  long fill(long slots);
-  /// Slots the job currently uses.
-  [[nodiscard]] long used_slots() const { return used_slots_; }
-  [[nodiscard]] long empty_slots() const { return empty_; }
   [[nodiscard]] long retired_total() const { return retired_total_; }
   /// Of the retired nodes, those that were lemons (the others were healthy nodes with bad luck).
   [[nodiscard]] long retired_lemons() const { return retired_lemons_; }
@@ -132,6 +159,7 @@ public:
 private:
   struct Node {
     NodeState state = NodeState::Idle;
+    long job = -1;
     long slot = -1;
     bool lemon = false;
     bool retired = false;
@@ -144,10 +172,21 @@ private:
     bool heal = false;            // drained: back at full speed after repair
     std::deque<double> failures;  // times of the node's own failures inside the retirement window
   };
+  struct Table {  // a job's slots
+    std::vector<long> slots;  // node in each slot, -1 when empty
+    long used = 0;            // slots the job uses
+    long empty = 0;           // slots below `used` with no node
+    long active = 0;          // nodes in its slots
+  };
+  [[nodiscard]] const Table& table(long job) const { return jobs_.at(static_cast<size_t>(job)); }
   void set_state(Node& n, NodeState s);
+  /// Node `node` (Idle, or Active in the same job's other slot) takes slot `slot` of `job`.
+  void seat(long job, long slot, long node);
+  /// The node leaves its slot (the slot is empty); its state is the caller's to set.
+  void unseat(Node& n);
 
   std::vector<Node> nodes_;
-  std::vector<long> slots_;  // node in each slot, -1 when empty
+  std::vector<Table> jobs_;
   int nodes_per_rack_;
   long nodes_per_pod_ = 0;
   LemonSpec lemons_;
@@ -155,8 +194,6 @@ private:
   double normal_weight_ = 1;
   long active_ = 0;
   long idle_ = 0;
-  long used_slots_ = 0;
-  long empty_ = 0;  // slots below used_slots_ with no node
   long retired_total_ = 0;
   long retired_lemons_ = 0;
   bool any_slow_ = false;  // some node was ever slower than 1 (else slowest_active_speed is 1)

@@ -17,7 +17,7 @@ double RecoverySpec::extension_value(std::string_view key) const
 
 std::optional<int> RecoveryPolicy::restart_width(const RecoveryView& v) const
 {
-  if (v.pool.empty_slots() <= v.pool.idle())
+  if (v.pool.empty_slots(v.job) <= v.pool.idle())
     return v.full_dp;
   return std::nullopt;
 }

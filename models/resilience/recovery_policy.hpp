@@ -65,6 +65,7 @@ struct PolicyCounters {
 /// The fleet as a policy sees it when it decides.
 struct RecoveryView {
   const NodePool& pool;
+  long job = 0;  // the job's slot table in the pool
   const RecoverySpec& spec;
   long replica_gpus = 1;  // GPUs of one data-parallel replica (tp x cp x pp)
   int gpus_per_node = 8;

@@ -76,7 +76,7 @@ Task<> JobScheduler::on_drain_check(msg::DrainCheck c)
 {
   if (!stragglers_.drain_due(c))
     co_return;
-  if (w_.pool.slot_of(c.node) < 0) {
+  if (w_.pool.job_of(c.node) != w_.pool_job) {
     // An idle node: take it out of the pool without touching the job.
     ++w_.counters.drains;
     (void)w_.pool.fail(c.node, 1, now(), false);
@@ -85,7 +85,7 @@ Task<> JobScheduler::on_drain_check(msg::DrainCheck c)
     fleet_changed();
   } else if (auto f = co_await drain(c.node)) {
     // The drain was cut short by a failure: look at the node again later.
-    if (w_.pool.slot_of(c.node) >= 0)
+    if (w_.pool.job_of(c.node) == w_.pool_job)
       stragglers_.check_later(c);
     co_await recover(*f);
   }
@@ -95,8 +95,8 @@ Phase JobScheduler::job_phase() const { return w_.trace.is_open() ? w_.trace.ope
 
 void JobScheduler::start_job(bool from_storage)
 {
-  models::check_invariant(w_.pool.empty_slots() == 0, "the job starts with every slot it uses held",
-                          [&] { return std::to_string(w_.pool.empty_slots()) + " job slots are empty"; });
+  models::check_invariant(w_.pool.empty_slots(w_.pool_job) == 0, "the job starts with every slot it uses held",
+                          [&] { return std::to_string(w_.pool.empty_slots(w_.pool_job)) + " job slots are empty"; });
   const bool memory = !from_storage && memory_restore();
   lost_slots_.clear();
   w_.job.post(msg::Start{++epoch_, memory});
@@ -107,15 +107,15 @@ bool JobScheduler::memory_restore() const { return w_.policy.restores_from_memor
 models::RecoveryView JobScheduler::view() const
 {
   const auto& l = w_.scenario.step.layout;
-  return {w_.pool,   w_.scenario.recovery, static_cast<long>(l.tp) * l.cp * l.pp, w_.scenario.fleet.gpus_per_node, l.dp,
-          shape_.dp, lost_slots_};
+  return {w_.pool, w_.pool_job, w_.scenario.recovery, static_cast<long>(l.tp) * l.cp * l.pp,
+          w_.scenario.fleet.gpus_per_node, l.dp, shape_.dp, lost_slots_};
 }
 
 long JobScheduler::slots_for(int dp) const
 {
   const auto& l = w_.scenario.step.layout;
   return models::nodes_for_replicas(dp, static_cast<long>(l.tp) * l.cp * l.pp, w_.scenario.fleet.gpus_per_node,
-                                    w_.pool.job_slots());
+                                    w_.pool.job_slots(w_.pool_job));
 }
 
 void JobScheduler::set_shape(int dp)
@@ -131,7 +131,7 @@ void JobScheduler::set_shape(int dp)
 
 void JobScheduler::fleet_changed()
 {
-  w_.trace.set_active_gpus(std::min(shape_.gpus, w_.pool.active() * w_.scenario.fleet.gpus_per_node));
+  w_.trace.set_active_gpus(std::min(shape_.gpus, w_.pool.active(w_.pool_job) * w_.scenario.fleet.gpus_per_node));
   refresh_speed();
 }
 
@@ -187,13 +187,14 @@ bool JobScheduler::strikes_job(const msg::Failure& failure)
     const bool retired = std::find(hit.retired.begin(), hit.retired.end(), node) != hit.retired.end();
     send_to_repair(node, retired ? cap.lemon_replace_time.si() : repair);
   }
-  lost_slots_.insert(lost_slots_.end(), hit.slots.begin(), hit.slots.end());
+  const std::vector<long> lost = hit.slots_of(w_.pool_job);
+  lost_slots_.insert(lost_slots_.end(), lost.begin(), lost.end());
   // Only the GPU count: a job struck is about to stop, so a new step time now would only cut its
   // last training segment in two. Recovery sets the step time of the fleet it restarts on.
-  w_.trace.set_active_gpus(std::min(shape_.gpus, w_.pool.active() * w_.scenario.fleet.gpus_per_node));
-  if (hit.slots.empty() && !hit.nodes.empty())
+  w_.trace.set_active_gpus(std::min(shape_.gpus, w_.pool.active(w_.pool_job) * w_.scenario.fleet.gpus_per_node));
+  if (lost.empty() && !hit.nodes.empty())
     ++w_.counters.spare_failures;
-  return !hit.slots.empty();
+  return !lost.empty();
 }
 
 JobScheduler::MaybeFailure JobScheduler::background(const SchedulerMessage& m)

@@ -59,18 +59,18 @@ Task<JobScheduler::MaybeFailure> JobScheduler::acquire_nodes()
     }
     w_.trace.close(now(), false);
   }
-  const long before = pool.active();
+  const long before = pool.active(w_.pool_job);
   if (w_.policy.resizes()) {
     const int dp = *w_.policy.restart_width(view());
     if (dp < shape_.dp)
       ++w_.counters.shrinks;
-    pool.fill(slots_for(dp));
+    pool.fill(w_.pool_job, slots_for(dp));
     set_shape(dp);
   } else {
-    pool.fill(pool.job_slots());
+    pool.fill(w_.pool_job, pool.job_slots(w_.pool_job));
   }
   fleet_changed();
-  w_.counters.swaps += std::max(0L, pool.active() - before);
+  w_.counters.swaps += std::max(0L, pool.active(w_.pool_job) - before);
   co_return std::nullopt;
 }
 
@@ -146,7 +146,7 @@ Task<JobScheduler::MaybeFailure> JobScheduler::regrow(int dp)
     // The width now: a failure of idle nodes during the checkpointed stop may have taken some.
     const int width = std::min(dp, w_.policy.width_now(view()));
     ++w_.counters.regrows;
-    w_.pool.fill(slots_for(width));
+    w_.pool.fill(w_.pool_job, slots_for(width));
     set_shape(width);
     fleet_changed();
     co_return std::nullopt;

@@ -83,6 +83,7 @@ struct SchedulerWiring {
   const scenario::Scenario& scenario;
   TraceRecorder& trace;
   models::NodePool& pool;
+  long pool_job;  // the job's slot table in `pool`
   PolicyCounters& counters;
   models::RecoveryPolicy& policy;  // the scenario's recovery.policy (models/resilience/recovery/)
   double checkpoint_bytes;

@@ -68,8 +68,8 @@ bool StragglerControl::refresh(JobShape& shape, long replica_slots) const
   const auto& st = s_.stragglers;
   // The effective slowest speed: the slowest node, or with balanced micro-batches across generations
   // the replicas' combined pace (models/resilience/node_pool.hpp, compute_stretch).
-  const double slowest = s_.heterogeneous.balanced ? 1.0 / pool_.compute_stretch(replica_slots, true)
-                                                   : pool_.slowest_active_speed();
+  const double slowest = s_.heterogeneous.balanced ? 1.0 / pool_.compute_stretch(job_, replica_slots, true)
+                                                   : pool_.slowest_active_speed(job_);
   const double f = models::step_factor(st, shape.gpus / s_.fleet.gpus_per_node, shape.compute_fraction, slowest,
                                        models::diurnal_speed(st, now()));
   if (f == shape.straggler_factor)
@@ -103,7 +103,7 @@ std::vector<long> StragglerControl::nodes_to_drain(long node) const
 {
   // One restart for every job node slow long enough, not one each.
   const auto& st = s_.stragglers;
-  std::vector<long> nodes = pool_.slow_job_nodes(st.drain_below, st.drain_after, now());
+  std::vector<long> nodes = pool_.slow_job_nodes(job_, st.drain_below, st.drain_after, now());
   if (std::find(nodes.begin(), nodes.end(), node) == nodes.end())
     nodes.push_back(node);
   return nodes;

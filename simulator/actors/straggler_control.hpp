@@ -14,7 +14,7 @@ namespace fleetsim::sim {
 class StragglerControl {
 public:
   StragglerControl(const SchedulerWiring& w)
-      : s_(w.scenario), pool_(w.pool), counters_(w.counters), policy_(w.policy), alarms_(w.alarms)
+      : s_(w.scenario), pool_(w.pool), job_(w.pool_job), counters_(w.counters), policy_(w.policy), alarms_(w.alarms)
   {}
   /// The first alarms: the diurnal clock, and a drain check of every persistent straggler.
   void start() const;
@@ -39,6 +39,7 @@ private:
 
   const scenario::Scenario& s_;
   models::NodePool& pool_;
+  long job_;  // its slot table in the pool
   PolicyCounters& counters_;
   const models::RecoveryPolicy& policy_;  // its snapshot cadence
   Inbox<AlarmRequest>& alarms_;

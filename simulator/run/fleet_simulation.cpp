@@ -432,7 +432,7 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
   const Platform platform = fleet_platform(s, clients, config, workload, fabric, data);
   // The injectors thin their draws against a pool of the cluster's nodes (the spares included), kept
   // in step with the fleet's: a node in repair cannot fail again. Lemon weights apply as in a replay.
-  models::NodePool pool(config.nodes, 0, config.nodes_per_rack, s.capacity.lemons, seed);
+  models::NodePool pool(config.nodes, config.nodes_per_rack, s.capacity.lemons, seed);
   pool.set_nodes_per_pod(config.nodes_per_pod);
   scenario::Scenario sources_view = s;
   sources_view.capacity.spare_nodes = 0;  // cluster.gpus already counts the spare nodes

@@ -37,11 +37,15 @@ namespace fleetsim::sim {
 /// The job's recovery policy, from the registry (recovery.policy).
 [[nodiscard]] std::unique_ptr<models::RecoveryPolicy> make_recovery_policy(const scenario::Scenario& s);
 
-/// The job's nodes and its spares: lemons, an older generation, persistent stragglers.
+/// The job's nodes and its spares: lemons, an older generation, persistent stragglers. The job is the
+/// pool's job 0 (JobRuntime::kPoolJob).
 [[nodiscard]] models::NodePool make_node_pool(const scenario::Scenario& s, std::uint64_t seed);
 
 class JobRuntime {
 public:
+  /// The job's slot table in its node pool.
+  static constexpr long kPoolJob = 0;
+
   /// Starts an actor of the job as a daemon of the hosting run, which keeps the first broken
   /// invariant an actor throws and stops the run.
   using Spawn = std::function<void(const std::string& name, std::function<void()> body)>;

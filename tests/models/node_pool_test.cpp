@@ -65,7 +65,7 @@ void expect_consistent(const NodePool& pool)
       case NodeState::Active:
         ++active;
         EXPECT_GE(pool.slot_of(n), 0) << "active node " << n << " holds no slot";
-        EXPECT_LT(pool.slot_of(n), pool.used_slots()) << "active node " << n << " beyond the job";
+        EXPECT_LT(pool.slot_of(n), pool.used_slots(0)) << "active node " << n << " beyond the job";
         EXPECT_TRUE(slots.insert(pool.slot_of(n)).second) << "slot " << pool.slot_of(n) << " held twice";
         break;
       case NodeState::Idle:
@@ -82,7 +82,7 @@ void expect_consistent(const NodePool& pool)
   EXPECT_EQ(pool.idle(), idle);
   EXPECT_EQ(pool.in_repair(), repair);
   EXPECT_EQ(pool.active() + pool.idle() + pool.in_repair(), pool.size());
-  EXPECT_EQ(pool.used_slots() - pool.empty_slots(), pool.active());
+  EXPECT_EQ(pool.used_slots(0) - pool.empty_slots(0), pool.active());
 }
 
 // ---- construction ----------------------------------------------------------------------------
@@ -90,13 +90,13 @@ void expect_consistent(const NodePool& pool)
 TEST(NodePool, PutsTheJobNodesInTheirSlotsAndKeepsTheSparesIdleWhenBuilt)
 {
   const NodePool pool(16, 4, 8, no_lemons(), 1);
-  EXPECT_EQ(pool.job_slots(), 16);
+  EXPECT_EQ(pool.job_slots(0), 16);
   EXPECT_EQ(pool.size(), 20);
   EXPECT_EQ(pool.active(), 16);
   EXPECT_EQ(pool.idle(), 4);
   EXPECT_EQ(pool.in_repair(), 0);
-  EXPECT_EQ(pool.used_slots(), 16);
-  EXPECT_EQ(pool.empty_slots(), 0);
+  EXPECT_EQ(pool.used_slots(0), 16);
+  EXPECT_EQ(pool.empty_slots(0), 0);
   for (long n = 0; n < 16; ++n) {
     EXPECT_EQ(pool.state(n), NodeState::Active) << n;
     EXPECT_EQ(pool.slot_of(n), n) << n;
@@ -246,7 +246,7 @@ TEST(NodePoolFail, TakesTheNodesToRepairAndReportsTheSlotsTheyVacate)
   NodePool pool(8, 2, 4, no_lemons(), 1);
   const NodePool::Hit hit = pool.fail(2, 3, 100, false);
   EXPECT_EQ(hit.nodes, (std::vector<long>{2, 3, 4}));
-  EXPECT_EQ(hit.slots, (std::vector<long>{2, 3, 4}));
+  EXPECT_EQ(hit.slots_of(0), (std::vector<long>{2, 3, 4}));
   EXPECT_TRUE(hit.retired.empty());
   for (long n : {2L, 3L, 4L}) {
     EXPECT_EQ(pool.state(n), NodeState::Repair) << n;
@@ -256,8 +256,8 @@ TEST(NodePoolFail, TakesTheNodesToRepairAndReportsTheSlotsTheyVacate)
   EXPECT_EQ(pool.active(), 5);
   EXPECT_EQ(pool.idle(), 2);
   EXPECT_EQ(pool.in_repair(), 3);
-  EXPECT_EQ(pool.empty_slots(), 3);
-  EXPECT_EQ(pool.used_slots(), 8);
+  EXPECT_EQ(pool.empty_slots(0), 3);
+  EXPECT_EQ(pool.used_slots(0), 8);
   expect_consistent(pool);
 }
 
@@ -267,10 +267,10 @@ TEST(NodePoolFail, SkipsNodesAlreadyInRepair)
   (void)pool.fail(2, 3, 100, false);
   const NodePool::Hit again = pool.fail(3, 2, 200, false);  // 3 and 4: both down already
   EXPECT_TRUE(again.nodes.empty());
-  EXPECT_TRUE(again.slots.empty());
+  EXPECT_TRUE(again.slots_of(0).empty());
   const NodePool::Hit rack = pool.fail(4, 4, 300, false);  // 4 down, 5..7 up
   EXPECT_EQ(rack.nodes, (std::vector<long>{5, 6, 7}));
-  EXPECT_EQ(rack.slots, (std::vector<long>{5, 6, 7}));
+  EXPECT_EQ(rack.slots_of(0), (std::vector<long>{5, 6, 7}));
   EXPECT_EQ(pool.in_repair(), 6);
   expect_consistent(pool);
 }
@@ -280,11 +280,11 @@ TEST(NodePoolFail, ReportsNoSlotWhenAnIdleSpareFails)
   NodePool pool(8, 2, 4, no_lemons(), 1);
   const NodePool::Hit hit = pool.fail(8, 1, 100, true);
   EXPECT_EQ(hit.nodes, (std::vector<long>{8}));
-  EXPECT_TRUE(hit.slots.empty());
+  EXPECT_TRUE(hit.slots_of(0).empty());
   EXPECT_EQ(pool.active(), 8);
   EXPECT_EQ(pool.idle(), 1);
   EXPECT_EQ(pool.in_repair(), 1);
-  EXPECT_EQ(pool.empty_slots(), 0);
+  EXPECT_EQ(pool.empty_slots(0), 0);
   expect_consistent(pool);
 }
 
@@ -305,7 +305,7 @@ TEST(NodePoolFail, ReturnsARepairedNodeAsIdle)
   EXPECT_EQ(pool.state(2), NodeState::Idle);
   EXPECT_EQ(pool.slot_of(2), -1);
   EXPECT_EQ(pool.idle(), 3);
-  EXPECT_EQ(pool.empty_slots(), 1);  // until fill() puts someone back in the slot
+  EXPECT_EQ(pool.empty_slots(0), 1);  // until fill() puts someone back in the slot
   expect_consistent(pool);
 }
 
@@ -418,19 +418,19 @@ TEST(NodePoolFill, RefillsEmptySlotsFromIdleNodesLowestPositionFirst)
 {
   NodePool pool(8, 3, 4, no_lemons(), 1);
   (void)pool.fail(2, 2, 100, false);  // slots 2 and 3 empty; spares 8, 9, 10 idle
-  EXPECT_EQ(pool.empty_slots(), 2);
-  EXPECT_EQ(pool.fill(8), 0);
+  EXPECT_EQ(pool.empty_slots(0), 2);
+  EXPECT_EQ(pool.fill(0, 8), 0);
   EXPECT_EQ(pool.slot_of(8), 2);
   EXPECT_EQ(pool.slot_of(9), 3);
   EXPECT_EQ(pool.state(10), NodeState::Idle);
-  EXPECT_EQ(pool.empty_slots(), 0);
+  EXPECT_EQ(pool.empty_slots(0), 0);
   EXPECT_EQ(pool.active(), 8);
   EXPECT_EQ(pool.idle(), 1);
   expect_consistent(pool);
   // A repaired node with a lower position than the remaining spare goes in first.
   (void)pool.fail(5, 1, 200, false);
   pool.repaired(2);
-  EXPECT_EQ(pool.fill(8), 0);
+  EXPECT_EQ(pool.fill(0, 8), 0);
   EXPECT_EQ(pool.slot_of(2), 5);
   EXPECT_EQ(pool.state(10), NodeState::Idle);
   expect_consistent(pool);
@@ -440,15 +440,15 @@ TEST(NodePoolFill, ReportsTheSlotsLeftEmptyWhenThereAreTooFewIdleNodes)
 {
   NodePool pool(8, 1, 4, no_lemons(), 1);
   (void)pool.fail(0, 3, 100, false);  // slots 0, 1, 2 empty; one spare
-  EXPECT_EQ(pool.fill(8), 2);
+  EXPECT_EQ(pool.fill(0, 8), 2);
   EXPECT_EQ(pool.slot_of(8), 0);  // the lowest empty slot gets the spare
-  EXPECT_EQ(pool.empty_slots(), 2);
-  EXPECT_EQ(pool.used_slots(), 8);
+  EXPECT_EQ(pool.empty_slots(0), 2);
+  EXPECT_EQ(pool.used_slots(0), 8);
   EXPECT_EQ(pool.active(), 6);
   EXPECT_EQ(pool.idle(), 0);
   expect_consistent(pool);
   pool.repaired(1);
-  EXPECT_EQ(pool.fill(8), 1);
+  EXPECT_EQ(pool.fill(0, 8), 1);
   EXPECT_EQ(pool.slot_of(1), 1);
   expect_consistent(pool);
 }
@@ -457,11 +457,11 @@ TEST(NodePoolFill, MovesNodesFromHighSlotsIntoEmptyLowSlotsWhenTheJobShrinks)
 {
   NodePool pool(8, 0, 4, no_lemons(), 1);
   (void)pool.fail(1, 1, 100, false);  // slot 1 empty, no spare
-  EXPECT_EQ(pool.fill(8), 1);
+  EXPECT_EQ(pool.fill(0, 8), 1);
   // Shrink to 6 slots: nodes 6 and 7 leave slots 6 and 7; 6 fills slot 1, 7 is released.
-  EXPECT_EQ(pool.fill(6), 0);
-  EXPECT_EQ(pool.used_slots(), 6);
-  EXPECT_EQ(pool.empty_slots(), 0);
+  EXPECT_EQ(pool.fill(0, 6), 0);
+  EXPECT_EQ(pool.used_slots(0), 6);
+  EXPECT_EQ(pool.empty_slots(0), 0);
   EXPECT_EQ(pool.slot_of(6), 1);
   EXPECT_EQ(pool.state(6), NodeState::Active);
   EXPECT_EQ(pool.state(7), NodeState::Idle);
@@ -477,22 +477,22 @@ TEST(NodePoolFill, MovesNodesFromHighSlotsIntoEmptyLowSlotsWhenTheJobShrinks)
 TEST(NodePoolFill, ReleasesTheNodesOfDroppedSlotsToIdleAndTakesThemBackOnRegrowth)
 {
   NodePool pool(8, 0, 4, no_lemons(), 1);
-  EXPECT_EQ(pool.fill(4), 0);
-  EXPECT_EQ(pool.used_slots(), 4);
+  EXPECT_EQ(pool.fill(0, 4), 0);
+  EXPECT_EQ(pool.used_slots(0), 4);
   EXPECT_EQ(pool.active(), 4);
   EXPECT_EQ(pool.idle(), 4);
   for (long n = 4; n < 8; ++n)
     EXPECT_EQ(pool.state(n), NodeState::Idle) << n;
   expect_consistent(pool);
   (void)pool.fail(2, 1, 100, false);
-  EXPECT_EQ(pool.empty_slots(), 1);
+  EXPECT_EQ(pool.empty_slots(0), 1);
   // Regrow to 8: slot 2 and slots 4..7 from idle nodes 4, 5, 6, 7; one slot stays empty.
-  EXPECT_EQ(pool.fill(8), 1);
+  EXPECT_EQ(pool.fill(0, 8), 1);
   EXPECT_EQ(pool.slot_of(4), 2);
   EXPECT_EQ(pool.slot_of(5), 4);
   EXPECT_EQ(pool.slot_of(6), 5);
   EXPECT_EQ(pool.slot_of(7), 6);
-  EXPECT_EQ(pool.empty_slots(), 1);
+  EXPECT_EQ(pool.empty_slots(0), 1);
   EXPECT_EQ(pool.idle(), 0);
   expect_consistent(pool);
 }
@@ -503,18 +503,18 @@ TEST(NodePoolFill, KeepsTheCountsConsistentThroughAMixOfOperations)
   expect_consistent(pool);
   (void)pool.fail(0, 4, 1 * kDay, true);
   expect_consistent(pool);
-  (void)pool.fill(16);
+  (void)pool.fill(0, 16);
   expect_consistent(pool);
   (void)pool.fail(16, 4, 2 * kDay, false);
   expect_consistent(pool);
-  (void)pool.fill(12);
+  (void)pool.fill(0, 12);
   expect_consistent(pool);
   for (long n = 0; n < 4; ++n)
     pool.repaired(n);
   expect_consistent(pool);
   (void)pool.fail(0, 2, 3 * kDay, true);  // second own failure of nodes 0, 1 in a week: retired
   expect_consistent(pool);
-  (void)pool.fill(16);
+  (void)pool.fill(0, 16);
   expect_consistent(pool);
   EXPECT_EQ(pool.retired_total(), 2);
 }

@@ -13,7 +13,7 @@ class InMemoryPolicy final : public RecoveryPolicy {
 public:
   [[nodiscard]] bool restores_from_memory(const RecoveryView& v) const override
   {
-    return memory_copies_survive(v.lost_slots, v.pool.job_slots(), v.spec.memory_copies, v.pool.nodes_per_rack());
+    return memory_copies_survive(v.lost_slots, v.pool.job_slots(v.job), v.spec.memory_copies, v.pool.nodes_per_rack());
   }
   [[nodiscard]] std::optional<double> snapshot_interval(const RecoverySpec& spec) const override
   {
