@@ -172,7 +172,7 @@ private:
     bool heal = false;            // drained: back at full speed after repair
     std::deque<double> failures;  // times of the node's own failures inside the retirement window
   };
-  struct Table {  // a job's slots
+  struct Table {              // a job's slots
     std::vector<long> slots;  // node in each slot, -1 when empty
     long used = 0;            // slots the job uses
     long empty = 0;           // slots below `used` with no node

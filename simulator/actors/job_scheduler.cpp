@@ -107,8 +107,14 @@ bool JobScheduler::memory_restore() const { return w_.policy.restores_from_memor
 models::RecoveryView JobScheduler::view() const
 {
   const auto& l = w_.scenario.step.layout;
-  return {w_.pool, w_.pool_job, w_.scenario.recovery, static_cast<long>(l.tp) * l.cp * l.pp,
-          w_.scenario.fleet.gpus_per_node, l.dp, shape_.dp, lost_slots_};
+  return {w_.pool,
+          w_.pool_job,
+          w_.scenario.recovery,
+          static_cast<long>(l.tp) * l.cp * l.pp,
+          w_.scenario.fleet.gpus_per_node,
+          l.dp,
+          shape_.dp,
+          lost_slots_};
 }
 
 long JobScheduler::slots_for(int dp) const

@@ -95,8 +95,7 @@ models::NodePool make_node_pool(const scenario::Scenario& s, std::uint64_t seed)
                         s.capacity.lemons, seed);
   pool.set_nodes_per_pod(s.fleet.gpus_per_pod / gpn);
   if (s.heterogeneous.any())
-    pool.set_old_generation(JobRuntime::kPoolJob,
-                            std::lround(s.heterogeneous.fraction * static_cast<double>(pool.job_slots(JobRuntime::kPoolJob))),
+    pool.set_old_generation(0, std::lround(s.heterogeneous.fraction * static_cast<double>(pool.job_slots(0))),
                             s.heterogeneous.speed, s.heterogeneous.spread, seed);
   // Persistent stragglers are particular nodes, as many as the expected model counts in the job.
   if (s.stragglers.persistent_speed < 1)
@@ -105,13 +104,14 @@ models::NodePool make_node_pool(const scenario::Scenario& s, std::uint64_t seed)
 }
 
 JobRuntime::JobRuntime(const scenario::Scenario& s, std::uint64_t seed, const models::StepBreakdown& step,
-                     const JobShape& full, models::RecoveryPolicy& policy)
-  : s_(s),
+                       const JobShape& full, models::RecoveryPolicy& policy, models::NodePool& pool, long pool_job)
+    : s_(s),
       seed_(seed),
       step_(step),
       policy_(policy),
       trace_(full.step_time),
-      pool_(make_node_pool(s, seed)),
+      pool_(pool),
+      pool_job_(pool_job),
       shapes_{{full.dp, full}},
       full_(full),
       plan_(checkpoint_plan(s)),
@@ -135,9 +135,9 @@ void JobRuntime::start(const Platform& platform, int client, const Spawn& spawn,
                       interval_,  history_,         loads ? &loader_inbox_ : nullptr,
                       &demand_};
   StorageSystem& storage = *platform.storage;
-  const SchedulerWiring scheduler{s_,        trace_,           pool_,      kPoolJob,     counters_, policy_,
-                                  checkpoint_bytes, seed_,     scheduler_inbox_, job_inbox_, alarm_inbox_, reads_,
-                                  storage,   plan_.files,      interval_,  history_};
+  const SchedulerWiring scheduler{
+      s_,         trace_,       pool_,  pool_job_, counters_,   policy_,   checkpoint_bytes, seed_, scheduler_inbox_,
+      job_inbox_, alarm_inbox_, reads_, storage,   plan_.files, interval_, history_};
   host.spawn("job-scheduler", JobScheduler(scheduler, shape_, [this](int dp) { return shape_for(dp); }));
   host.spawn("training-job", TrainingJob(job));
   host.spawn("checkpoint-writer", StorageChannel(storage, client, writes_));

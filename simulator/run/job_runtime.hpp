@@ -37,23 +37,21 @@ namespace fleetsim::sim {
 /// The job's recovery policy, from the registry (recovery.policy).
 [[nodiscard]] std::unique_ptr<models::RecoveryPolicy> make_recovery_policy(const scenario::Scenario& s);
 
-/// The job's nodes and its spares: lemons, an older generation, persistent stragglers. The job is the
-/// pool's job 0 (JobRuntime::kPoolJob).
+/// A single job's cluster: its nodes (job 0 of the pool) and its spares; lemons, an older generation,
+/// persistent stragglers.
 [[nodiscard]] models::NodePool make_node_pool(const scenario::Scenario& s, std::uint64_t seed);
 
 class JobRuntime {
 public:
-  /// The job's slot table in its node pool.
-  static constexpr long kPoolJob = 0;
-
   /// Starts an actor of the job as a daemon of the hosting run, which keeps the first broken
   /// invariant an actor throws and stops the run.
   using Spawn = std::function<void(const std::string& name, std::function<void()> body)>;
 
-  /// `s` is the job's scenario, `full` its shape at the layout's width; `s`, `step` and `policy`
-  /// outlive the runtime.
+  /// `s` is the job's scenario, `full` its shape at the layout's width; the job's nodes are slot
+  /// table `pool_job` of `pool` (a node pool may serve other jobs too); `s`, `step`, `policy` and
+  /// `pool` outlive the runtime.
   JobRuntime(const scenario::Scenario& s, std::uint64_t seed, const models::StepBreakdown& step, const JobShape& full,
-             models::RecoveryPolicy& policy);
+             models::RecoveryPolicy& policy, models::NodePool& pool, long pool_job);
 
   /// Spawns the job's processes on `host` in the order the replay always created its actors (the
   /// host runs the processes ready at one instant in that order), its storage channels on storage
@@ -66,6 +64,7 @@ public:
   [[nodiscard]] models::TraceLog finish(double horizon);
 
   [[nodiscard]] const models::NodePool& pool() const { return pool_; }
+  [[nodiscard]] long pool_job() const { return pool_job_; }
   [[nodiscard]] const PolicyCounters& counters() const { return counters_; }
   [[nodiscard]] IntervalControl& interval() { return interval_; }
   [[nodiscard]] const CheckpointPlan& plan() const { return plan_; }
@@ -79,7 +78,8 @@ private:
   const models::StepBreakdown& step_;
   models::RecoveryPolicy& policy_;
   TraceRecorder trace_;
-  models::NodePool pool_;
+  models::NodePool& pool_;
+  long pool_job_;
   std::map<int, JobShape> shapes_;
   JobShape full_;  // the job at its full width
   JobShape shape_;

@@ -65,7 +65,7 @@ scenario::Scenario replayed_job_scenario(const scenario::Scenario& fleet, const 
 }
 
 ReplayedJob::ReplayedJob(const scenario::Scenario& s, std::uint64_t seed, const ResolvedStep& step)
-    : s_(with_fabric_write_rate(s, step)), seed_(seed)
+    : s_(with_fabric_write_rate(s, step)), seed_(seed), pool_(make_node_pool(s_, seed))
 {
   result_.seed = seed;
   result_.step = step.breakdown;
@@ -79,8 +79,8 @@ ReplayedJob::ReplayedJob(const scenario::Scenario& s, std::uint64_t seed, const 
   // Synchronous steps wait for the slowest node: the replay runs at the expected step time.
   result_.straggler_factor = full.straggler_factor;
   step_time_ = full.step_time;
-  job_.emplace(s_, seed, result_.step, full, *policy_);
-  result_.lemon_nodes = job_->pool().lemons();
+  job_.emplace(s_, seed, result_.step, full, *policy_, pool_, 0);
+  result_.lemon_nodes = pool_.lemons();
 }
 
 void ReplayedJob::start(const Platform& platform, int client, const JobRuntime::Spawn& spawn, ProcessHost& host,
@@ -112,8 +112,8 @@ RunResult ReplayedJob::finish(std::vector<StorageSample> storage)
   job_->interval().expose_until(s_.duration.si());  // the MTBF estimate at the window's end
   result.estimated_mtbf_s = job_->interval().policy().estimated_mtbf_s();
   result.policy_reported = policy_->reported(result.counters);
-  result.nodes_retired = job.pool().retired_total();
-  result.lemons_retired = job.pool().retired_lemons();
+  result.nodes_retired = pool_.retired_total();
+  result.lemons_retired = pool_.retired_lemons();
   return result;
 }
 

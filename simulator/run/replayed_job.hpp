@@ -56,6 +56,7 @@ private:
   std::uint64_t seed_;
   RunResult result_;  // what is known before the run
   std::unique_ptr<models::RecoveryPolicy> policy_;
+  models::NodePool pool_;  // the job's nodes and its spares
   double step_time_ = 0;
   std::optional<JobRuntime> job_;
 };

@@ -1,7 +1,7 @@
 // One node pool, many jobs: each job a slot table over the same nodes, drawing replacements from the
 // same idle nodes (models/resilience/node_pool.hpp). The single-job cases are node_pool_test.cpp.
-#include "models/resilience/node_pool.hpp"
 #include "models/core/check.hpp"
+#include "models/resilience/node_pool.hpp"
 
 #include <gtest/gtest.h>
 

@@ -11,7 +11,8 @@ namespace {
 // Replicas the healthy nodes hold, at most the layout's dp.
 int healthy_width(const RecoveryView& v)
 {
-  return elastic_width(v.pool.active(v.job) + v.pool.idle(), v.replica_gpus, v.gpus_per_node, v.full_dp, v.pool.job_slots(v.job));
+  return elastic_width(v.pool.active(v.job) + v.pool.idle(), v.replica_gpus, v.gpus_per_node, v.full_dp,
+                       v.pool.job_slots(v.job));
 }
 
 class ElasticPolicy final : public RecoveryPolicy {
