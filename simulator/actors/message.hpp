@@ -138,7 +138,7 @@ public:
       if (timer_ != 0)
         host_->cancel(timer_);
       timer_ = 0;
-      host_->ready(std::exchange(waiter_, {}));
+      host_->ready(std::exchange(waiter_, {}), proc_);
     } else if (waiting_) {
       waiting_ = false;
       wake_->release();
@@ -160,8 +160,10 @@ public:
     {
       in_.host_ = ProcessHost::current();
       in_.waiter_ = h;
+      in_.proc_ = in_.host_->running();
       if (deadline_ >= 0)
         in_.timer_ = in_.host_->at(deadline_, &Inbox::timed_out, &in_, ++in_.token_);
+      ProcessHost::waits(in_.proc_, &Inbox::withdraw, &in_);
     }
     std::optional<M> await_resume()
     {
@@ -214,7 +216,16 @@ private:
     if (token != in->token_ || !in->waiter_)
       return;
     in->timer_ = 0;
-    in->host_->ready(std::exchange(in->waiter_, {}));
+    in->host_->ready(std::exchange(in->waiter_, {}), in->proc_);
+  }
+  // The waiting process is ended (ProcessHost::kill_group): it waits no more.
+  static void withdraw(void* wait)
+  {
+    auto* in = static_cast<Inbox*>(wait);
+    if (in->timer_ != 0)
+      in->host_->cancel(in->timer_);
+    in->timer_ = 0;
+    in->waiter_ = {};
   }
 
   sg4::SemaphorePtr wake_;  // released by post() when the owner waits
@@ -222,6 +233,7 @@ private:
   // The owner when it is a process waiting in next(): its host, its handle, its deadline's timer.
   ProcessHost* host_ = nullptr;
   std::coroutine_handle<> waiter_;
+  ProcessHost::Proc* proc_ = nullptr;
   long timer_ = 0;
   long token_ = 0;
   std::deque<M> queue_;

@@ -2,6 +2,7 @@
 
 #include "models/core/invariant.hpp"
 
+#include <algorithm>
 #include <array>
 #include <new>
 #include <vector>
@@ -39,7 +40,7 @@ void* frame_alloc(std::size_t n)
     return ::operator new(n);
   auto& list = free_frames()[k];
   if (list.empty())
-    return ::operator new(k * kFrameGrain);
+    return ::operator new(k* kFrameGrain);
   void* p = list.back();
   list.pop_back();
   return p;
@@ -77,14 +78,63 @@ ProcessHost::~ProcessHost()
     slot.handle.destroy();
 }
 
-void ProcessHost::add(std::string name, Process p, std::shared_ptr<void> body)
+void ProcessHost::add(std::string name, Process p, std::shared_ptr<void> body, long group)
 {
   const long id = next_process_++;
   auto h = std::exchange(p.h_, {});
   h.promise().host = this;
   h.promise().id = id;
-  alive_.emplace(id, Slot{std::move(name), h, std::move(body)});
-  ready(h);
+  Proc& proc = alive_.emplace(id, Proc{id, group, std::move(name), h, std::move(body)}).first->second;
+  if (group != 0)
+    groups_[group].push_back(id);
+  ready(h, &proc);
+}
+
+void ProcessHost::kill_group(long group)
+{
+  auto it = groups_.find(group);
+  if (it == groups_.end())
+    return;
+  for (const long id : it->second)
+    if (auto p = alive_.find(id); p != alive_.end() && !p->second.killed) {
+      p->second.killed = true;
+      kills_.push_back(id);
+    }
+  if (running_ == nullptr)
+    reap();  // (called from outside a resume: nothing runs now)
+}
+
+size_t ProcessHost::processes_in(long group) const
+{
+  const auto it = groups_.find(group);
+  return it == groups_.end() ? 0 : it->second.size();
+}
+
+void ProcessHost::end(long id)
+{
+  auto it = alive_.find(id);
+  if (const long group = it->second.group; group != 0) {
+    std::vector<long>& members = groups_[group];
+    members.erase(std::find(members.begin(), members.end(), id));
+    if (members.empty())
+      groups_.erase(group);
+  }
+  it->second.handle.destroy();
+  alive_.erase(it);
+}
+
+void ProcessHost::reap()
+{
+  for (const long id : done_)
+    end(id);
+  done_.clear();
+  // A killed process that waits is ended now, its wait withdrawn; one that is ready, or whose wait
+  // runs on an actor, is ended when its turn to resume comes (run_ready).
+  for (const long id : std::exchange(kills_, {}))
+    if (auto it = alive_.find(id); it != alive_.end() && it->second.cancel != nullptr) {
+      it->second.cancel(it->second.wait);
+      end(id);
+    }
 }
 
 void ProcessHost::finished(long id) { done_.push_back(id); }
@@ -95,9 +145,10 @@ void ProcessHost::failed(std::exception_ptr e)
     error_ = std::move(e);
 }
 
-void ProcessHost::ready(std::coroutine_handle<> h)
+void ProcessHost::ready(std::coroutine_handle<> h, Proc* p)
 {
-  ready_.push_back(h);
+  p->cancel = nullptr;  // its wait is over
+  ready_.push_back({h, p});
   if (sleeping_ && holding_ == 0) {
     sleeping_ = false;
     wake_->release();
@@ -136,15 +187,19 @@ void ProcessHost::run_ready()
   ProcessHost* const outer = current_;
   current_ = this;
   // Resuming a process may make others ready: they run in this same pass, in order.
+  if (!kills_.empty())
+    reap();
   while (ready_at_ < ready_.size()) {
-    const std::coroutine_handle<> h = ready_[ready_at_++];
-    h.resume();
-    for (const long id : done_) {
-      auto it = alive_.find(id);
-      it->second.handle.destroy();
-      alive_.erase(it);
+    const auto [h, p] = ready_[ready_at_++];
+    if (p->killed) {
+      end(p->id);  // instead of resuming it
+      continue;
     }
-    done_.clear();
+    running_ = p;
+    h.resume();
+    running_ = nullptr;
+    if (!done_.empty() || !kills_.empty())
+      reap();
     if (error_) {
       current_ = outer;
       std::rethrow_exception(std::exchange(error_, nullptr));
@@ -188,16 +243,25 @@ void SleepUntil::await_suspend(std::coroutine_handle<> h)
 {
   h_ = h;
   host_ = ProcessHost::current();
-  host_->at(t_, &SleepUntil::fire, this, 0);
+  proc_ = host_->running();
+  timer_ = host_->at(t_, &SleepUntil::fire, this, 0);
+  ProcessHost::waits(proc_, &SleepUntil::withdraw, this);
 }
 
 void SleepUntil::fire(void* owner, long /*token*/)
 {
   auto* self = static_cast<SleepUntil*>(owner);
-  self->host_->ready(self->h_);
+  self->host_->ready(self->h_, self->proc_);
 }
 
-void ProcessHost::run_on_actor(std::function<void()> wait, std::function<void()> after, std::coroutine_handle<> then)
+void SleepUntil::withdraw(void* wait)
+{
+  auto* self = static_cast<SleepUntil*>(wait);
+  self->host_->cancel(self->timer_);
+}
+
+void ProcessHost::run_on_actor(std::function<void()> wait, std::function<void()> after, std::coroutine_handle<> then,
+                               Proc* p)
 {
   if (idle_.empty()) {
     waiters_.push_back(std::make_unique<Waiter>());
@@ -215,7 +279,7 @@ void ProcessHost::run_on_actor(std::function<void()> wait, std::function<void()>
         if (auto after = std::exchange(w->after, nullptr))
           after();
         idle_.push_back(w);
-        ready(std::exchange(w->then, {}));
+        ready(std::exchange(w->then, {}), std::exchange(w->proc, nullptr));
         if (--holding_ == 0 && sleeping_) {
           sleeping_ = false;
           wake_->release();
@@ -229,12 +293,14 @@ void ProcessHost::run_on_actor(std::function<void()> wait, std::function<void()>
   w->wait = std::move(wait);
   w->after = std::move(after);
   w->then = then;
+  w->proc = p;
   w->go->release();
 }
 
 void OnActor::await_suspend(std::coroutine_handle<> h)
 {
-  ProcessHost::current()->run_on_actor(
+  ProcessHost* host = ProcessHost::current();
+  host->run_on_actor(
       [this] {
         try {
           completed_ = wait_();
@@ -246,7 +312,7 @@ void OnActor::await_suspend(std::coroutine_handle<> h)
         if (after_ && !error_)
           after_(completed_);
       },
-      h);
+      h, host->running());
 }
 
 }  // namespace fleetsim::sim

@@ -11,6 +11,11 @@
 // earliest timer (a deadline or a sleep) or until an actor posts to one of its processes' inboxes.
 // Timers due at the same date fire in the order they were set. A process must never call a blocking
 // SimGrid function: that would block every process of the host.
+//
+// A process belongs to a group (a job's processes are one): kill_group() ends them all before the
+// simulation does, as a job that reaches its target ends. A process is never ended in the middle of
+// a resume: one that waits on a timer or an inbox is ended at once (its wait withdrawn); one whose
+// blocking wait runs on an actor is ended when that wait returns, instead of being resumed.
 
 #include <simgrid/s4u.hpp>
 
@@ -181,6 +186,20 @@ class ProcessHost {
 public:
   /// A timer's owner is told when it fires, with the token it was set with.
   using TimerFn = void (*)(void* owner, long token);
+  /// Withdraws a process's wait (a timer, an inbox registration) so that it can be ended there.
+  using CancelFn = void (*)(void* wait);
+
+  /// A process as the host keeps it; its waits hold a pointer to it (stable while it lives).
+  struct Proc {
+    long id = 0;
+    long group = 0;
+    std::string name;
+    std::coroutine_handle<Process::promise_type> handle;
+    std::shared_ptr<void> body;
+    CancelFn cancel = nullptr;  // set while it waits on something that can be withdrawn
+    void* wait = nullptr;
+    bool killed = false;
+  };
 
   ProcessHost() : wake_(sg4::Semaphore::create(0)) {}
   ProcessHost(const ProcessHost&) = delete;
@@ -190,21 +209,34 @@ public:
   /// Adds a process whose body is `body()` (a coroutine member or a callable returning Process); the
   /// host keeps `body` alive as long as the process. It first runs when the host next runs its ready
   /// processes, in the order of spawn().
+  /// `group`: kill_group(group) ends it with the others of its group.
   template <class Body>
-  void spawn(std::string name, Body body)
+  void spawn(std::string name, Body body, long group = 0)
   {
     auto owned = std::make_shared<Body>(std::move(body));
     Process p = (*owned)();
-    add(std::move(name), std::move(p), std::move(owned));
+    add(std::move(name), std::move(p), std::move(owned), group);
   }
 
   /// The body of the host's actor: runs the processes until the simulation ends. A process's
   /// exception is rethrown here, out of the actor's body.
   void run();
 
-  /// Resumes `h` when the host next runs its ready processes (after those already ready). Callable
-  /// from any actor: it wakes the host if it sleeps.
-  void ready(std::coroutine_handle<> h);
+  /// Resumes `h`, a coroutine of process `p`, when the host next runs its ready processes (after
+  /// those already ready). Callable from any actor: it wakes the host if it sleeps.
+  void ready(std::coroutine_handle<> h, Proc* p);
+  /// The process being resumed now (nullptr outside a resume): what a wait records as its waiter.
+  [[nodiscard]] Proc* running() const { return running_; }
+  /// Process `p` suspends on a wait that `cancel(wait)` withdraws: it may be ended there.
+  static void waits(Proc* p, CancelFn cancel, void* wait)
+  {
+    p->cancel = cancel;
+    p->wait = wait;
+  }
+  /// Ends the processes of `group` (see the top of this file).
+  void kill_group(long group);
+  /// Processes of `group` alive (spawned, neither returned nor ended).
+  [[nodiscard]] size_t processes_in(long group) const;
 
   /// Tells `fn(owner, token)` at simulated date `t` (timers of one date in the order they were set);
   /// returns the timer's handle (never 0).
@@ -220,8 +252,8 @@ public:
 
   /// Runs `wait` (a blocking SimGrid wait) on one of the host's waiting actors, reused from job to
   /// job (an actor that ends costs SimGrid an exception to unwind its stack), a new one when all are
-  /// busy; then, on that actor, `after` and readies `then`, waking the host once for both.
-  void run_on_actor(std::function<void()> wait, std::function<void()> after, std::coroutine_handle<> then);
+  /// busy; then, on that actor, `after` and readies `then` (of process `p`), waking the host once.
+  void run_on_actor(std::function<void()> wait, std::function<void()> after, std::coroutine_handle<> then, Proc* p);
 
 private:
   friend struct Process::promise_type;
@@ -240,14 +272,11 @@ private:
   struct Later {
     bool operator()(const Timer& a, const Timer& b) const { return a.t != b.t ? a.t > b.t : a.order > b.order; }
   };
-  struct Slot {
-    std::string name;
-    std::coroutine_handle<Process::promise_type> handle;
-    std::shared_ptr<void> body;
-  };
-
-  void add(std::string name, Process p, std::shared_ptr<void> body);
+  void add(std::string name, Process p, std::shared_ptr<void> body, long group);
   void finished(long id);
+  /// Destroys the frames of the processes that returned, and ends the killed ones that wait.
+  void reap();
+  void end(long id);
   void failed(std::exception_ptr e);
   /// Fires the live timers due by `t`, in order.
   void fire_due(double t);
@@ -257,15 +286,18 @@ private:
 
   sg4::SemaphorePtr wake_;
   bool sleeping_ = false;
-  std::vector<std::coroutine_handle<>> ready_;
+  std::vector<std::pair<std::coroutine_handle<>, Proc*>> ready_;
+  Proc* running_ = nullptr;
   size_t ready_at_ = 0;  // ready_[ready_at_..] are still to run
   std::priority_queue<Timer, std::vector<Timer>, Later> timers_;
   std::vector<TimerSlot> slots_;
   std::vector<long> free_slots_;
   long next_order_ = 1;
   long next_process_ = 1;
-  std::unordered_map<long, Slot> alive_;
-  std::vector<long> done_;  // returned, to destroy once the resume that ended them is over
+  std::unordered_map<long, Proc> alive_;
+  std::unordered_map<long, std::vector<long>> groups_;  // the live processes of each group
+  std::vector<long> done_;                              // returned, to destroy once the resume that ended them is over
+  std::vector<long> kills_;  // killed, to end where they wait once the current resume is over
   std::exception_ptr error_;
   // The waiting actors: each runs its job when its semaphore is released, then is idle again.
   struct Waiter {
@@ -273,6 +305,7 @@ private:
     std::function<void()> wait;
     std::function<void()> after;
     std::coroutine_handle<> then;
+    Proc* proc = nullptr;
   };
   int holding_ = 0;  // > 0: ready() does not wake the host (a waiting actor's completion, at once)
   std::vector<std::unique_ptr<Waiter>> waiters_;
@@ -289,9 +322,12 @@ public:
 
 private:
   static void fire(void* owner, long token);
+  static void withdraw(void* wait);
   double t_;
   std::coroutine_handle<> h_;
   ProcessHost* host_ = nullptr;
+  ProcessHost::Proc* proc_ = nullptr;
+  long timer_ = 0;
 };
 
 [[nodiscard]] inline SleepUntil sleep_until(double t) { return SleepUntil(t); }

@@ -2,7 +2,8 @@
 // dates in the order they were set, an inbox's deadline passes or a post wakes its process (from
 // another process or from a SimGrid actor, which must wake the sleeping host), steps return values
 // to the process that awaits them, a process's exception comes out of the host's actor, and a
-// blocking SimGrid wait runs on an actor of its own while the host goes on.
+// blocking SimGrid wait runs on an actor of its own while the host goes on, and a group of processes
+// (a job's) ends before the simulation does, each where it waits, never in the middle of a resume.
 #include "simulator/actors/message.hpp"
 #include "simulator/actors/process.hpp"
 #include "simulator/actors/run_context.hpp"
@@ -13,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -197,6 +199,119 @@ TEST(ProcessHost, ABlockingSimGridWaitRunsOnAnActorOfItsOwnWhileTheOtherProcesse
     });
   });
   EXPECT_EQ(log, "meanwhile@1 after:1@2.5 waited:1@2.5 ");
+}
+
+// A job's processes end when it does: a sleeper and a process waiting on its inbox with a deadline
+// are ended where they wait (neither resumes, and their timers no longer count: the other group's
+// process runs on alone); a process of another group is untouched.
+TEST(ProcessHost, KillingAGroupEndsItsWaitingProcessesAndLeavesTheOthers)
+{
+  const std::string log = run_processes([](ProcessHost& host, std::ostringstream& out, sg4::Host*) {
+    auto inbox = std::make_shared<Inbox<int>>();
+    host.spawn(
+        "sleeper",
+        [&out]() -> Process {
+          co_await sim::sleep_until(20);
+          out << "sleeper-woke ";
+        },
+        1);
+    host.spawn(
+        "reader",
+        [inbox, &out]() -> Process {
+          const auto m = co_await inbox->next(30);
+          out << "reader-got:" << m.value_or(-1) << ' ';
+        },
+        1);
+    host.spawn(
+        "other",
+        [&host, inbox, &out]() -> Process {
+          co_await sim::sleep_until(10);
+          out << "alive:" << host.processes_in(1) << ' ';
+          host.kill_group(1);
+          co_await sim::sleep_until(11);  // the kill takes effect once this resume is over
+          out << "alive:" << host.processes_in(1) << ' ';
+          inbox->post(7);  // nobody waits any more: the message stays queued
+          co_await sim::sleep_until(40);
+          out << "other@" << sim::now() << ' ';
+        },
+        2);
+  });
+  EXPECT_EQ(log, "alive:2 alive:0 other@40 ");
+}
+
+// A process may end its own group, itself included: it runs on to its next wait and ends there.
+TEST(ProcessHost, AProcessThatKillsItsOwnGroupEndsAtItsNextWait)
+{
+  const std::string log = run_processes([](ProcessHost& host, std::ostringstream& out, sg4::Host*) {
+    host.spawn(
+        "self",
+        [&host, &out]() -> Process {
+          co_await sim::sleep_until(5);
+          host.kill_group(3);
+          out << "still-running@" << sim::now() << ' ';
+          co_await sim::sleep_until(6);
+          out << "never ";
+        },
+        3);
+    host.spawn("watcher", [&host, &out]() -> Process {
+      co_await sim::sleep_until(7);
+      out << "alive:" << host.processes_in(3) << ' ';
+    });
+  });
+  EXPECT_EQ(log, "still-running@5 alive:0 ");
+}
+
+// A killed process whose blocking wait runs on an actor cannot be ended while the actor uses its
+// frame: the wait completes (its `after` runs, on the actor), and the process ends instead of resuming.
+TEST(ProcessHost, AKilledProcessOnAnActorEndsWhenItsWaitReturnsInsteadOfResuming)
+{
+  const std::string log = run_processes([](ProcessHost& host, std::ostringstream& out, sg4::Host*) {
+    host.spawn(
+        "transfer",
+        [&out]() -> Process {
+          co_await sim::on_actor(
+              [] {
+                sg4::this_actor::sleep_for(4);
+                return true;
+              },
+              [&out](bool) { out << "after@" << sim::now() << ' '; });
+          out << "never ";
+        },
+        4);
+    host.spawn("killer", [&host, &out]() -> Process {
+      co_await sim::sleep_until(1);
+      host.kill_group(4);
+      co_await sim::sleep_until(2);
+      out << "alive@2:" << host.processes_in(4) << ' ';
+      co_await sim::sleep_until(5);
+      out << "alive@5:" << host.processes_in(4) << ' ';
+    });
+  });
+  EXPECT_EQ(log, "alive@2:1 after@4 alive@5:0 ");
+}
+
+// A process readied (a message posted to it) but not yet resumed when its group is killed is not
+// resumed.
+TEST(ProcessHost, AKilledProcessThatWasReadyIsNotResumed)
+{
+  const std::string log = run_processes([](ProcessHost& host, std::ostringstream& out, sg4::Host*) {
+    auto inbox = std::make_shared<Inbox<int>>();
+    host.spawn(
+        "reader",
+        [inbox, &out]() -> Process {
+          const auto m = co_await inbox->next(-1);
+          out << "got:" << m.value_or(-1) << ' ';
+        },
+        5);
+    host.spawn("poster-then-killer", [&host, inbox, &out]() -> Process {
+      co_await sim::sleep_until(3);
+      inbox->post(1);      // the reader is ready ...
+      host.kill_group(5);  // ... and killed before its turn
+      co_await sim::sleep_until(4);
+      out << "alive:" << host.processes_in(5) << ' ';
+    });
+  });
+  EXPECT_EQ(log, "alive:0 ");
 }
 
 }  // namespace
