@@ -1,7 +1,7 @@
 #pragma once
 // The fleet as one state machine, without SimGrid: jobs arrive, wait, hold GPUs, train, checkpoint,
 // fail, are preempted and finish, on a shared cluster whose nodes fail and come back from repair.
-// The simulator's fleet scheduler actor (simulator/actors/fleet_scheduler.hpp) delivers the events
+// The simulator's fleet scheduler (simulator/actors/fleet_scheduler.hpp) delivers the events
 // in simulated-time order and sleeps until the next timer this state asks for; tests can drive it
 // directly.
 //

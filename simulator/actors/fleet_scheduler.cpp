@@ -42,11 +42,11 @@ void NodeTransfer::abort()
     c->cancel();
 }
 
-void FleetScheduler::operator()()
+Process FleetScheduler::operator()()
 {
   while (true) {
     const std::optional<double> due = next_due();
-    std::optional<FleetMessage> m = inbox_.wait(due ? *due : -1);
+    std::optional<FleetMessage> m = co_await inbox_.next(due ? *due : -1);
     // The shared fabric's and the data's rates since their last change, before anything changes them.
     const double now = sg4::Engine::get_clock();
     if (fabric_ != nullptr && fabric_->due() && *fabric_->due() <= now)

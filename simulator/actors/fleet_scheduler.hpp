@@ -1,5 +1,5 @@
 #pragma once
-// The fleet scheduler actor (docs/models/fleet.md): it receives the arrivals, the failure
+// The fleet scheduler, a process on the fleet's process host (process.hpp; docs/models/fleet.md): it receives the arrivals, the failure
 // injectors' failures and the storage channels' completions, applies each to the fleet's state
 // (models::fleet::FleetState, SimGrid-free), posts the storage transfers the state asks for, and
 // sleeps until the state's next job or repair timer.
@@ -92,7 +92,7 @@ public:
         victims_(seed, "fleet/job-failures")
   {}
 
-  void operator()();
+  Process operator()();
 
 private:
   void start_io();

@@ -449,15 +449,15 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
     Replayed& job = replayed.at(j);
     job.job->start(platform, job.client, daemon, host, {});
   };
-  daemon("fleet-scheduler", FleetScheduler(s, seed, fleet, pool, inbox, partial.repairs, storage, *platform.storage, start_replayed,
-                                            fabric.get(), daemon, data.get()));
+  host.spawn("fleet-scheduler", FleetScheduler(s, seed, fleet, pool, inbox, partial.repairs, storage, *platform.storage,
+                                               start_replayed, fabric.get(), daemon, data.get()));
   if (data)
     watch_storage(*platform.storage, *data, inbox);
   if (!storage.queues.empty() || !replayed.empty() || storage.first_node_client >= 0)
     start_storage(s, platform, clients, storage, partial.storage, daemon, host);
-  daemon("arrivals", [&workload, &inbox, horizon] {
+  host.spawn("arrivals", [&workload, &inbox, horizon]() -> Process {
     for (size_t j = 0; j < workload.size() && workload[j].submit < horizon; ++j) {
-      sg4::this_actor::sleep_until(workload[j].submit);
+      co_await sleep_until(workload[j].submit);
       inbox.post(msg::Submit{static_cast<long>(j)});
     }
   });

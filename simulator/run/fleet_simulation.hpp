@@ -1,8 +1,9 @@
 #pragma once
 // A fleet run: many jobs on one cluster (docs/models/fleet.md). The jobs, the queue, the cluster and
-// the accounting are models::fleet::FleetState (SimGrid-free); SimGrid runs the event sources as
-// actors -- the arrivals, one failure injector per cause (the single-job replay's) -- and the fleet
-// scheduler actor, which receives them and sleeps until the next job or repair timer.
+// the accounting are models::fleet::FleetState (SimGrid-free); the event sources -- the arrivals,
+// one failure injector per cause (the single-job replay's) -- and the fleet scheduler, which
+// receives them and sleeps until the next job or repair timer, are processes on the run's process
+// host (simulator/actors/process.hpp), beside the replayed jobs' processes.
 // SimGrid allows one simulation per process: call run_fleet() once per process.
 
 #include "models/fleet/fleet_energy.hpp"
