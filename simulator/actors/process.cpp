@@ -39,8 +39,10 @@ void* frame_alloc(std::size_t n)
   if (FLEETSIM_FRAME_POOL == 0 || k >= kFrameClasses)
     return ::operator new(n);
   auto& list = free_frames()[k];
-  if (list.empty())
-    return ::operator new(k* kFrameGrain);
+  if (list.empty()) {
+    const std::size_t bytes = k * kFrameGrain;  // the whole class, so that the frame can serve any of it
+    return ::operator new(bytes);
+  }
   void* p = list.back();
   list.pop_back();
   return p;
