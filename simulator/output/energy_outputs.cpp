@@ -2,6 +2,8 @@
 
 #include "simulator/run/simulation.hpp"
 
+#include "models/summary/run_energy_fields.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <ostream>
@@ -11,6 +13,8 @@ namespace {
 
 using nlohmann::ordered_json;
 namespace me = models::energy;
+namespace se = models::summary::energy;
+namespace re = models::summary::run::energy;
 
 constexpr double kMega = 1e6;
 constexpr double kJoulesPerMWh = 3.6e9;
@@ -19,12 +23,13 @@ ordered_json components_mwh(const me::PowerDraw& joules)
 {
   ordered_json j = ordered_json::object();
   for (me::GpuState st : me::kAllGpuStates)
-    j["gpu_" + std::string(me::gpu_state_name(st))] = joules.gpu_w[static_cast<size_t>(st)] / kJoulesPerMWh;
-  j["power_floor"] = joules.floor_w / kJoulesPerMWh;
-  j["node"] = joules.node_w / kJoulesPerMWh;
-  j["network"] = joules.network_w / kJoulesPerMWh;
-  j["storage"] = joules.storage_w / kJoulesPerMWh;
-  j["overhead"] = joules.overhead_w / kJoulesPerMWh;
+    j[se::component::kGpuPrefix + std::string(me::gpu_state_name(st))] = joules.gpu_w[static_cast<size_t>(st)] /
+                                                                         kJoulesPerMWh;
+  j[se::component::kPowerFloor] = joules.floor_w / kJoulesPerMWh;
+  j[se::component::kNode] = joules.node_w / kJoulesPerMWh;
+  j[se::component::kNetwork] = joules.network_w / kJoulesPerMWh;
+  j[se::component::kStorage] = joules.storage_w / kJoulesPerMWh;
+  j[se::component::kOverhead] = joules.overhead_w / kJoulesPerMWh;
   return j;
 }
 
@@ -43,11 +48,11 @@ ordered_json by_phase_mwh(const RunResult& r)
 
 ordered_json swing_json(const me::Swing& s)
 {
-  return {{"t_s", s.t},
-          {"delta_mw", s.delta_w / kMega},
-          {"from", models::phase_name(s.from)},
-          {"to", models::phase_name(s.to)},
-          {"cause", s.cause}};
+  return {{se::kTS.key, s.t},
+          {re::swing::kDeltaMw.key, s.delta_w / kMega},
+          {re::swing::kFrom.key, models::phase_name(s.from)},
+          {re::swing::kTo.key, models::phase_name(s.to)},
+          {re::swing::kCause.key, s.cause}};
 }
 
 ordered_json swings_json(const me::EnergyReport& e)
@@ -57,11 +62,11 @@ ordered_json swings_json(const me::EnergyReport& e)
     largest.push_back(swing_json(s));
   ordered_json by_cause = ordered_json::object();
   for (const auto& [cause, st] : e.by_cause)
-    by_cause[cause] = {{"count", st.count},
-                       {"max_mw", st.max_w / kMega},
-                       {"t_max_s", st.t_max},
-                       {"max_ramp_mw_per_s", st.max_ramp_w_per_s / kMega}};
-  return {{"largest", std::move(largest)}, {"by_cause", std::move(by_cause)}};
+    by_cause[cause] = {{re::swing_cause::kCount.key, st.count},
+                       {re::swing_cause::kMaxMw.key, st.max_w / kMega},
+                       {re::swing_cause::kTMaxS.key, st.t_max},
+                       {re::swing_cause::kMaxRampMwPerS.key, st.max_ramp_w_per_s / kMega}};
+  return {{re::swings::kLargest.key, std::move(largest)}, {re::swings::kByCause.key, std::move(by_cause)}};
 }
 
 // Operational carbon over the grid's profile, embodied carbon of every GPU and node of the cluster
@@ -74,16 +79,17 @@ ordered_json carbon_json(const scenario::Scenario& s, const RunResult& r)
   const double gpus = static_cast<double>(s.fleet.gpus + s.capacity.spare_nodes * s.fleet.gpus_per_node);
   const double embodied = me::embodied_kg(c.embodied, gpus, gpus / s.fleet.gpus_per_node, r.report.elapsed);
   const double mwh = r.energy.energy.facility() / kJoulesPerMWh;
+  namespace ca = models::summary::carbon;
   ordered_json j;
   if (!c.profile.empty()) {
-    j["intensity_profile"] = c.file;
-    j["operational_t"] = r.energy.operational_kg / 1000;
-    j["mean_intensity_g_per_kwh"] = mwh > 0 ? r.energy.operational_kg / mwh : 0.0;  // kg/MWh = g/kWh
+    j[ca::kIntensityProfile.key] = c.file;
+    j[ca::kOperationalT.key] = r.energy.operational_kg / 1000;
+    j[ca::kMeanIntensityGPerKwh.key] = mwh > 0 ? r.energy.operational_kg / mwh : 0.0;  // kg/MWh = g/kWh
   }
-  j["embodied_t"] = embodied / 1000;
-  j["total_t"] = (r.energy.operational_kg + embodied) / 1000;
+  j[ca::kEmbodiedT.key] = embodied / 1000;
+  j[ca::kTotalT.key] = (r.energy.operational_kg + embodied) / 1000;
   if (r.report.tokens > 0)
-    j["g_per_million_tokens"] = (r.energy.operational_kg + embodied) * 1000 / (r.report.tokens / 1e6);
+    j[ca::kGPerMillionTokens.key] = (r.energy.operational_kg + embodied) * 1000 / (r.report.tokens / 1e6);
   return j;
 }
 
@@ -94,33 +100,36 @@ ordered_json energy_json(const scenario::Scenario& s, const RunResult& r)
   const me::EnergyReport& e = r.energy;
   const double facility_j = e.energy.facility();
   ordered_json j;
-  j["facility_mwh"] = facility_j / kJoulesPerMWh;
-  j["it_mwh"] = e.energy.it() / kJoulesPerMWh;
-  j["by_component_mwh"] = components_mwh(e.energy);
-  j["by_phase_mwh"] = by_phase_mwh(r);
-  j["joules_per_token"] = r.report.tokens > 0 ? ordered_json(facility_j / r.report.tokens) : ordered_json(nullptr);
-  j["mean_mw"] = e.mean_w / kMega;
-  j["peak_mw"] = {{"mw", e.peak_w / kMega}, {"t_s", e.peak_t}, {"phase", models::phase_name(e.peak_phase)}};
-  j["peak_instant_mw"] = e.peak_instant_w / kMega;
-  j["step_swing_mw"] = e.step_swing_w / kMega;
-  j["compute_fraction"] = e.compute_fraction;
+  j[re::kFacilityMwh.key] = facility_j / kJoulesPerMWh;
+  j[re::kItMwh.key] = e.energy.it() / kJoulesPerMWh;
+  j[re::kByComponentMwh.key] = components_mwh(e.energy);
+  j[re::kByPhaseMwh.key] = by_phase_mwh(r);
+  j[re::kJoulesPerToken.key] = r.report.tokens > 0 ? ordered_json(facility_j / r.report.tokens) : ordered_json(nullptr);
+  j[re::kMeanMw.key] = e.mean_w / kMega;
+  j[re::kPeakMw.key] = {{re::kMw.key, e.peak_w / kMega},
+                        {re::kTS.key, e.peak_t},
+                        {re::peak::kPhase.key, models::phase_name(e.peak_phase)}};
+  j[re::kPeakInstantMw.key] = e.peak_instant_w / kMega;
+  j[re::kStepSwingMw.key] = e.step_swing_w / kMega;
+  j[re::kComputeFraction.key] = e.compute_fraction;
   const me::StepTraffic bytes = me::step_traffic(s.step, r.step.micro_batches);
-  j["step_bytes_per_gpu"] = {{"scale_up", bytes.scale_up_bytes}, {"scale_out", bytes.scale_out_bytes}};
-  j["swings"] = swings_json(e);
-  j["fastest_ramp"] = {{"mw_per_s", e.fastest_ramp_w_per_s / kMega},
-                       {"t_s", e.fastest_ramp_t},
-                       {"cause", e.fastest_ramp_cause},
-                       {"ramp_time_s", s.power.ramp_s}};
-  j["pue"] = s.power.pue;
+  j[re::kStepBytesPerGpu.key] = {{re::step_bytes::kScaleUp.key, bytes.scale_up_bytes},
+                                 {re::step_bytes::kScaleOut.key, bytes.scale_out_bytes}};
+  j[re::kSwings.key] = swings_json(e);
+  j[re::kFastestRamp.key] = {{re::ramp::kMwPerS.key, e.fastest_ramp_w_per_s / kMega},
+                             {re::kTS.key, e.fastest_ramp_t},
+                             {re::ramp::kCause.key, e.fastest_ramp_cause},
+                             {re::ramp::kRampTimeS.key, s.power.ramp_s}};
+  j[re::kPue.key] = s.power.pue;
   if (s.power.gpu_power_limit_w > 0)
-    j["gpu_power_limit_w"] = s.power.gpu_power_limit_w;
-  j["compute_speed"] = me::compute_speed(s.power);
+    j[re::kGpuPowerLimitW.key] = s.power.gpu_power_limit_w;
+  j[re::kComputeSpeed.key] = me::compute_speed(s.power);
   if (s.power.power_floor_w > 0)
-    j["power_floor_w"] = s.power.power_floor_w;
+    j[re::kPowerFloorW.key] = s.power.power_floor_w;
   if (s.power.restart_stagger_s > 0)
-    j["restart_stagger_s"] = s.power.restart_stagger_s;
+    j[re::kRestartStaggerS.key] = s.power.restart_stagger_s;
   if (ordered_json c = carbon_json(s, r); !c.empty())
-    j["carbon"] = std::move(c);
+    j[re::kCarbon.key] = std::move(c);
   return j;
 }
 

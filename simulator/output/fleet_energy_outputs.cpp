@@ -2,6 +2,7 @@
 
 #include "models/energy/carbon.hpp"
 #include "models/energy/power_model.hpp"
+#include "models/summary/fleet_summary_fields.hpp"
 #include "simulator/trace/fixed_text.hpp"
 
 #include <cmath>
@@ -12,6 +13,9 @@ namespace fleetsim::sim {
 
 namespace mf = models::fleet;
 namespace me = models::energy;
+namespace se = models::summary::energy;
+namespace fe = models::summary::fleet::energy;
+namespace ca = models::summary::fleet::carbon_aware;
 
 namespace {
 
@@ -33,15 +37,15 @@ std::vector<Component> components(const me::PowerDraw& d)
   std::vector<Component> out;
   for (me::GpuState st : me::kAllGpuStates)
     out.push_back({nullptr, d.gpu_w[static_cast<size_t>(st)]});
-  out.push_back({"power_floor", d.floor_w});
-  out.push_back({"node", d.node_w});
-  out.push_back({"network", d.network_w});
-  out.push_back({"storage", d.storage_w});
+  out.push_back({se::component::kPowerFloor, d.floor_w});
+  out.push_back({se::component::kNode, d.node_w});
+  out.push_back({se::component::kNetwork, d.network_w});
+  out.push_back({se::component::kStorage, d.storage_w});
   return out;
 }
 std::string component_name(size_t i, const Component& c)
 {
-  return c.name != nullptr ? c.name : "gpu_" + std::string(me::gpu_state_name(me::kAllGpuStates[i]));
+  return c.name != nullptr ? c.name : se::component::kGpuPrefix + std::string(me::gpu_state_name(me::kAllGpuStates[i]));
 }
 
 struct Stat {
@@ -54,7 +58,8 @@ struct Stat {
   }
   [[nodiscard]] nlohmann::ordered_json json() const
   {
-    return {{"total", round_to(total, 3)}, {"mean", count > 0 ? round_to(total / static_cast<double>(count), 3) : 0.0}};
+    return {{ca::stat::kTotal.key, round_to(total, 3)},
+            {ca::stat::kMean.key, count > 0 ? round_to(total / static_cast<double>(count), 3) : 0.0}};
   }
 };
 
@@ -92,18 +97,18 @@ nlohmann::ordered_json fleet_energy_json(const scenario::Scenario& s, const Flee
 {
   const mf::FleetEnergy& e = r.energy;
   nlohmann::ordered_json j;
-  j["facility_mwh"] = round_to(e.facility_j / kJoulesPerMwh, 6);
-  j["it_mwh"] = round_to(e.energy_j.it() / kJoulesPerMwh, 6);
+  j[se::kFacilityMwh.key] = round_to(e.facility_j / kJoulesPerMwh, 6);
+  j[se::kItMwh.key] = round_to(e.energy_j.it() / kJoulesPerMwh, 6);
   nlohmann::ordered_json by;
   const std::vector<Component> cs = components(e.energy_j);
   for (size_t i = 0; i < cs.size(); ++i)
     by[component_name(i, cs[i])] = round_to(cs[i].value / kJoulesPerMwh, 6);
-  by["overhead"] = round_to(e.energy_j.overhead_w / kJoulesPerMwh, 6);
-  j["by_component_mwh"] = by;
-  // The replay's key names (simulator/output/energy_outputs.cpp): one metric reads both.
-  j["mean_mw"] = round_to(e.horizon > 0 ? e.facility_j / e.horizon / 1e6 : 0, 6);
-  j["peak_mw"] = {{"mw", round_to(e.peak_w / 1e6, 6)}, {"t_s", round_to(e.peak_t, 3)}};
-  j["row_s"] = round_to(r.timeline.interval(), 3);
+  by[se::component::kOverhead] = round_to(e.energy_j.overhead_w / kJoulesPerMwh, 6);
+  j[se::kByComponentMwh.key] = by;
+  // The replay's key names (models/summary/summary_fields.hpp): one metric reads both.
+  j[se::kMeanMw.key] = round_to(e.horizon > 0 ? e.facility_j / e.horizon / 1e6 : 0, 6);
+  j[fe::kPeakMw.key] = {{se::kMw.key, round_to(e.peak_w / 1e6, 6)}, {se::kTS.key, round_to(e.peak_t, 3)}};
+  j[fe::kRowS.key] = round_to(r.timeline.interval(), 3);
   double jobs_j = 0, token_j = 0, tokens = 0;
   for (size_t i = 0; i < r.jobs.size(); ++i) {
     jobs_j += r.job_energy[i].energy_j;
@@ -112,20 +117,22 @@ nlohmann::ordered_json fleet_energy_json(const scenario::Scenario& s, const Flee
       tokens += r.jobs[i].time.productive / static_cast<double>(r.jobs[i].held) * r.specs[i].tokens_per_second;
     }
   }
-  j["jobs_mwh"] = round_to(jobs_j / kJoulesPerMwh, 6);
+  j[fe::kJobsMwh.key] = round_to(jobs_j / kJoulesPerMwh, 6);
   if (tokens > 0)
-    j["energy_per_token_j"] = round_to(token_j / tokens, 6);
+    j[fe::kEnergyPerTokenJ.key] = round_to(token_j / tokens, 6);
+  namespace cb = models::summary::carbon;
   nlohmann::ordered_json c;
   const double embodied = me::embodied_kg(s.carbon.embodied, static_cast<double>(r.gpus), static_cast<double>(r.nodes),
                                           r.horizon);
-  c["intensity_profile"] = s.carbon.file.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(s.carbon.file);
+  c[cb::kIntensityProfile.key] = s.carbon.file.empty() ? nlohmann::ordered_json()
+                                                       : nlohmann::ordered_json(s.carbon.file);
   if (!s.carbon.profile.empty()) {
-    c["operational_t"] = round_to(e.carbon_kg / 1e3, 6);
-    c["mean_intensity_g_per_kwh"] = round_to(e.facility_j > 0 ? e.carbon_kg * 1e3 / (e.facility_j / 3.6e6) : 0, 3);
+    c[cb::kOperationalT.key] = round_to(e.carbon_kg / 1e3, 6);
+    c[cb::kMeanIntensityGPerKwh.key] = round_to(e.facility_j > 0 ? e.carbon_kg * 1e3 / (e.facility_j / 3.6e6) : 0, 3);
   }
-  c["embodied_t"] = round_to(embodied / 1e3, 6);
-  c["total_t"] = round_to((e.carbon_kg + embodied) / 1e3, 6);
-  j["carbon"] = c;
+  c[cb::kEmbodiedT.key] = round_to(embodied / 1e3, 6);
+  c[cb::kTotalT.key] = round_to((e.carbon_kg + embodied) / 1e3, 6);
+  j[se::kCarbon.key] = c;
   return j;
 }
 
@@ -152,39 +159,40 @@ nlohmann::ordered_json carbon_aware_json(const scenario::Scenario& s, const Flee
     delay.add(job.first_start - r.specs[i].submit);
   }
   nlohmann::ordered_json j;
-  j["enabled"] = s.scheduler.carbon_aware && !s.carbon.profile.empty();
-  j["deferrable_jobs"] = deferrable;
-  j["deferred_jobs"] = deferred;
-  j["deferred_at_end"] = at_end;
-  j["started"] = started;
-  j["deferral_s"] = deferral.json();
-  j["queue_after_eligible_s"] = queueing.json();
-  j["submit_to_start_s"] = delay.json();
-  j["energy_mwh"] = round_to(energy_j / kJoulesPerMwh, 6);
-  j["carbon_t"] = round_to(carbon_kg / 1e3, 6);
-  j["mean_intensity_g_per_kwh"] = round_to(energy_j > 0 ? carbon_kg * 1e3 / (energy_j / 3.6e6) : 0, 3);
+  j[ca::kEnabled.key] = s.scheduler.carbon_aware && !s.carbon.profile.empty();
+  j[ca::kDeferrableJobs.key] = deferrable;
+  j[ca::kDeferredJobs.key] = deferred;
+  j[ca::kDeferredAtEnd.key] = at_end;
+  j[ca::kStarted.key] = started;
+  j[ca::kDeferralS.key] = deferral.json();
+  j[ca::kQueueAfterEligibleS.key] = queueing.json();
+  j[ca::kSubmitToStartS.key] = delay.json();
+  j[ca::kEnergyMwh.key] = round_to(energy_j / kJoulesPerMwh, 6);
+  j[ca::kCarbonT.key] = round_to(carbon_kg / 1e3, 6);
+  j[ca::kMeanIntensityGPerKwh.key] = round_to(energy_j > 0 ? carbon_kg * 1e3 / (energy_j / 3.6e6) : 0, 3);
   return j;
 }
 
 void print_fleet_energy(std::ostream& out, const nlohmann::ordered_json& summary)
 {
-  const auto& e = summary["energy"];
-  out << std::fixed << std::setprecision(1) << "  energy                 " << e["facility_mwh"].get<double>()
-      << " MWh facility (IT " << e["it_mwh"].get<double>() << "), mean " << std::setprecision(3)
-      << e["mean_mw"].get<double>() << " MW, peak " << e["peak_mw"]["mw"].get<double>() << " MW\n";
-  const auto& c = e["carbon"];
+  namespace cb = models::summary::carbon;
+  const auto& e = summary[models::summary::fleet::kEnergy.key];
+  out << std::fixed << std::setprecision(1) << "  energy                 " << e[se::kFacilityMwh.key].get<double>()
+      << " MWh facility (IT " << e[se::kItMwh.key].get<double>() << "), mean " << std::setprecision(3)
+      << e[se::kMeanMw.key].get<double>() << " MW, peak " << e[fe::kPeakMw.key][se::kMw.key].get<double>() << " MW\n";
+  const auto& c = e[se::kCarbon.key];
   out << "  carbon                 ";
-  if (c.contains("operational_t"))
-    out << std::setprecision(2) << c["operational_t"].get<double>() << " t CO2e operational (" << std::setprecision(1)
-        << c["mean_intensity_g_per_kwh"].get<double>() << " g/kWh), ";
-  out << std::setprecision(2) << c["embodied_t"].get<double>() << " t embodied\n";
-  const auto& a = summary["carbon_aware"];
-  if (a["deferrable_jobs"].get<long>() > 0)
-    out << "  deferrable jobs        " << a["deferrable_jobs"] << " (" << a["deferred_jobs"] << " deferred"
-        << (a["enabled"].get<bool>() ? "" : ", carbon_aware off") << "): " << std::setprecision(3)
-        << a["carbon_t"].get<double>() << " t CO2e, mean delay to start " << std::setprecision(0)
-        << a["submit_to_start_s"]["mean"].get<double>() << " s (deferral " << a["deferral_s"]["mean"].get<double>()
-        << " s)\n";
+  if (c.contains(cb::kOperationalT.key))
+    out << std::setprecision(2) << c[cb::kOperationalT.key].get<double>() << " t CO2e operational ("
+        << std::setprecision(1) << c[cb::kMeanIntensityGPerKwh.key].get<double>() << " g/kWh), ";
+  out << std::setprecision(2) << c[cb::kEmbodiedT.key].get<double>() << " t embodied\n";
+  const auto& a = summary[models::summary::fleet::kCarbonAware.key];
+  if (a[ca::kDeferrableJobs.key].get<long>() > 0)
+    out << "  deferrable jobs        " << a[ca::kDeferrableJobs.key] << " (" << a[ca::kDeferredJobs.key] << " deferred"
+        << (a[ca::kEnabled.key].get<bool>() ? "" : ", carbon_aware off") << "): " << std::setprecision(3)
+        << a[ca::kCarbonT.key].get<double>() << " t CO2e, mean delay to start " << std::setprecision(0)
+        << a[ca::kSubmitToStartS.key][ca::stat::kMean.key].get<double>() << " s (deferral "
+        << a[ca::kDeferralS.key][ca::stat::kMean.key].get<double>() << " s)\n";
   out << std::defaultfloat;
 }
 

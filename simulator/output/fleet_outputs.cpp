@@ -5,6 +5,7 @@
 
 #include "models/core/statistics.hpp"
 #include "models/fleet/fleet_summary.hpp"
+#include "models/summary/fleet_summary_fields.hpp"
 #include "simulator/metrics/metric_registry.hpp"
 #include "simulator/trace/atomic_file.hpp"
 #include "simulator/trace/fixed_text.hpp"
@@ -17,6 +18,8 @@
 namespace fleetsim::sim {
 
 namespace mf = models::fleet;
+namespace ms = models::summary;
+namespace sf = models::summary::fleet;
 
 namespace {
 
@@ -31,16 +34,17 @@ double round_to(double v, int decimals)
 // A distribution (models/fleet/fleet_summary.hpp), rounded to the millisecond.
 nlohmann::ordered_json distribution(const std::vector<double>& sample)
 {
+  namespace di = sf::distribution;
   const mf::Distribution d = mf::describe(sample);
   nlohmann::ordered_json j;
-  j["count"] = d.count;
+  j[di::kCount.key] = d.count;
   if (d.count == 0)
     return j;
-  j["mean"] = round_to(d.mean, 3);
-  j["p50"] = round_to(d.p50, 3);
-  j["p90"] = round_to(d.p90, 3);
-  j["p99"] = round_to(d.p99, 3);
-  j["max"] = round_to(d.max, 3);
+  j[di::kMean.key] = round_to(d.mean, 3);
+  j[di::kP50.key] = round_to(d.p50, 3);
+  j[di::kP90.key] = round_to(d.p90, 3);
+  j[di::kP99.key] = round_to(d.p99, 3);
+  j[di::kMax.key] = round_to(d.max, 3);
   return j;
 }
 
@@ -55,14 +59,74 @@ nlohmann::ordered_json gpu_hours_json(const scenario::Scenario& s, const FleetRe
   for (const models::FailureCause& c : s.causes)
     if (!c.category.empty() && lost.contains(c.name))
       by_category[c.category] = round_to(by_category.value(c.category, 0.0) + lost[c.name].get<double>(), 3);
-  nlohmann::ordered_json j = {{"capacity", round_to(capacity / kHour, 3)},
-                              {"allocated", round_to(r.total.allocated / kHour, 3)},
-                              {"productive", round_to(r.total.productive / kHour, 3)},
-                              {"lost", round_to(r.total.lost_total() / kHour, 3)},
-                              {"lost_by_cause", lost}};
+  namespace gh = sf::gpu_hours;
+  nlohmann::ordered_json j = {{gh::kCapacity.key, round_to(capacity / kHour, 3)},
+                              {gh::kAllocated.key, round_to(r.total.allocated / kHour, 3)},
+                              {gh::kProductive.key, round_to(r.total.productive / kHour, 3)},
+                              {gh::kLost.key, round_to(r.total.lost_total() / kHour, 3)},
+                              {gh::kLostByCause.key, lost}};
   if (!by_category.empty())
-    j["lost_by_category"] = std::move(by_category);
+    j[gh::kLostByCategory.key] = std::move(by_category);
   return j;
+}
+
+// The scheduler and the jobs by state.
+void scheduling_json(nlohmann::ordered_json& j, const scenario::Scenario& s, const FleetResult& r,
+                     const mf::JobCounts& jobs)
+{
+  namespace sc = sf::scheduler;
+  namespace jo = sf::jobs;
+  j[sf::kScheduler.key] = {
+      {sc::kPolicy.key, s.scheduler.policy},
+      {sc::kPreemption.key, std::string(models::name_of(mf::kPreemptionNames, s.scheduler.preemption))},
+      {sc::kPlacement.key, std::string(models::name_of(mf::kPackingNames, s.scheduler.packing))}};
+  j[sf::kJobs.key] = {{jo::kDeclared.key, r.jobs.size() + static_cast<size_t>(r.rejected)},
+                      {jo::kTooLarge.key, r.rejected},
+                      {jo::kSubmitted.key, static_cast<long>(r.jobs.size()) - jobs.pending},
+                      {jo::kStarted.key, jobs.started},
+                      {jo::kFinished.key, jobs.finished},
+                      {jo::kRunningAtEnd.key, jobs.running},
+                      {jo::kWaitingAtEnd.key, jobs.waiting}};
+}
+
+// The jobs' waits, slowdowns and spread, and the idle GPUs while they wait.
+void waits_json(nlohmann::ordered_json& j, const FleetResult& r, const mf::JobCounts& jobs, double capacity)
+{
+  j[sf::kWaitS.key] = distribution(mf::first_waits(r.jobs, r.specs, 0, 1L << 62));
+  nlohmann::ordered_json by_size;
+  for (const mf::SizeClass& c : mf::kSizeClasses)
+    by_size[c.name] = distribution(mf::first_waits(r.jobs, r.specs, c.lo, c.hi));
+  j[sf::kWaitSByGpus.key] = by_size;
+  j[sf::kBoundedSlowdown.key] = distribution(jobs.bounded_slowdown);
+  const double fragmentation = r.timeline.integral(mf::kIdleWhileWaiting);
+  j[sf::kFragmentation.key] = {{sf::fragmentation::kIdleGpuHours.key, round_to(fragmentation / kHour, 3)},
+                               {sf::fragmentation::kFractionOfCapacity.key, round_to(fragmentation / capacity, 6)}};
+  j[sf::kRacksSpannedMean.key] = round_to(jobs.racks_spanned_mean, 4);
+}
+
+// What the fleet's failures did.
+void failures_json(nlohmann::ordered_json& j, const FleetResult& r)
+{
+  j[sf::kFailures.key] = r.failures;
+  j[sf::kInterruptions.key] = r.interruptions;
+  j[sf::kFailuresOnIdleNodes.key] = r.failures_on_idle;
+  j[sf::kPreemptions.key] = r.preemptions;
+  j[sf::kRequeues.key] = r.requeues;
+  j[sf::kInPlaceRecoveries.key] = r.in_place_recoveries;
+  j[sf::kRepairs.key] = r.repairs;
+}
+
+// Each replayed job's own outputs, as a replay of it writes them (write_fleet_outputs).
+nlohmann::ordered_json replayed_jobs_json(const FleetResult& r)
+{
+  namespace rj = sf::replayed_jobs;
+  nlohmann::ordered_json replayed = nlohmann::ordered_json::array();
+  for (const ReplayedResult& x : r.replayed)
+    replayed.push_back({{rj::kId.key, r.specs[static_cast<size_t>(x.job)].id},
+                        {rj::kOutputs.key, replayed_dir(r.specs[static_cast<size_t>(x.job)].id)},
+                        {rj::kEttr.key, x.result.report.ettr},
+                        {rj::kUnexpectedInterruptions.key, x.result.report.unexpected}});
+  return replayed;
 }
 
 }  // namespace
@@ -70,76 +134,47 @@ nlohmann::ordered_json gpu_hours_json(const scenario::Scenario& s, const FleetRe
 nlohmann::ordered_json fleet_summary_json(const scenario::Scenario& s, const FleetResult& r)
 {
   nlohmann::ordered_json j;
-  j["scenario"] = s.name;
-  j["kind"] = "fleet";
-  j["unused_keys"] = unused_keys_json(s);
-  j["seed"] = r.seed;
-  j["window_days"] = round_to(r.horizon / 86400, 6);
-  j["cluster"] = {{"gpus", r.gpus}, {"nodes", r.nodes}, {"spare_nodes", s.capacity.spare_nodes}};
-  j["scheduler"] = {{"policy", s.scheduler.policy},
-                    {"preemption", std::string(models::name_of(mf::kPreemptionNames, s.scheduler.preemption))},
-                    {"placement", std::string(models::name_of(mf::kPackingNames, s.scheduler.packing))}};
+  j[ms::kScenario.key] = s.name;
+  j[sf::kKind.key] = sf::kKind.value;
+  j[ms::kUnusedKeys.key] = unused_keys_json(s);
+  j[ms::kSeed.key] = r.seed;
+  j[sf::kWindowDays.key] = round_to(r.horizon / 86400, 6);
+  j[sf::kCluster.key] = {{sf::cluster::kGpus.key, r.gpus},
+                         {sf::cluster::kNodes.key, r.nodes},
+                         {sf::cluster::kSpareNodes.key, s.capacity.spare_nodes}};
   const mf::JobCounts jobs = mf::count_jobs(r.jobs, r.specs, r.gpus, r.nodes);
-  j["jobs"] = {{"declared", r.jobs.size() + static_cast<size_t>(r.rejected)},
-               {"too_large_for_the_cluster", r.rejected},
-               {"submitted", static_cast<long>(r.jobs.size()) - jobs.pending},
-               {"started", jobs.started},
-               {"finished", jobs.finished},
-               {"running_at_end", jobs.running},
-               {"waiting_at_end", jobs.waiting}};
+  scheduling_json(j, s, r, jobs);
   const double capacity = static_cast<double>(r.gpus) * r.horizon;
-  j["utilisation"] = {{"allocated", round_to(r.total.allocated / capacity, 6)},
-                      {"productive", round_to(r.total.productive / capacity, 6)}};
-  j["gpu_hours"] = gpu_hours_json(s, r, capacity);
-  j["goodput_gpu_hours"] = round_to(r.total.productive / kHour, 3);
-  j["wait_s"] = distribution(mf::first_waits(r.jobs, r.specs, 0, 1L << 62));
-  nlohmann::ordered_json by_size;
-  for (const mf::SizeClass& c : mf::kSizeClasses)
-    by_size[c.name] = distribution(mf::first_waits(r.jobs, r.specs, c.lo, c.hi));
-  j["wait_s_by_gpus"] = by_size;
-  j["bounded_slowdown"] = distribution(jobs.bounded_slowdown);
-  const double fragmentation = r.timeline.integral(mf::kIdleWhileWaiting);
-  j["fragmentation"] = {{"idle_gpu_hours_while_jobs_wait", round_to(fragmentation / kHour, 3)},
-                        {"fraction_of_capacity", round_to(fragmentation / capacity, 6)}};
-  j["racks_spanned_mean"] = round_to(jobs.racks_spanned_mean, 4);
+  j[sf::kUtilisation.key] = {{sf::utilisation::kAllocated.key, round_to(r.total.allocated / capacity, 6)},
+                             {sf::utilisation::kProductive.key, round_to(r.total.productive / capacity, 6)}};
+  j[sf::kGpuHours.key] = gpu_hours_json(s, r, capacity);
+  j[sf::kGoodputGpuHours.key] = round_to(r.total.productive / kHour, 3);
+  waits_json(j, r, jobs, capacity);
   if (s.fabric.fleet == scenario::FleetFabricMode::Shared) {
     // The shared fabric (network.fleet_fabric): what its uplinks carried, by level, as a share of
     // their capacity over the window, and the GPU-hours its sharing cost.
     nlohmann::ordered_json fabric;
-    fabric["contention_gpu_hours"] = j["gpu_hours"]["lost_by_cause"].value("contention", 0.0);
+    fabric[sf::fabric::kContentionGpuHours.key] = j[sf::kGpuHours.key][sf::gpu_hours::kLostByCause.key].value(
+        "contention", 0.0);
     for (const FabricUse& u : r.fabric)
-      fabric["utilisation_" + u.level] = round_to(u.byte_seconds / std::max(1e-300, u.capacity * r.horizon), 6);
-    j["fabric"] = fabric;
+      fabric[sf::kFabric.prefix + u.level] = round_to(u.byte_seconds / std::max(1e-300, u.capacity * r.horizon), 6);
+    j[sf::kFabric.key] = fabric;
   }
   // The layout of the jobs declared by tokens, as the memory check saw it.
   if (s.step.accelerator.check_memory && std::any_of(s.workload.jobs.begin(), s.workload.jobs.end(), [](const auto& d) {
         return d.tokens > 0 || d.job.replayed;
       }))
-    j["memory"] = memory_json(s);
-  j["failures"] = r.failures;
-  j["interruptions"] = r.interruptions;
-  j["failures_on_idle_nodes"] = r.failures_on_idle;
-  j["preemptions"] = r.preemptions;
-  j["requeues"] = r.requeues;
-  j["in_place_recoveries"] = r.in_place_recoveries;
-  j["repairs"] = r.repairs;
-  j["energy"] = fleet_energy_json(s, r);
-  j["carbon_aware"] = carbon_aware_json(s, r);
+    j[ms::kMemory.key] = memory_json(s);
+  failures_json(j, r);
+  j[sf::kEnergy.key] = fleet_energy_json(s, r);
+  j[sf::kCarbonAware.key] = carbon_aware_json(s, r);
   if (nlohmann::ordered_json extra =
           metrics::registered_values({r.total, r.jobs, r.specs, r.timeline, r.gpus, r.horizon, r.seed});
       !extra.empty())
-    j["metrics"] = std::move(extra);
-  if (!r.replayed.empty()) {
-    // Each replayed job's own outputs, as a replay of it writes them (write_fleet_outputs).
-    nlohmann::ordered_json replayed = nlohmann::ordered_json::array();
-    for (const ReplayedResult& x : r.replayed)
-      replayed.push_back({{"id", r.specs[static_cast<size_t>(x.job)].id},
-                          {"outputs", replayed_dir(r.specs[static_cast<size_t>(x.job)].id)},
-                          {"ettr", x.result.report.ettr},
-                          {"unexpected_interruptions", x.result.report.unexpected}});
-    j["replayed_jobs"] = std::move(replayed);
-  }
-  j["wall_time_s"] = round_to(r.wall_time_s, 4);
+    j[ms::kMetrics.key] = std::move(extra);
+  if (!r.replayed.empty())
+    j[sf::kReplayedJobs.key] = replayed_jobs_json(r);
+  j[ms::kWallTimeS.key] = round_to(r.wall_time_s, 4);
   return j;
 }
 
@@ -316,17 +351,21 @@ void print_fleet_table(std::ostream& out, const scenario::Scenario& s, const Fle
   const nlohmann::ordered_json j = fleet_summary_json(s, r);
   out << "fleetsim: " << s.name << " (seed " << r.seed << "), a fleet of " << r.jobs.size() << " jobs on " << r.gpus
       << " GPUs for " << std::fixed << std::setprecision(1) << r.horizon / 86400 << " days\n";
-  out << "  jobs finished          " << j["jobs"]["finished"] << " (" << j["jobs"]["running_at_end"] << " running, "
-      << j["jobs"]["waiting_at_end"] << " waiting at the end)\n";
+  namespace di = sf::distribution;
+  const auto& jobs = j[sf::kJobs.key];
+  out << "  jobs finished          " << jobs[sf::jobs::kFinished.key] << " (" << jobs[sf::jobs::kRunningAtEnd.key]
+      << " running, " << jobs[sf::jobs::kWaitingAtEnd.key] << " waiting at the end)\n";
   out << std::setprecision(4);
-  out << "  utilisation            allocated " << j["utilisation"]["allocated"].get<double>() << ", productive "
-      << j["utilisation"]["productive"].get<double>() << "\n";
-  const auto& w = j["wait_s"];
-  if (w.contains("mean"))
-    out << std::setprecision(1) << "  wait (s)               mean " << w["mean"].get<double>() << ", p50 "
-        << w["p50"].get<double>() << ", p99 " << w["p99"].get<double>() << "\n";
-  out << "  lost GPU-hours         " << std::setprecision(1) << j["gpu_hours"]["lost"].get<double>();
-  for (const auto& [cause, h] : j["gpu_hours"]["lost_by_cause"].items())
+  const auto& u = j[sf::kUtilisation.key];
+  out << "  utilisation            allocated " << u[sf::utilisation::kAllocated.key].get<double>() << ", productive "
+      << u[sf::utilisation::kProductive.key].get<double>() << "\n";
+  const auto& w = j[sf::kWaitS.key];
+  if (w.contains(di::kMean.key))
+    out << std::setprecision(1) << "  wait (s)               mean " << w[di::kMean.key].get<double>() << ", p50 "
+        << w[di::kP50.key].get<double>() << ", p99 " << w[di::kP99.key].get<double>() << "\n";
+  const auto& gh = j[sf::kGpuHours.key];
+  out << "  lost GPU-hours         " << std::setprecision(1) << gh[sf::gpu_hours::kLost.key].get<double>();
+  for (const auto& [cause, h] : gh[sf::gpu_hours::kLostByCause.key].items())
     if (h.get<double>() > 0)
       out << "  " << cause << " " << h.get<double>();
   out << "\n  interruptions          " << r.interruptions << " (" << r.failures_on_idle

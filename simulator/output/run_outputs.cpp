@@ -7,8 +7,11 @@
 #include "simulator/trace/step_json.hpp"
 
 #include "models/accounting/run_summary.hpp"
-#include "models/step/memory_model.hpp"
 #include "models/resilience/failure_model.hpp"
+#include "models/step/memory_model.hpp"
+#include "models/summary/run_energy_fields.hpp"
+#include "models/summary/run_summary_fields.hpp"
+#include "models/summary/step_fields.hpp"
 #include "simulator/metrics/metric_registry.hpp"
 
 #include <unistd.h>
@@ -26,6 +29,8 @@ namespace fleetsim::sim {
 namespace {
 
 using nlohmann::ordered_json;
+namespace ms = models::summary;
+namespace mr = models::summary::run;
 
 ordered_json interruptions_json(const scenario::Scenario& s, const RunResult& r)
 {
@@ -36,9 +41,13 @@ ordered_json interruptions_json(const scenario::Scenario& s, const RunResult& r)
     by_cause[cause] = n;
   for (const auto& [cause, e] : sum.expected_by_cause)
     expected[cause] = e;
+  namespace in = mr::interruptions;
   ordered_json j{
-      {"unexpected", r.report.unexpected},         {"planned", r.report.planned},   {"by_cause", by_cause},
-      {"expected_unexpected", sum.expected_total}, {"expected_by_cause", expected},
+      {in::kUnexpected.key, r.report.unexpected},
+      {in::kPlanned.key, r.report.planned},
+      {in::kByCause.key, by_cause},
+      {in::kExpectedUnexpected.key, sum.expected_total},
+      {in::kExpectedByCause.key, expected},
   };
   // The causes' interruptions by their category (failures.causes.<name>.category), as [L3] Table 5 groups them.
   ordered_json by_category = ordered_json::object();
@@ -46,9 +55,9 @@ ordered_json interruptions_json(const scenario::Scenario& s, const RunResult& r)
     if (!c.category.empty())
       by_category[c.category] = by_category.value(c.category, 0L) + by_cause.value(c.name, 0L);
   if (!by_category.empty())
-    j["by_category"] = std::move(by_category);
+    j[in::kByCategory.key] = std::move(by_category);
   if (r.report.reconfigurations > 0)
-    j["reconfigurations"] = r.report.reconfigurations;
+    j[in::kReconfigurations.key] = r.report.reconfigurations;
   return j;
 }
 
@@ -79,24 +88,25 @@ ordered_json lost_by_cause_json(const scenario::Scenario& s, const RunResult& r)
 ordered_json recovery_json(const scenario::Scenario& s, const RunResult& r)
 {
   const PolicyCounters& c = r.counters;
+  namespace rc = mr::recovery;
   ordered_json j{
-      {"policy", s.recovery.policy_name},
-      {"spare_nodes", s.capacity.spare_nodes},
-      {"repairs", c.repairs},
-      {"swaps", c.swaps},
-      {"spares_exhausted", c.spares_exhausted},
-      {"spare_failures", c.spare_failures},
+      {rc::kPolicy.key, s.recovery.policy_name},
+      {rc::kSpareNodes.key, s.capacity.spare_nodes},
+      {rc::kRepairs.key, c.repairs},
+      {rc::kSwaps.key, c.swaps},
+      {rc::kSparesExhausted.key, c.spares_exhausted},
+      {rc::kSpareFailures.key, c.spare_failures},
   };
   for (const auto& [name, value] : r.policy_reported)
     j[name] = value;
   if (s.stragglers.dynamic()) {
-    j["slowdown_episodes"] = c.episodes;
-    j["drains"] = c.drains;
+    j[rc::kSlowdownEpisodes.key] = c.episodes;
+    j[rc::kDrains.key] = c.drains;
   }
   if (s.capacity.lemons.any() || s.capacity.lemons.retire_after > 0) {  // lemons, or their retirement
-    j["lemon_nodes"] = r.lemon_nodes;
-    j["nodes_retired"] = r.nodes_retired;
-    j["lemons_retired"] = r.lemons_retired;
+    j[rc::kLemonNodes.key] = r.lemon_nodes;
+    j[rc::kNodesRetired.key] = r.nodes_retired;
+    j[rc::kLemonsRetired.key] = r.lemons_retired;
   }
   return j;
 }
@@ -106,30 +116,31 @@ ordered_json checkpoint_json(const scenario::Scenario& s, const RunResult& r)
   const models::CheckpointFigures f = models::summarize_checkpoints(r.log, s.causes, s.fleet, r.checkpoint_pause_s);
   // The interval the run used: checkpoint.interval under the fixed policy, the policy's own otherwise
   // (adaptive's changes: the last one the job trained a stretch by, and under first_interval_s its first).
+  namespace ck = mr::checkpoints;
   ordered_json j{
-      {"committed", r.report.checkpoints},
-      {"interval_s", r.interval_s},
-      {"bytes", s.checkpoint_bytes().si()},
-      {"write_time_s", r.checkpoint_write_s},
-      {"job_mtbf_s", f.job_mtbf_s ? ordered_json(*f.job_mtbf_s) : ordered_json(nullptr)},
+      {ck::kCommitted.key, r.report.checkpoints},
+      {ck::kIntervalS.key, r.interval_s},
+      {ck::kBytes.key, s.checkpoint_bytes().si()},
+      {ck::kWriteTimeS.key, r.checkpoint_write_s},
+      {ck::kJobMtbfS.key, f.job_mtbf_s ? ordered_json(*f.job_mtbf_s) : ordered_json(nullptr)},
   };
   if (f.young_s && f.daly_s) {
-    j["young_interval_s"] = *f.young_s;
-    j["daly_interval_s"] = *f.daly_s;
+    j[ck::kYoungIntervalS.key] = *f.young_s;
+    j[ck::kDalyIntervalS.key] = *f.daly_s;
   }
   // How the job checkpointed: the strategy's pause and drains, the interval policy, corruption.
-  j["strategy"] = std::string(models::name_of(models::kCheckpointStrategyNames, s.checkpoint.strategy));
-  j["pause_s"] = r.checkpoint_pause_s;
+  j[ck::kStrategy.key] = std::string(models::name_of(models::kCheckpointStrategyNames, s.checkpoint.strategy));
+  j[ck::kPauseS.key] = r.checkpoint_pause_s;
   if (f.drains > 0) {
-    j["mean_drain_s"] = f.mean_drain_s;
-    j["max_drain_s"] = f.max_drain_s;
+    j[ck::kMeanDrainS.key] = f.mean_drain_s;
+    j[ck::kMaxDrainS.key] = f.max_drain_s;
   }
-  j["policy"] = s.checkpoint.policy;
+  j[ck::kPolicy.key] = s.checkpoint.policy;
   if (s.checkpoint.policy == "adaptive")
-    j["first_interval_s"] = r.first_interval_s;
+    j[ck::kFirstIntervalS.key] = r.first_interval_s;
   if (s.checkpoint.policy != "fixed")
-    j["estimated_mtbf_s"] = r.estimated_mtbf_s;
-  j["corrupt"] = r.report.corrupt_checkpoints;
+    j[ck::kEstimatedMtbfS.key] = r.estimated_mtbf_s;
+  j[ck::kCorrupt.key] = r.report.corrupt_checkpoints;
   return j;
 }
 
@@ -147,74 +158,79 @@ ordered_json memory_json(const scenario::Scenario& s)
 {
   const models::MemoryEstimate m = models::estimate_memory(s.step);
   constexpr double kGB = 1e9;
-  return {{"stage", m.stage},
-          {"weights_gb", m.weights / kGB},
-          {"gradients_gb", m.gradients / kGB},
-          {"optimizer_gb", m.optimizer / kGB},
-          {"activations_gb", m.activations / kGB},
-          {"total_gb", m.total / kGB},
-          {"capacity_gb", m.capacity / kGB},
-          {"biggest_term", m.biggest().name}};
+  namespace mm = ms::memory;
+  return {{mm::kStage.key, m.stage},
+          {mm::kWeightsGb.key, m.weights / kGB},
+          {mm::kGradientsGb.key, m.gradients / kGB},
+          {mm::kOptimizerGb.key, m.optimizer / kGB},
+          {mm::kActivationsGb.key, m.activations / kGB},
+          {mm::kTotalGb.key, m.total / kGB},
+          {mm::kCapacityGb.key, m.capacity / kGB},
+          {mm::kBiggestTerm.key, m.biggest().name}};
 }
 
 ordered_json summary_json(const scenario::Scenario& s, const RunResult& r)
 {
   const auto& b = r.report.breakdown;
   ordered_json j;
-  j["scenario"] = s.name;
-  j["scenario_file"] = s.source;
-  j["unused_keys"] = unused_keys_json(s);
-  j["seed"] = r.seed;
-  j["gpus"] = s.fleet.gpus;
-  j["simulated_time_s"] = r.report.elapsed;
-  j["ettr"] = r.report.ettr;
-  j["goodput_ratio"] = r.report.goodput_ratio;
-  j["tokens_trained"] = r.report.tokens;
-  j["steps_trained"] = r.report.steps;
-  j["step_time_s"] = r.step.step_time.si();
-  j["mfu"] = r.step.mfu;
-  j["interruptions"] = interruptions_json(s, r);
+  j[ms::kScenario.key] = s.name;
+  j[mr::kScenarioFile.key] = s.source;
+  j[ms::kUnusedKeys.key] = unused_keys_json(s);
+  j[ms::kSeed.key] = r.seed;
+  j[mr::kGpus.key] = s.fleet.gpus;
+  j[mr::kSimulatedTimeS.key] = r.report.elapsed;
+  j[mr::kEttr.key] = r.report.ettr;
+  j[mr::kGoodputRatio.key] = r.report.goodput_ratio;
+  j[mr::kTokensTrained.key] = r.report.tokens;
+  j[mr::kStepsTrained.key] = r.report.steps;
+  j[mr::kStepTimeS.key] = r.step.step_time.si();
+  j[mr::kMfu.key] = r.step.mfu;
+  j[mr::kInterruptions.key] = interruptions_json(s, r);
   ordered_json breakdown = ordered_json::object();
   for (const auto& term : models::kBreakdownTerms)
     breakdown[term.name] = b.*term.seconds;
-  j["time_breakdown_s"] = std::move(breakdown);
-  j["lost_time_by_cause_s"] = lost_by_cause_json(s, r);
-  j["recovery"] = recovery_json(s, r);
-  j["checkpoints"] = checkpoint_json(s, r);
-  j["energy"] = energy_json(s, r);
+  j[mr::kTimeBreakdownS.key] = std::move(breakdown);
+  j[mr::kLostTimeByCauseS.key] = lost_by_cause_json(s, r);
+  j[mr::kRecovery.key] = recovery_json(s, r);
+  j[mr::kCheckpoints.key] = checkpoint_json(s, r);
+  j[mr::kEnergy.key] = energy_json(s, r);
   if (s.token_target > 0) {
+    namespace tt = mr::token_target;
     const auto when = models::time_to_tokens(r.report.timeline, s.token_target);
-    j["token_target"] = {{"tokens", s.token_target},
-                         {"reached", when.has_value()},
-                         {"time_to_target_s", when ? ordered_json(*when) : ordered_json(nullptr)}};
+    j[mr::kTokenTarget.key] = {{tt::kTokens.key, s.token_target},
+                               {tt::kReached.key, when.has_value()},
+                               {tt::kTimeToTargetS.key, when ? ordered_json(*when) : ordered_json(nullptr)}};
   }
-  j["step"] = step_json(r.step);
+  j[ms::kStep.key] = step_json(r.step);
   if (s.step.accelerator.check_memory)
-    j["memory"] = memory_json(s);
+    j[ms::kMemory.key] = memory_json(s);
   if (s.stragglers.any()) {
     // As the replay draws them: over the cluster's nodes, spares included.
+    namespace st = mr::stragglers;
     const long nodes = (s.fleet.gpus + s.fleet.gpus_per_node - 1) / s.fleet.gpus_per_node + s.capacity.spare_nodes;
-    j["stragglers"] = {{"step_factor", r.straggler_factor},
-                       {"mean_step_time_s", mean_training_step_time(r)},
-                       {"step_time_s", r.step.step_time.si() * r.straggler_factor},
-                       {"persistent_nodes", models::persistent_stragglers(s.stragglers, nodes)},
-                       {"probability_step_slowed", models::probability_step_slowed(s.stragglers.transient_probability,
-                                                                                   nodes - s.capacity.spare_nodes)}};
+    j[mr::kStragglers.key] = {
+        {st::kStepFactor.key, r.straggler_factor},
+        {st::kMeanStepTimeS.key, mean_training_step_time(r)},
+        {st::kStepTimeS.key, r.step.step_time.si() * r.straggler_factor},
+        {st::kPersistentNodes.key, models::persistent_stragglers(s.stragglers, nodes)},
+        {st::kProbabilityStepSlowed.key,
+         models::probability_step_slowed(s.stragglers.transient_probability, nodes - s.capacity.spare_nodes)}};
   }
   if (s.heterogeneous.any()) {
+    namespace he = mr::heterogeneous;
     const long nodes = (s.fleet.gpus + s.fleet.gpus_per_node - 1) / s.fleet.gpus_per_node;
-    j["heterogeneous"] = {{"accelerator", s.heterogeneous.accelerator},
-                          {"nodes", std::lround(s.heterogeneous.fraction * static_cast<double>(nodes))},
-                          {"speed", s.heterogeneous.speed},
-                          {"placement", s.heterogeneous.spread ? "spread" : "block"},
-                          {"balance", s.heterogeneous.balanced ? "micro_batches" : "none"},
-                          {"mean_step_time_s", mean_training_step_time(r)}};
+    j[mr::kHeterogeneous.key] = {{he::kAccelerator.key, s.heterogeneous.accelerator},
+                                 {he::kNodes.key, std::lround(s.heterogeneous.fraction * static_cast<double>(nodes))},
+                                 {he::kSpeed.key, s.heterogeneous.speed},
+                                 {he::kPlacement.key, s.heterogeneous.spread ? "spread" : "block"},
+                                 {he::kBalance.key, s.heterogeneous.balanced ? "micro_batches" : "none"},
+                                 {he::kMeanStepTimeS.key, mean_training_step_time(r)}};
   }
   // Metrics registered from outside the simulator (simulator/metrics/metric_registry.hpp).
   if (ordered_json extra = metrics::registered_values({r.report, r.log, r.step, r.counters, r.seed}); !extra.empty())
-    j["metrics"] = std::move(extra);
+    j[ms::kMetrics.key] = std::move(extra);
   // Last, on its own line: the only value that is not a function of scenario and seed.
-  j["wall_time_s"] = r.wall_time_s;
+  j[ms::kWallTimeS.key] = r.wall_time_s;
   return j;
 }
 

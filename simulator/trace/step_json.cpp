@@ -9,7 +9,7 @@ nlohmann::ordered_json step_json(const models::StepBreakdown& b, bool with_token
 {
   nlohmann::ordered_json j;
   visit_step_fields(b, [&](const char* name, const auto& v) {
-    if (!with_tokens && std::string_view(name) == "tokens_per_step")
+    if (!with_tokens && std::string_view(name) == models::summary::step::kTokensPerStep.key)
       return;
     if constexpr (std::is_same_v<std::decay_t<decltype(v)>, units::Seconds>)
       j[name] = v.si();

@@ -3,36 +3,39 @@
 // (simulator/run/step_source.cpp), written and read through one list of fields.
 
 #include "models/step/step_model.hpp"
+#include "models/summary/step_fields.hpp"
 
 #include <nlohmann/json.hpp>
 
 namespace fleetsim::sim {
 
 /// Calls f(name, field) for every field of the breakdown, in summary.json's order (tokens_per_step,
-/// which summary.json gives at the top level, comes last).
+/// which summary.json gives at the top level, comes last). The names are declared in
+/// models/summary/step_fields.hpp; this binds them to the breakdown's members.
 template <class Breakdown, class F>
 void visit_step_fields(Breakdown& b, F&& f)
 {
-  f("model", b.model);
-  f("step_time_s", b.step_time);
-  f("compute_s", b.compute);
-  f("comm_s", b.comm);
-  f("comm_exposed_s", b.comm_exposed);
-  f("tp_comm_s", b.tp_comm);
-  f("pp_comm_s", b.pp_comm);
-  f("dp_comm_s", b.dp_comm);
-  f("cp_comm_s", b.cp_comm);
-  f("ep_comm_s", b.ep_comm);
-  f("sync_s", b.sync);
-  f("bubble_s", b.bubble);
-  f("barrier_s", b.barrier);
-  f("overlap_s", b.overlap);
-  f("micro_batches", b.micro_batches);
-  f("flops_per_token", b.flops_per_token);
-  f("compute_fraction", b.compute_fraction);
-  f("mfu", b.mfu);
-  f("binding_term", b.binding_term);
-  f("tokens_per_step", b.tokens_per_step);
+  namespace st = models::summary::step;
+  f(st::kModel.key, b.model);
+  f(st::kStepTimeS.key, b.step_time);
+  f(st::kComputeS.key, b.compute);
+  f(st::kCommS.key, b.comm);
+  f(st::kCommExposedS.key, b.comm_exposed);
+  f(st::kTpCommS.key, b.tp_comm);
+  f(st::kPpCommS.key, b.pp_comm);
+  f(st::kDpCommS.key, b.dp_comm);
+  f(st::kCpCommS.key, b.cp_comm);
+  f(st::kEpCommS.key, b.ep_comm);
+  f(st::kSyncS.key, b.sync);
+  f(st::kBubbleS.key, b.bubble);
+  f(st::kBarrierS.key, b.barrier);
+  f(st::kOverlapS.key, b.overlap);
+  f(st::kMicroBatches.key, b.micro_batches);
+  f(st::kFlopsPerToken.key, b.flops_per_token);
+  f(st::kComputeFraction.key, b.compute_fraction);
+  f(st::kMfu.key, b.mfu);
+  f(st::kBindingTerm.key, b.binding_term);
+  f(st::kTokensPerStep.key, b.tokens_per_step);
 }
 
 /// Every field, tokens_per_step only if `with_tokens` (summary.json has it as tokens_trained's rate).

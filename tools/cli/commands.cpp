@@ -3,6 +3,7 @@
 #include "models/fleet/job_trace.hpp"
 #include "simulator/output/outcome_outputs.hpp"
 #include "simulator/output/step_outputs.hpp"
+#include "simulator/output/summary_schema.hpp"
 #include "simulator/run/run.hpp"
 #include "simulator/run/step_simulation.hpp"
 #include "simulator/scenario/key_usage.hpp"
@@ -313,6 +314,12 @@ int cmd_describe(const Options& opts)
   for (auto d : {units::Dimension::Time, units::Dimension::Bytes, units::Dimension::Bandwidth,
                  units::Dimension::FlopRate, units::Dimension::Power})
     std::cout << "  " << units::dimension_name(d) << ": " << units::accepted_units(d) << "\n";
+  return kExitOk;
+}
+
+int cmd_schema(const Options& /*opts*/)
+{
+  std::cout << sim::summary_schema().dump(2) << '\n';
   return kExitOk;
 }
 

@@ -90,6 +90,8 @@ int cmd_workload(const Options& opts);
 int cmd_step(const Options& opts);
 int cmd_plan(const Options& opts);
 int cmd_describe(const Options& opts);
+/// Prints summary.json's JSON Schema, generated from its declaration (models/summary/).
+int cmd_schema(const Options& opts);
 int cmd_collective(const Options& opts);
 int cmd_compare(const Options& opts);
 int cmd_sweep(const Options& opts);

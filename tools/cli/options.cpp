@@ -280,6 +280,7 @@ const std::vector<Command>& commands()
        cmd_calibrate},
       {"describe", "[--markdown]", "print every scenario parameter: unit, default, range, description",
        [](CLI::App& a, Options& o) { a.add_flag("--markdown", o.markdown, "as a Markdown table"); }, cmd_describe},
+      {"schema", "", "print summary.json's JSON Schema", [](CLI::App&, Options&) {}, cmd_schema},
       {"help", "[COMMAND]", "this text, or the options of COMMAND",
        [](CLI::App& a, Options& o) { a.add_option("COMMAND", o.help_topic, "a command")->type_name(""); }, nullptr},
   };
@@ -457,7 +458,8 @@ bool parse_options(int argc, char** argv, Options& opts)
       const std::string hint = closest(flag, option_names(*app));
       return bad("unknown option '" + flag + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"), first);
     }
-    return bad("unexpected argument '" + extra + "' (" + first + " takes " + c->synopsis + ")", first);
+    const char* takes = *c->synopsis != '\0' ? c->synopsis : "no argument";
+    return bad("unexpected argument '" + extra + "' (" + first + " takes " + takes + ")", first);
   }
   return true;
 }
