@@ -33,6 +33,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "models/summary/fleet_summary_fields.hpp"
+#include "models/summary/run_summary_fields.hpp"
 #include "simulator/metrics/metric_registry.hpp"
 
 #include <nlohmann/json.hpp>
@@ -65,12 +67,14 @@ void print_outcomes(const std::vector<Sample>& samples)
 {
   if (samples.empty())
     return;
-  const bool fleet = samples.front().summary.value("kind", "") == "fleet";
+  namespace sf = fleetsim::models::summary::fleet;
+  const bool fleet = samples.front().summary.value(sf::kKind.key, "") == sf::kKind.value;
   std::vector<std::string> names;
   if (fleet) {
     names = {"jobs_finished", "allocated_utilisation", "productive_utilisation", "wait_p99_h", "job_interruptions"};
   } else {
-    names = {"ettr", "unexpected_interruptions", "planned_interruptions", "tokens_trained"};
+    namespace sr = fleetsim::models::summary::run;
+    names = {sr::kEttr.key, "unexpected_interruptions", "planned_interruptions", sr::kTokensTrained.key};
     for (const auto& term : fleetsim::models::kBreakdownTerms)
       names.push_back(std::string(term.name) + "_h");
   }
@@ -118,9 +122,10 @@ double read_sim_wall(const std::filesystem::path& summary)
   std::ifstream in(summary);
   std::string line;
   while (std::getline(in, line)) {
-    auto pos = line.find("\"wall_time_s\":");
+    const std::string key = std::string("\"") + fleetsim::models::summary::kWallTimeS.key + "\":";
+    auto pos = line.find(key);
     if (pos != std::string::npos)
-      return std::atof(line.c_str() + pos + 14);
+      return std::atof(line.c_str() + pos + key.size());
   }
   return -1;
 }

@@ -1,7 +1,13 @@
 #include "metric_registry.hpp"
 
+#include "models/fleet/fleet_summary.hpp"
+#include "models/summary/fleet_summary_fields.hpp"
+#include "models/summary/run_energy_fields.hpp"
+#include "models/summary/run_summary_fields.hpp"
+
 #include <cmath>
 #include <deque>
+#include <iterator>
 #include <limits>
 #include <stdexcept>
 
@@ -9,6 +15,9 @@ namespace fleetsim::metrics {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+namespace ms = models::summary;
+namespace sr = models::summary::run;
+namespace sf = models::summary::fleet;
 
 // The value at `path` in a summary; `absent` when a key is missing or the value is not a number.
 double at_path(const nlohmann::json& j, const std::vector<std::string>& path, double absent)
@@ -49,97 +58,113 @@ Metric field(std::string name, std::string unit, std::string description, std::v
 void append_fleet_metrics(std::vector<Metric>& v)
 {
   constexpr double h = 1.0 / 3600;
+  namespace gh = sf::gpu_hours;
+  namespace di = sf::distribution;
   v.push_back(field("allocated_utilisation", "", "fleet: GPU-time held by jobs / the cluster's GPU-time",
-                    {"utilisation", "allocated"}));
+                    {sf::kUtilisation.key, sf::utilisation::kAllocated.key}));
   v.push_back(field("productive_utilisation", "", "fleet: productive GPU-time / the cluster's GPU-time",
-                    {"utilisation", "productive"}));
-  v.push_back(field("goodput_gpu_h", "GPU-h", "fleet: productive GPU-hours", {"goodput_gpu_hours"}));
+                    {sf::kUtilisation.key, sf::utilisation::kProductive.key}));
+  v.push_back(field("goodput_gpu_h", "GPU-h", "fleet: productive GPU-hours", {sf::kGoodputGpuHours.key}));
   v.push_back(field("lost_gpu_h", "GPU-h",
                     "fleet: GPU-hours held but lost (checkpoints, start-ups, preemption, failures)",
-                    {"gpu_hours", "lost"}));
+                    {sf::kGpuHours.key, gh::kLost.key}));
   for (const char* cause : {"checkpoint", "startup", "preemption"})
     v.push_back(field(std::string("lost_") + cause + "_gpu_h", "GPU-h",
-                      std::string("fleet: gpu_hours.lost_by_cause.") + cause, {"gpu_hours", "lost_by_cause", cause}, 1,
-                      0));
-  for (const char* q : {"mean", "p50", "p99"})
-    v.push_back(field(std::string("wait_") + q + "_h", "h", std::string("fleet: queueing delay, ") + q + ", in hours",
-                      {"wait_s", q}, h));
-  const std::pair<const char*, const char*> classes[] = {
-      {"1gpu", "1"}, {"2_8", "2-8"}, {"9_64", "9-64"}, {"65_512", "65-512"}, {"513plus", "513+"}};
-  for (const auto& [suffix, key] : classes)
-    v.push_back(field(std::string("wait_p99_h_") + suffix, "h",
+                      std::string("fleet: gpu_hours.lost_by_cause.") + cause,
+                      {sf::kGpuHours.key, gh::kLostByCause.key, cause}, 1, 0));
+  for (const ms::Field* q : {&di::kMean, &di::kP50, &di::kP99})
+    v.push_back(field(std::string("wait_") + q->key + "_h", "h",
+                      std::string("fleet: queueing delay, ") + q->key + ", in hours", {sf::kWaitS.key, q->key}, h));
+  // The metrics' names of the size classes (models/fleet/fleet_summary.hpp kSizeClasses), in their order.
+  constexpr const char* suffixes[] = {"1gpu", "2_8", "9_64", "65_512", "513plus"};
+  static_assert(std::size(suffixes) == std::size(models::fleet::kSizeClasses));
+  for (size_t i = 0; i < std::size(suffixes); ++i) {
+    const char* key = models::fleet::kSizeClasses[i].name;
+    v.push_back(field(std::string("wait_p99_h_") + suffixes[i], "h",
                       std::string("fleet: p99 queueing delay of jobs of ") + key + " GPUs, in hours",
-                      {"wait_s_by_gpus", key, "p99"}, h));
+                      {sf::kWaitSByGpus.key, key, di::kP99.key}, h));
+  }
   v.push_back(field("bounded_slowdown_mean", "", "fleet: mean of (wait + run) / max(run, 10 s) over finished jobs",
-                    {"bounded_slowdown", "mean"}));
+                    {sf::kBoundedSlowdown.key, di::kMean.key}));
   v.push_back(field("fragmentation", "", "fleet: idle GPU-time while jobs wait / the cluster's GPU-time",
-                    {"fragmentation", "fraction_of_capacity"}));
-  v.push_back(field("jobs_finished", "", "fleet: jobs finished in the window", {"jobs", "finished"}));
+                    {sf::kFragmentation.key, sf::fragmentation::kFractionOfCapacity.key}));
   v.push_back(
-      field("jobs_waiting_at_end", "", "fleet: jobs still waiting when the window closed", {"jobs", "waiting_at_end"}));
-  v.push_back(field("job_interruptions", "", "fleet: failures that interrupted a job", {"interruptions"}));
-  v.push_back(field("preemptions", "", "fleet: jobs preempted", {"preemptions"}));
+      field("jobs_finished", "", "fleet: jobs finished in the window", {sf::kJobs.key, sf::jobs::kFinished.key}));
+  v.push_back(field("jobs_waiting_at_end", "", "fleet: jobs still waiting when the window closed",
+                    {sf::kJobs.key, sf::jobs::kWaitingAtEnd.key}));
+  v.push_back(field("job_interruptions", "", "fleet: failures that interrupted a job", {sf::kInterruptions.key}));
+  v.push_back(field("preemptions", "", "fleet: jobs preempted", {sf::kPreemptions.key}));
 }
 
 // Energy and power (simulator/output/energy_outputs.cpp): a run's and, where the fleet writes the
 // same keys, a fleet's.
 void append_energy_metrics(std::vector<Metric>& v)
 {
-  v.push_back(field("step_time_s", "s", "the full job's training step", {"step_time_s"}));
-  v.push_back(field("mfu", "", "model FLOPs utilisation of the step", {"mfu"}));
-  v.push_back(field("energy_mwh", "MWh", "the facility's energy over the window", {"energy", "facility_mwh"}));
+  namespace en = ms::energy;
+  namespace re = sr::energy;
+  const char* energy = en::kKey;
+  v.push_back(field("step_time_s", "s", "the full job's training step", {sr::kStepTimeS.key}));
+  v.push_back(field("mfu", "", "model FLOPs utilisation of the step", {sr::kMfu.key}));
+  v.push_back(field("energy_mwh", "MWh", "the facility's energy over the window", {energy, en::kFacilityMwh.key}));
   v.push_back(field("it_energy_mwh", "MWh", "the IT equipment's energy (facility without the PUE overhead)",
-                    {"energy", "it_mwh"}));
+                    {energy, en::kItMwh.key}));
   v.push_back(
-      field("energy_per_token_j", "J", "facility energy per net token trained", {"energy", "joules_per_token"}));
-  v.push_back(field("mean_power_mw", "MW", "the facility's mean power", {"energy", "mean_mw"}));
-  v.push_back(
-      field("peak_power_mw", "MW", "the facility's highest power over a timeline row", {"energy", "peak_mw", "mw"}));
+      field("energy_per_token_j", "J", "facility energy per net token trained", {energy, re::kJoulesPerToken.key}));
+  v.push_back(field("mean_power_mw", "MW", "the facility's mean power", {energy, en::kMeanMw.key}));
+  v.push_back(field("peak_power_mw", "MW", "the facility's highest power over a timeline row",
+                    {energy, re::kPeakMw.key, en::kMw.key}));
   v.push_back(field("step_swing_mw", "MW", "the facility's swing inside a training step (compute against communicate)",
-                    {"energy", "step_swing_mw"}));
+                    {energy, re::kStepSwingMw.key}));
   v.push_back(field("operational_carbon_t", "t", "operational carbon over the grid's profile (blank without one)",
-                    {"energy", "carbon", "operational_t"}));
+                    {energy, en::kCarbon.key, ms::carbon::kOperationalT.key}));
   v.push_back(field("embodied_carbon_t", "t", "the hardware's embodied carbon amortised over the window",
-                    {"energy", "carbon", "embodied_t"}));
+                    {energy, en::kCarbon.key, ms::carbon::kEmbodiedT.key}));
   v.push_back(field("power_floor_mwh", "MWh", "energy the power floor burnt above the GPUs' own draw",
-                    {"energy", "by_component_mwh", "power_floor"}, 1, 0));
+                    {energy, en::kByComponentMwh.key, en::component::kPowerFloor}, 1, 0));
 }
 
 std::vector<Metric> builtins()
 {
   constexpr double h = 1.0 / 3600;
+  namespace in = sr::interruptions;
+  namespace tt = sr::token_target;
   std::vector<Metric> v = {
-      field("ettr", "", "effective training time ratio: productive time / elapsed time", {"ettr"}),
-      field("goodput_ratio", "", "tokens trained / what the uniform full fleet would train in the window",
-            {"goodput_ratio"}),
-      field("tokens_trained", "tokens", "net tokens trained at the end of the window", {"tokens_trained"}),
+      field(sr::kEttr.key, "", sr::kEttr.doc, {sr::kEttr.key}),
+      field(sr::kGoodputRatio.key, "", sr::kGoodputRatio.doc, {sr::kGoodputRatio.key}),
+      field(sr::kTokensTrained.key, "tokens", "net tokens trained at the end of the window", {sr::kTokensTrained.key}),
       field("time_to_target_h", "h", "when run.token_target was reached for good (blank if not)",
-            {"token_target", "time_to_target_s"}, h),
-      field("target_reached", "", "1 if run.token_target was reached, else 0", {"token_target", "reached"}),
-      field("unexpected_interruptions", "", "failures that stopped the job", {"interruptions", "unexpected"}),
-      field("planned_interruptions", "", "planned maintenance stops of the job", {"interruptions", "planned"}),
+            {sr::kTokenTarget.key, tt::kTimeToTargetS.key}, h),
+      field("target_reached", "", "1 if run.token_target was reached, else 0",
+            {sr::kTokenTarget.key, tt::kReached.key}),
+      field("unexpected_interruptions", "", in::kUnexpected.doc, {sr::kInterruptions.key, in::kUnexpected.key}),
+      field("planned_interruptions", "", in::kPlanned.doc, {sr::kInterruptions.key, in::kPlanned.key}),
   };
   for (const auto& term : models::kBreakdownTerms)
-    v.push_back(field(std::string(term.name) + "_h", "h", std::string("time_breakdown_s.") + term.name + " in hours",
-                      {"time_breakdown_s", term.name}, h));
+    v.push_back(field(std::string(term.name) + "_h", "h",
+                      std::string(sr::kTimeBreakdownS.key) + "." + term.name + " in hours",
+                      {sr::kTimeBreakdownS.key, term.name}, h));
   v.push_back(Metric{"lost_to_failures_h",
                      "h",
                      "time charged to the scenario's failure causes, in hours",
                      [](const nlohmann::json& j) {
                        double sum = 0;
-                       if (j.contains("interruptions") && j["interruptions"].contains("by_cause"))
-                         for (const auto& [cause, count] : j["interruptions"]["by_cause"].items())
-                           sum += at_path(j, {"lost_time_by_cause_s", cause}, 0);
+                       const char* key = sr::kInterruptions.key;
+                       if (j.contains(key) && j[key].contains(in::kByCause.key))
+                         for (const auto& [cause, count] : j[key][in::kByCause.key].items())
+                           sum += at_path(j, {sr::kLostTimeByCauseS.key, cause}, 0);
                        return sum / 3600;
                      },
                      {}, nullptr, "", 1});
   for (const char* k : {"stragglers", "elastic_shrink", "elastic_regrow"})
-    v.push_back(field(std::string("lost_to_") + k + "_h", "h", std::string("lost_time_by_cause_s.") + k + " in hours",
-                      {"lost_time_by_cause_s", k}, h, 0));
-  for (const char* k :
-       {"swaps", "spares_exhausted", "shrinks", "regrows", "memory_restores", "storage_restores", "nodes_retired"})
-    v.push_back(
-        field(k, "", std::string("recovery.") + k + " (0 when the policy does not report it)", {"recovery", k}, 1, 0));
+    v.push_back(field(std::string("lost_to_") + k + "_h", "h",
+                      std::string(sr::kLostTimeByCauseS.key) + "." + k + " in hours", {sr::kLostTimeByCauseS.key, k}, h,
+                      0));
+  // The recovery counters: the restart's and, for the others, those the policies report (their names
+  // are the policies': models/resilience/recovery/).
+  for (const char* k : {sr::recovery::kSwaps.key, sr::recovery::kSparesExhausted.key, "shrinks", "regrows",
+                        "memory_restores", "storage_restores", sr::recovery::kNodesRetired.key})
+    v.push_back(field(k, "", std::string(sr::kRecovery.key) + "." + k + " (0 when the policy does not report it)",
+                      {sr::kRecovery.key, k}, 1, 0));
   append_energy_metrics(v);
   append_fleet_metrics(v);
   return v;
@@ -188,8 +213,8 @@ bool register_metric(Metric m)
   if (m.name.empty() || !m.registered() || find_metric(m.name) != nullptr)
     return false;
   if (!m.read) {
-    m.read = [name = m.name](const nlohmann::json& j) { return at_path(j, {"metrics", name}, kNaN); };
-    m.path = "metrics." + m.name;
+    m.read = [name = m.name](const nlohmann::json& j) { return at_path(j, {ms::kMetrics.key, name}, kNaN); };
+    m.path = std::string(ms::kMetrics.key) + "." + m.name;
     m.scale = 1;
   }
   registry().push_back(std::move(m));
@@ -210,9 +235,9 @@ std::vector<const Metric*> default_metrics(const std::vector<std::string>& built
 
 const std::vector<std::string>& compare_defaults()
 {
-  static const std::vector<std::string> names = {"ettr",
-                                                 "goodput_ratio",
-                                                 "tokens_trained",
+  static const std::vector<std::string> names = {sr::kEttr.key,
+                                                 sr::kGoodputRatio.key,
+                                                 sr::kTokensTrained.key,
                                                  "unexpected_interruptions",
                                                  "detection_h",
                                                  "restart_h",
@@ -239,8 +264,8 @@ const std::vector<std::string>& compare_defaults()
 const std::vector<std::string>& sweep_defaults()
 {
   static const std::vector<std::string> names = [] {
-    std::vector<std::string> v = {"ettr",           "goodput_ratio",           "tokens_trained", "time_to_target_h",
-                                  "target_reached", "unexpected_interruptions"};
+    std::vector<std::string> v = {sr::kEttr.key,      sr::kGoodputRatio.key, sr::kTokensTrained.key,
+                                  "time_to_target_h", "target_reached",      "unexpected_interruptions"};
     for (const auto& term : models::kBreakdownTerms)
       v.push_back(std::string(term.name) + "_h");
     return v;

@@ -181,6 +181,19 @@ TEST(ReproduceCli, AReplayCaseAveragesItsSeeds)
   EXPECT_EQ(row[9], "2");
 }
 
+// A replay case's summary.<path> must be a path summary.json declares (models/summary/), in either
+// kind of summary: a misspelt one is an unknown metric, not a column of NaNs.
+TEST(ValidationCases, ASummaryPathMustBeDeclared)
+{
+  using fleetsim::validation::replay_metric_unit;
+  EXPECT_TRUE(replay_metric_unit("summary.interruptions.planned").has_value());
+  EXPECT_TRUE(replay_metric_unit("summary.lost_time_by_cause_s.faulty_gpu").has_value());  // a map's key
+  EXPECT_TRUE(replay_metric_unit("summary.gpu_hours.lost").has_value());                   // a fleet's
+  EXPECT_FALSE(replay_metric_unit("summary.interruptions.plannd").has_value());
+  EXPECT_FALSE(replay_metric_unit("summary.ettr.x").has_value());
+  EXPECT_FALSE(replay_metric_unit("summary.").has_value());
+}
+
 // The step metrics on the shipped Llama 3 step scenario with the (fast) analytic step model:
 // tflops_per_gpu is HFU x peak, and HFU is MFU times the hardware FLOPs over the model FLOPs (flash
 // attention recomputes the attention core in its backward kernel, though nothing else is recomputed).

@@ -5,6 +5,7 @@
 #include "simulator/logging/logging.hpp"
 
 #include "models/core/statistics.hpp"
+#include "models/summary/run_summary_fields.hpp"
 #include "simulator/output/run_outputs.hpp"
 
 #include <algorithm>
@@ -190,7 +191,8 @@ int write_results(const Plan& p, const std::vector<std::vector<double>>& figures
     std::printf("%s: %zu points x %d replicas (seeds %llu..%llu)\n", p.sweep_file.c_str(), p.points.size(), p.replicas,
                 static_cast<unsigned long long>(p.first_seed),
                 static_cast<unsigned long long>(p.first_seed + static_cast<std::uint64_t>(p.replicas) - 1));
-    const size_t shown = static_cast<size_t>(std::find(ms.begin(), ms.end(), find_metric("ettr")) - ms.begin());
+    const size_t shown = static_cast<size_t>(
+        std::find(ms.begin(), ms.end(), find_metric(models::summary::run::kEttr.key)) - ms.begin());
     std::printf("  %-44s %8s %9s %8s %8s\n", "point", shown < ms.size() ? "ETTR" : ms[0]->name.c_str(), "95% CI", "p5",
                 "p95");
     for (size_t i = 0; i < p.points.size(); ++i) {

@@ -1,5 +1,7 @@
 #include "checkpoint_report.hpp"
 
+#include "models/summary/run_summary_fields.hpp"
+
 #include "fleet_charts.hpp"
 #include "html_page.hpp"
 
@@ -69,13 +71,15 @@ std::string duration_chart(const std::vector<XY>& pts, double t_end, const std::
 
 std::string stats_table(const CheckpointEvents& ev, const nlohmann::ordered_json& summary, const std::string& name)
 {
-  const auto& ck = summary.contains("checkpoints") ? summary["checkpoints"] : nlohmann::ordered_json();
+  namespace sr = models::summary::run;
+  namespace cf = models::summary::run::checkpoints;
+  const auto& ck = summary.contains(sr::kCheckpoints.key) ? summary[sr::kCheckpoints.key] : nlohmann::ordered_json();
   const std::vector<double> pauses = durations(ev.pauses);
   const std::vector<double> drains = durations(ev.drains);
   const auto dur = [](const std::vector<double>& v, double x) { return v.empty() ? "-" : format_duration(x); };
   std::vector<std::vector<Cell>> rows = {
-      {"strategy", json_string_at(ck, "strategy", "-")},
-      {"interval policy", json_string_at(ck, "policy", "-")},
+      {"strategy", json_string_at(ck, cf::kStrategy.key, "-")},
+      {"interval policy", json_string_at(ck, cf::kPolicy.key, "-")},
       {"checkpoints taken (pauses)", grouped(static_cast<double>(ev.taken))},
       {"of them completed", grouped(static_cast<double>(ev.pauses.size()))},
       {"interrupted by a failure or stop", grouped(static_cast<double>(ev.interrupted))},
@@ -89,8 +93,8 @@ std::string stats_table(const CheckpointEvents& ev, const nlohmann::ordered_json
     rows.push_back({Cell("drain mean", kDrainColor), format_duration(mean(drains))});
     rows.push_back({Cell("drain max", kDrainColor), format_duration(quantile(drains, 1))});
   }
-  if (ck.contains("committed") && ck["committed"].is_number())
-    rows.push_back({"committed (summary.json)", grouped(json_number(ck, "committed", name))});
+  if (ck.contains(cf::kCommitted.key) && ck[cf::kCommitted.key].is_number())
+    rows.push_back({"committed (summary.json)", grouped(json_number(ck, cf::kCommitted.key, name))});
   rows.push_back({"corrupt (fell back to an older one)", grouped(static_cast<double>(ev.corrupt))});
   return table({"checkpoints", "value"}, rows);
 }

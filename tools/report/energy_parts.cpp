@@ -1,5 +1,7 @@
 #include "energy_parts.hpp"
 
+#include "models/summary/run_energy_fields.hpp"
+
 #include "html_page.hpp"
 #include "svg_chart.hpp"
 
@@ -64,18 +66,37 @@ EnergyParts json_mwh_in(const ordered_json& j, const std::string& key, const std
   return out;
 }
 
+SharedEnergy read_shared_energy(const ordered_json& e, const std::string& what)
+{
+  namespace se = models::summary::energy;
+  const std::string energy = se::kKey;
+  // A replay's and a fleet's peak_mw hold the same two keys (and the replay's the phase too).
+  const char* peak_key = models::summary::run::energy::kPeakMw.key;
+  const std::string peak_path = models::summary::path({se::kKey, peak_key});
+  const ordered_json& peak = json_member(e, peak_key, energy, what);
+  SharedEnergy s;
+  s.facility_mwh = json_number_in(e, se::kFacilityMwh.key, energy, what);
+  s.it_mwh = json_number_in(e, se::kItMwh.key, energy, what);
+  s.mean_mw = json_number_in(e, se::kMeanMw.key, energy, what);
+  s.peak_mw = json_number_in(peak, se::kMw.key, peak_path, what);
+  s.peak_t_s = json_number_in(peak, se::kTS.key, peak_path, what);
+  s.by_component_mwh = json_mwh_in(e, se::kByComponentMwh.key, energy, what);
+  return s;
+}
+
 bool has_energy_outputs(const CsvTable& timeline, const ordered_json& summary, const std::string& summary_name)
 {
   const bool columns = timeline.has_column("it_mw") || timeline.has_column("facility_mw") ||
                        timeline.has_column("energy_mwh");
-  const bool object = summary.is_object() && summary.contains("energy");
+  const char* energy = models::summary::energy::kKey;
+  const bool object = summary.is_object() && summary.contains(energy);
   if (!columns && !object)
     return false;
   if (!object)
-    throw InputError(summary_name + ": error: 'energy' is missing (" + timeline.name() +
+    throw InputError(summary_name + ": error: '" + energy + "' is missing (" + timeline.name() +
                      " has the power columns it_mw, facility_mw, energy_mwh)");
-  if (!summary["energy"].is_object())
-    bad_value(summary_name, "energy", "is not an object");
+  if (!summary[energy].is_object())
+    bad_value(summary_name, energy, "is not an object");
   return true;  // a missing power column: "timeline.csv:1: error: no column ..." when it is read
 }
 

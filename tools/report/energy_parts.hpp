@@ -35,6 +35,15 @@ using EnergyParts = std::vector<std::pair<std::string, double>>;
 [[nodiscard]] EnergyParts json_mwh_in(const nlohmann::ordered_json& j, const std::string& key, const std::string& path,
                                       const std::string& what);
 
+/// The figures a replay's and a fleet's "energy" object share (models/summary/summary_fields.hpp).
+struct SharedEnergy {
+  double facility_mwh = 0, it_mwh = 0, mean_mw = 0;
+  double peak_mw = 0, peak_t_s = 0;  // peak_mw.mw, peak_mw.t_s
+  EnergyParts by_component_mwh;
+};
+/// Reads them from summary.json's "energy" object `e`; throws InputError naming the key.
+[[nodiscard]] SharedEnergy read_shared_energy(const nlohmann::ordered_json& e, const std::string& what);
+
 /// Whether the directory has the energy outputs: false when neither `timeline` has a power column
 /// (it_mw, facility_mw, energy_mwh) nor `summary` an "energy" key (outputs older than the energy
 /// model). Throws InputError when one is there without the other or "energy" is not an object.

@@ -1,5 +1,7 @@
 #include "energy_report.hpp"
 
+#include "models/summary/run_energy_fields.hpp"
+
 #include "energy_parts.hpp"
 #include "fleet_charts.hpp"
 #include "html_page.hpp"
@@ -14,6 +16,9 @@ namespace fleetsim::report {
 namespace {
 
 using nlohmann::ordered_json;
+namespace ms = models::summary;
+namespace se = models::summary::energy;
+namespace re = models::summary::run::energy;
 
 constexpr double kDay = 86400;
 constexpr double kHour = 3600;
@@ -29,52 +34,61 @@ constexpr const char* kSwingColor = "#212121";
 
 void read_swings(const ordered_json& e, const std::string& what, EnergySummary& s)
 {
-  const ordered_json& sw = json_member(e, "swings", "energy", what);
-  const ordered_json& largest = json_member(sw, "largest", "energy.swings", what);
+  namespace sw = re::swings;
+  const std::string swings = ms::path({se::kKey, re::kSwings.key});
+  const ordered_json& sws = json_member(e, re::kSwings.key, se::kKey, what);
+  const ordered_json& largest = json_member(sws, sw::kLargest.key, swings, what);
   if (!largest.is_array())
-    bad_value(what, "energy.swings.largest", "is not an array");
+    bad_value(what, (swings + "." + sw::kLargest.key), "is not an array");
   for (std::size_t i = 0; i < largest.size(); ++i) {
-    const std::string path = "energy.swings.largest[" + std::to_string(i) + "]";
+    const std::string path = (swings + "." + sw::kLargest.key) + "[" + std::to_string(i) + "]";
     const ordered_json& x = largest[i];
-    s.largest.push_back({json_number_in(x, "t_s", path, what), json_number_in(x, "delta_mw", path, what),
-                         json_string_in(x, "from", path, what), json_string_in(x, "to", path, what),
-                         json_string_in(x, "cause", path, what)});
+    s.largest.push_back(
+        {json_number_in(x, re::kTS.key, path, what), json_number_in(x, re::swing::kDeltaMw.key, path, what),
+         json_string_in(x, re::swing::kFrom.key, path, what), json_string_in(x, re::swing::kTo.key, path, what),
+         json_string_in(x, re::swing::kCause.key, path, what)});
   }
-  const ordered_json& by_cause = json_member(sw, "by_cause", "energy.swings", what);
+  const ordered_json& by_cause = json_member(sws, sw::kByCause.key, swings, what);
   if (!by_cause.is_object())
-    bad_value(what, "energy.swings.by_cause", "is not an object");
+    bad_value(what, (swings + "." + sw::kByCause.key), "is not an object");
   for (const auto& [cause, c] : by_cause.items()) {
-    const std::string path = "energy.swings.by_cause." + cause;
-    s.by_cause.push_back({cause, json_number_in(c, "count", path, what), json_number_in(c, "max_mw", path, what),
-                          json_number_in(c, "t_max_s", path, what)});
+    namespace sc = re::swing_cause;
+    const std::string path = (swings + "." + sw::kByCause.key) + "." + cause;
+    s.by_cause.push_back({cause, json_number_in(c, sc::kCount.key, path, what),
+                          json_number_in(c, sc::kMaxMw.key, path, what),
+                          json_number_in(c, sc::kTMaxS.key, path, what)});
   }
 }
 
 EnergySummary read_summary(const ordered_json& e, const std::string& what)
 {
+  const std::string energy = se::kKey;
+  const auto number = [&](const ms::Field& f) { return json_number_in(e, f.key, energy, what); };
+  const auto optional = [&](const ms::Field& f) { return json_optional_in(e, f.key, energy, what); };
+  const SharedEnergy shared = read_shared_energy(e, what);
   EnergySummary s;
-  s.facility_mwh = json_number_in(e, "facility_mwh", "energy", what);
-  s.it_mwh = json_number_in(e, "it_mwh", "energy", what);
-  s.mean_mw = json_number_in(e, "mean_mw", "energy", what);
-  s.step_swing_mw = json_number_in(e, "step_swing_mw", "energy", what);
-  const ordered_json& peak = json_member(e, "peak_mw", "energy", what);
-  s.peak_mw = json_number_in(peak, "mw", "energy.peak_mw", what);
-  s.peak_t_s = json_number_in(peak, "t_s", "energy.peak_mw", what);
-  s.peak_phase = json_string_in(peak, "phase", "energy.peak_mw", what);
-  const ordered_json& ramp = json_member(e, "fastest_ramp", "energy", what);
-  s.ramp_mw_per_s = json_number_in(ramp, "mw_per_s", "energy.fastest_ramp", what);
-  s.ramp_t_s = json_number_in(ramp, "t_s", "energy.fastest_ramp", what);
-  s.ramp_time_s = json_number_in(ramp, "ramp_time_s", "energy.fastest_ramp", what);
-  s.ramp_cause = json_string_in(ramp, "cause", "energy.fastest_ramp", what);
-  s.joules_per_token = json_optional_in(e, "joules_per_token", "energy", what);
-  s.peak_instant_mw = json_optional_in(e, "peak_instant_mw", "energy", what);
-  s.compute_fraction = json_optional_in(e, "compute_fraction", "energy", what);
-  s.pue = json_optional_in(e, "pue", "energy", what);
-  s.compute_speed = json_optional_in(e, "compute_speed", "energy", what);
-  s.gpu_power_limit_w = json_optional_in(e, "gpu_power_limit_w", "energy", what);
-  s.power_floor_w = json_optional_in(e, "power_floor_w", "energy", what);
-  s.by_component_mwh = json_mwh_in(e, "by_component_mwh", "energy", what);
-  s.by_phase_mwh = json_mwh_in(e, "by_phase_mwh", "energy", what);
+  s.facility_mwh = shared.facility_mwh;
+  s.it_mwh = shared.it_mwh;
+  s.mean_mw = shared.mean_mw;
+  s.step_swing_mw = number(re::kStepSwingMw);
+  s.peak_mw = shared.peak_mw;
+  s.peak_t_s = shared.peak_t_s;
+  s.peak_phase = json_string_in(e[re::kPeakMw.key], re::peak::kPhase.key, ms::path({se::kKey, re::kPeakMw.key}), what);
+  const std::string ramp_path = ms::path({se::kKey, re::kFastestRamp.key});
+  const ordered_json& ramp = json_member(e, re::kFastestRamp.key, energy, what);
+  s.ramp_mw_per_s = json_number_in(ramp, re::ramp::kMwPerS.key, ramp_path, what);
+  s.ramp_t_s = json_number_in(ramp, re::kTS.key, ramp_path, what);
+  s.ramp_time_s = json_number_in(ramp, re::ramp::kRampTimeS.key, ramp_path, what);
+  s.ramp_cause = json_string_in(ramp, re::ramp::kCause.key, ramp_path, what);
+  s.joules_per_token = optional(re::kJoulesPerToken);
+  s.peak_instant_mw = optional(re::kPeakInstantMw);
+  s.compute_fraction = optional(re::kComputeFraction);
+  s.pue = optional(re::kPue);
+  s.compute_speed = optional(re::kComputeSpeed);
+  s.gpu_power_limit_w = optional(re::kGpuPowerLimitW);
+  s.power_floor_w = optional(re::kPowerFloorW);
+  s.by_component_mwh = shared.by_component_mwh;
+  s.by_phase_mwh = json_mwh_in(e, re::kByPhaseMwh.key, energy, what);
   read_swings(e, what, s);
   return s;
 }
@@ -305,7 +319,7 @@ std::optional<EnergyData> load_energy(const CsvTable& timeline, const nlohmann::
   if (!has_energy_outputs(timeline, summary, summary_name))
     return std::nullopt;
   EnergyData d;
-  d.summary = read_summary(summary["energy"], summary_name);
+  d.summary = read_summary(summary[se::kKey], summary_name);
   d.series = read_series(timeline);  // a missing power column: "timeline.csv:1: error: no column ..."
   return d;
 }

@@ -1,5 +1,7 @@
 #include "fleet_data.hpp"
 
+#include "models/summary/fleet_summary_fields.hpp"
+
 #include "report_inputs.hpp"
 
 #include <algorithm>
@@ -8,6 +10,10 @@
 
 namespace fleetsim::report {
 namespace {
+
+namespace ms = models::summary;
+namespace sf = models::summary::fleet;
+namespace di = models::summary::fleet::distribution;
 
 // A file the fleet page needs, named with what writes it when it is absent.
 std::string required_file(const std::string& dir, const char* name)
@@ -123,32 +129,34 @@ void read_jobs(FleetData& d, const std::string& path, std::size_t top)
 WaitStats wait_stats(const nlohmann::ordered_json& j, const std::string& path, const std::string& file)
 {
   WaitStats w;
-  w.count = json_number_at(j, path + ".count", file);
+  const auto at = [&](const ms::Field& f) { return json_number_at(j, ms::path({path.c_str(), f.key}), file); };
+  w.count = at(di::kCount);
   if (w.empty())
     return w;
-  w.mean = json_number_at(j, path + ".mean", file);
-  w.p50 = json_number_at(j, path + ".p50", file);
-  w.p90 = json_number_at(j, path + ".p90", file);
-  w.p99 = json_number_at(j, path + ".p99", file);
-  w.max = json_number_at(j, path + ".max", file);
+  w.mean = at(di::kMean);
+  w.p50 = at(di::kP50);
+  w.p90 = at(di::kP90);
+  w.p99 = at(di::kP99);
+  w.max = at(di::kMax);
   return w;
 }
 
 void read_waits(FleetData& d)
 {
-  d.wait = wait_stats(d.summary, "wait_s", d.summary_name);
-  const auto& classes = d.summary.contains("wait_s_by_gpus") ? d.summary["wait_s_by_gpus"] : nlohmann::ordered_json();
+  d.wait = wait_stats(d.summary, sf::kWaitS.key, d.summary_name);
+  const char* by_gpus = sf::kWaitSByGpus.key;
+  const auto& classes = d.summary.contains(by_gpus) ? d.summary[by_gpus] : nlohmann::ordered_json();
   if (!classes.is_object())
-    throw InputError(d.summary_name + ": error: 'wait_s_by_gpus' is missing or not an object");
+    throw InputError(d.summary_name + ": error: '" + by_gpus + "' is missing or not an object");
   for (const auto& [name, stats] : classes.items())
-    d.wait_by_size.emplace_back(name, wait_stats(d.summary, "wait_s_by_gpus." + name, d.summary_name));
+    d.wait_by_size.emplace_back(name, wait_stats(d.summary, ms::path({by_gpus, name.c_str()}), d.summary_name));
 }
 
 }  // namespace
 
 bool is_fleet_summary(const nlohmann::ordered_json& summary)
 {
-  return summary.is_object() && summary.contains("kind") && summary["kind"] == "fleet";
+  return summary.is_object() && summary.contains(sf::kKind.key) && summary[sf::kKind.key] == sf::kKind.value;
 }
 
 FleetData load_fleet_data(const std::string& dir, std::size_t top)
@@ -156,9 +164,10 @@ FleetData load_fleet_data(const std::string& dir, std::size_t top)
   FleetData d;
   d.summary_name = dir + "/summary.json";
   d.summary = read_json(d.summary_name);
-  d.gpus = json_number_at(d.summary, "cluster.gpus", d.summary_name);
+  const std::string gpus = ms::path({sf::kCluster.key, sf::cluster::kGpus.key});
+  d.gpus = json_number_at(d.summary, gpus, d.summary_name);
   if (!(d.gpus > 0))
-    throw InputError(d.summary_name + ": error: 'cluster.gpus' must be positive");
+    throw InputError(d.summary_name + ": error: '" + gpus + "' must be positive");
   read_waits(d);
   const std::string jobs = required_file(dir, "jobs.csv");
   const std::string timeline = required_file(dir, "timeline.csv");

@@ -1,5 +1,7 @@
 #include "fleet_energy_report.hpp"
 
+#include "models/summary/fleet_summary_fields.hpp"
+
 #include "fleet_charts.hpp"
 #include "html_page.hpp"
 #include "svg_chart.hpp"
@@ -12,6 +14,9 @@ namespace fleetsim::report {
 namespace {
 
 using nlohmann::ordered_json;
+namespace ms = models::summary;
+namespace sf = models::summary::fleet;
+namespace fe = models::summary::fleet::energy;
 
 constexpr double kDay = 86400;
 constexpr double kHour = 3600;
@@ -72,61 +77,67 @@ FleetPowerSeries read_series(const CsvTable& tl, const EnergyParts& parts)
 
 FleetCarbon read_carbon(const ordered_json& c, const std::string& what)
 {
-  const std::string path = "energy.carbon";
+  namespace cb = ms::carbon;
+  const std::string path = ms::path({ms::energy::kKey, ms::energy::kCarbon.key});
   if (!c.is_object())
     bad_value(what, path, "is not an object");
   FleetCarbon out;
-  if (c.contains("intensity_profile") && !c["intensity_profile"].is_null())
-    out.profile = json_string_in(c, "intensity_profile", path, what);
-  out.operational_t = json_optional_in(c, "operational_t", path, what);
-  out.mean_intensity_g_per_kwh = json_optional_in(c, "mean_intensity_g_per_kwh", path, what);
-  out.embodied_t = json_number_in(c, "embodied_t", path, what);
-  out.total_t = json_number_in(c, "total_t", path, what);
+  if (c.contains(cb::kIntensityProfile.key) && !c[cb::kIntensityProfile.key].is_null())
+    out.profile = json_string_in(c, cb::kIntensityProfile.key, path, what);
+  out.operational_t = json_optional_in(c, cb::kOperationalT.key, path, what);
+  out.mean_intensity_g_per_kwh = json_optional_in(c, cb::kMeanIntensityGPerKwh.key, path, what);
+  out.embodied_t = json_number_in(c, cb::kEmbodiedT.key, path, what);
+  out.total_t = json_number_in(c, cb::kTotalT.key, path, what);
   return out;
 }
 
 CarbonAware read_carbon_aware(const ordered_json& a, const std::string& what)
 {
-  const std::string path = "carbon_aware";
-  const ordered_json& enabled = json_member(a, "enabled", path, what);
+  namespace ca = sf::carbon_aware;
+  const std::string path = sf::kCarbonAware.key;
+  const ordered_json& enabled = json_member(a, ca::kEnabled.key, path, what);
   if (!enabled.is_boolean())
-    bad_value(what, path + ".enabled", "is not true or false");
-  const auto mean_of = [&](const char* key) {
-    return json_number_in(json_member(a, key, path, what), "mean", path + "." + key, what);
+    bad_value(what, ms::path({path.c_str(), ca::kEnabled.key}), "is not true or false");
+  const auto mean_of = [&](const ms::Field& f) {
+    return json_number_in(json_member(a, f.key, path, what), ca::stat::kMean.key, ms::path({path.c_str(), f.key}),
+                          what);
   };
+  const auto number = [&](const ms::Field& f) { return json_number_in(a, f.key, path, what); };
   CarbonAware c;
   c.enabled = enabled.get<bool>();
-  c.deferrable = json_number_in(a, "deferrable_jobs", path, what);
-  c.deferred = json_number_in(a, "deferred_jobs", path, what);
-  c.deferred_at_end = json_optional_in(a, "deferred_at_end", path, what).value_or(0);
-  c.started = json_optional_in(a, "started", path, what).value_or(c.deferrable);
-  c.deferral_mean_s = mean_of("deferral_s");
-  c.queue_after_eligible_mean_s = mean_of("queue_after_eligible_s");
-  c.submit_to_start_mean_s = mean_of("submit_to_start_s");
-  c.energy_mwh = json_number_in(a, "energy_mwh", path, what);
-  c.carbon_t = json_number_in(a, "carbon_t", path, what);
-  c.mean_intensity_g_per_kwh = json_number_in(a, "mean_intensity_g_per_kwh", path, what);
+  c.deferrable = number(ca::kDeferrableJobs);
+  c.deferred = number(ca::kDeferredJobs);
+  c.deferred_at_end = json_optional_in(a, ca::kDeferredAtEnd.key, path, what).value_or(0);
+  c.started = json_optional_in(a, ca::kStarted.key, path, what).value_or(c.deferrable);
+  c.deferral_mean_s = mean_of(ca::kDeferralS);
+  c.queue_after_eligible_mean_s = mean_of(ca::kQueueAfterEligibleS);
+  c.submit_to_start_mean_s = mean_of(ca::kSubmitToStartS);
+  c.energy_mwh = number(ca::kEnergyMwh);
+  c.carbon_t = number(ca::kCarbonT);
+  c.mean_intensity_g_per_kwh = number(ca::kMeanIntensityGPerKwh);
   return c;
 }
 
 FleetEnergy read_summary(const ordered_json& summary, const std::string& what)
 {
-  const ordered_json& e = summary["energy"];
+  const std::string energy = ms::energy::kKey;
+  const ordered_json& e = summary[ms::energy::kKey];
+  const auto number = [&](const ms::Field& f) { return json_number_in(e, f.key, energy, what); };
+  const SharedEnergy shared = read_shared_energy(e, what);
   FleetEnergy out;
-  out.facility_mwh = json_number_in(e, "facility_mwh", "energy", what);
-  out.it_mwh = json_number_in(e, "it_mwh", "energy", what);
-  out.mean_mw = json_number_in(e, "mean_mw", "energy", what);
-  const ordered_json& peak = json_member(e, "peak_mw", "energy", what);
-  out.peak_mw = json_number_in(peak, "mw", "energy.peak_mw", what);
-  out.peak_t_s = json_number_in(peak, "t_s", "energy.peak_mw", what);
-  out.row_s = json_number_in(e, "row_s", "energy", what);
-  out.jobs_mwh = json_number_in(e, "jobs_mwh", "energy", what);
-  out.energy_per_token_j = json_optional_in(e, "energy_per_token_j", "energy", what);
-  out.by_component_mwh = json_mwh_in(e, "by_component_mwh", "energy", what);
-  if (e.contains("carbon"))
-    out.carbon = read_carbon(e["carbon"], what);
-  if (summary.contains("carbon_aware"))
-    out.carbon_aware = read_carbon_aware(summary["carbon_aware"], what);
+  out.facility_mwh = shared.facility_mwh;
+  out.it_mwh = shared.it_mwh;
+  out.mean_mw = shared.mean_mw;
+  out.peak_mw = shared.peak_mw;
+  out.peak_t_s = shared.peak_t_s;
+  out.row_s = number(fe::kRowS);
+  out.jobs_mwh = number(fe::kJobsMwh);
+  out.energy_per_token_j = json_optional_in(e, fe::kEnergyPerTokenJ.key, energy, what);
+  out.by_component_mwh = shared.by_component_mwh;
+  if (e.contains(ms::energy::kCarbon.key))
+    out.carbon = read_carbon(e[ms::energy::kCarbon.key], what);
+  if (summary.contains(sf::kCarbonAware.key))
+    out.carbon_aware = read_carbon_aware(summary[sf::kCarbonAware.key], what);
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "fleet_report.hpp"
 
+#include "models/summary/fleet_summary_fields.hpp"
+
 #include "fleet_charts.hpp"
 #include "fleet_data.hpp"
 #include "fleet_energy_report.hpp"
@@ -15,6 +17,10 @@
 namespace fleetsim::report {
 namespace {
 
+namespace ms = models::summary;
+namespace sf = models::summary::fleet;
+using ms::path;
+
 constexpr std::size_t kTopJobs = 20;
 constexpr const char* kFailureColor = "#d84315";  // the run page's colour for failure causes
 
@@ -29,32 +35,33 @@ std::string header_html(const FleetData& d)
 {
   const auto& j = d.summary;
   const std::string& f = d.summary_name;
-  const std::string scenario = json_string_at(j, "scenario", "?");
+  const std::string scenario = json_string_at(j, ms::kScenario.key, "?");
   const std::vector<std::pair<std::string, std::string>> figs = {
       {"scenario", scenario},
-      {"seed", fixed(json_number_at(j, "seed", f), 0)},
+      {"seed", fixed(json_number_at(j, ms::kSeed.key, f), 0)},
       {"cluster GPUs", grouped(d.gpus)},
-      {"days", fixed(json_number_at(j, "window_days", f), 1)},
-      {"jobs declared", count(d, "jobs.declared")},
-      {"finished", count(d, "jobs.finished")},
-      {"running at end", count(d, "jobs.running_at_end")},
-      {"waiting at end", count(d, "jobs.waiting_at_end")},
+      {"days", fixed(json_number_at(j, sf::kWindowDays.key, f), 1)},
+      {"jobs declared", count(d, path({sf::kJobs.key, sf::jobs::kDeclared.key}))},
+      {"finished", count(d, path({sf::kJobs.key, sf::jobs::kFinished.key}))},
+      {"running at end", count(d, path({sf::kJobs.key, sf::jobs::kRunningAtEnd.key}))},
+      {"waiting at end", count(d, path({sf::kJobs.key, sf::jobs::kWaitingAtEnd.key}))},
       {"allocated utilisation", percent(metric_at(j, "allocated_utilisation", f))},
       {"productive utilisation", percent(metric_at(j, "productive_utilisation", f))},
       {"goodput GPU-hours", grouped(metric_at(j, "goodput_gpu_h", f))},
       {"wait mean", wait_figure(d.wait, d.wait.mean)},
       {"wait p50", wait_figure(d.wait, d.wait.p50)},
       {"wait p99", wait_figure(d.wait, d.wait.p99)},
-      {"interruptions", count(d, "interruptions")},
-      {"failures on idle nodes", count(d, "failures_on_idle_nodes")},
-      {"preemptions", count(d, "preemptions")},
-      {"scheduler", json_string_at(j, "scheduler.policy", "?")},
-      {"placement", json_string_at(j, "scheduler.placement", "?")},
-      {"preemption", json_string_at(j, "scheduler.preemption", "?")},
+      {"interruptions", count(d, sf::kInterruptions.key)},
+      {"failures on idle nodes", count(d, sf::kFailuresOnIdleNodes.key)},
+      {"preemptions", count(d, sf::kPreemptions.key)},
+      {"scheduler", json_string_at(j, path({sf::kScheduler.key, sf::scheduler::kPolicy.key}), "?")},
+      {"placement", json_string_at(j, path({sf::kScheduler.key, sf::scheduler::kPlacement.key}), "?")},
+      {"preemption", json_string_at(j, path({sf::kScheduler.key, sf::scheduler::kPreemption.key}), "?")},
   };
   return "<h1>fleetsim fleet report: " + html_escape(scenario) +
-         "</h1>\n<p class=\"note\">A fleet run: " + count(d, "jobs.declared") + " jobs sharing " + grouped(d.gpus) +
-         " GPUs (" + count(d, "cluster.nodes") + " nodes, " + count(d, "cluster.spare_nodes") +
+         "</h1>\n<p class=\"note\">A fleet run: " + count(d, path({sf::kJobs.key, sf::jobs::kDeclared.key})) +
+         " jobs sharing " + grouped(d.gpus) + " GPUs (" + count(d, path({sf::kCluster.key, sf::cluster::kNodes.key})) +
+         " nodes, " + count(d, path({sf::kCluster.key, sf::cluster::kSpareNodes.key})) +
          " of them spares). Every figure below is read from summary.json, jobs.csv and timeline.csv in this "
          "directory.</p>\n" +
          figures(figs);
@@ -96,12 +103,13 @@ std::string lost_bars(std::vector<std::pair<std::string, double>> lost, double t
 std::string lost_section(const FleetData& d)
 {
   const std::string& f = d.summary_name;
-  const double capacity = json_number_at(d.summary, "gpu_hours.capacity", f);
-  const double allocated = json_number_at(d.summary, "gpu_hours.allocated", f);
-  const double productive = json_number_at(d.summary, "gpu_hours.productive", f);
+  const double capacity = json_number_at(d.summary, path({sf::kGpuHours.key, sf::gpu_hours::kCapacity.key}), f);
+  const double allocated = json_number_at(d.summary, path({sf::kGpuHours.key, sf::gpu_hours::kAllocated.key}), f);
+  const double productive = json_number_at(d.summary, path({sf::kGpuHours.key, sf::gpu_hours::kProductive.key}), f);
   const double lost = metric_at(d.summary, "lost_gpu_h", f);
-  const auto causes = json_numbers(d.summary.contains("gpu_hours") ? d.summary["gpu_hours"] : nlohmann::ordered_json(),
-                                   "lost_by_cause", f + " gpu_hours");
+  const char* gpu_hours = sf::kGpuHours.key;
+  const auto causes = json_numbers(d.summary.contains(gpu_hours) ? d.summary[gpu_hours] : nlohmann::ordered_json(),
+                                   sf::gpu_hours::kLostByCause.key, f + " " + gpu_hours);
   std::vector<std::pair<std::string, double>> nonzero;
   double sum = 0;
   for (const auto& [c, h] : causes) {
@@ -159,10 +167,13 @@ std::string fabric_section(const FleetData& d)
   const auto& j = d.summary;
   const std::string& f = d.summary_name;
   std::vector<std::vector<Cell>> rows = {
-      {"GPU-hours lost to contention", grouped(json_number_at(j, "fabric.contention_gpu_hours", f), 1)}};
-  for (const auto& [key, value] : j.at("fabric").items())
-    if (key.rfind("utilisation_", 0) == 0)
-      rows.push_back({key.substr(12) + " uplinks' utilisation", percent(json_number_at(j, "fabric." + key, f), 2)});
+      {"GPU-hours lost to contention",
+       grouped(json_number_at(j, path({sf::kFabric.key, sf::fabric::kContentionGpuHours.key}), f), 1)}};
+  const std::string prefix = sf::kFabric.prefix;  // utilisation_<level>
+  for (const auto& [key, value] : j.at(sf::kFabric.key).items())
+    if (key.rfind(prefix, 0) == 0)
+      rows.push_back({key.substr(prefix.size()) + " uplinks' utilisation",
+                      percent(json_number_at(j, path({sf::kFabric.key, key.c_str()}), f), 2)});
   const std::vector<double>& s = d.slowdowns;
   if (!s.empty())
     for (const auto& [name, q] : {std::pair<const char*, double>{"p50", 0.5}, {"p99", 0.99}, {"max", 1.0}})
@@ -182,20 +193,21 @@ std::string more_section(const FleetData& d)
   const auto& j = d.summary;
   const std::string& f = d.summary_name;
   std::vector<std::vector<Cell>> rows = {
-      {"failures (nodes struck)", count(d, "failures")},
-      {"requeues (jobs put back in the queue)", count(d, "requeues")},
-      {"in-place recoveries (a spare replaced the node)", count(d, "in_place_recoveries")},
-      {"repairs finished", count(d, "repairs")},
-      {"jobs too large for the cluster (left out)", count(d, "jobs.too_large_for_the_cluster")},
-      {"mean racks spanned by a multi-node job", fixed(json_number_at(j, "racks_spanned_mean", f), 2)},
+      {"failures (nodes struck)", count(d, sf::kFailures.key)},
+      {"requeues (jobs put back in the queue)", count(d, sf::kRequeues.key)},
+      {"in-place recoveries (a spare replaced the node)", count(d, sf::kInPlaceRecoveries.key)},
+      {"repairs finished", count(d, sf::kRepairs.key)},
+      {"jobs too large for the cluster (left out)", count(d, path({sf::kJobs.key, sf::jobs::kTooLarge.key}))},
+      {"mean racks spanned by a multi-node job", fixed(json_number_at(j, sf::kRacksSpannedMean.key, f), 2)},
       {"idle GPU-hours while jobs waited",
-       grouped(json_number_at(j, "fragmentation.idle_gpu_hours_while_jobs_wait", f), 1)},
+       grouped(json_number_at(j, path({sf::kFragmentation.key, sf::fragmentation::kIdleGpuHours.key}), f), 1)},
       {"the same, as a share of capacity", percent(metric_at(j, "fragmentation", f), 2)},
   };
-  if (json_number_at(j, "bounded_slowdown.count", f) > 0)
-    for (const char* q : {"p50", "p99", "max"})
+  namespace di = sf::distribution;
+  if (json_number_at(j, path({sf::kBoundedSlowdown.key, di::kCount.key}), f) > 0)
+    for (const char* q : {di::kP50.key, di::kP99.key, di::kMax.key})
       rows.push_back({std::string("bounded slowdown ") + q + " (finished jobs)",
-                      fixed(json_number_at(j, std::string("bounded_slowdown.") + q, f), 2)});
+                      fixed(json_number_at(j, path({sf::kBoundedSlowdown.key, q}), f), 2)});
   return table({"figure", "value"}, rows);
 }
 
@@ -208,11 +220,12 @@ std::vector<ReplayedJobDir> replayed_job_dirs(const std::string& dir)
   const std::string file = dir + "/summary.json";
   const nlohmann::ordered_json j = read_json(file);
   std::vector<ReplayedJobDir> out;
-  if (!j.contains("replayed_jobs"))
+  namespace rj = sf::replayed_jobs;
+  if (!j.contains(sf::kReplayedJobs.key))
     return out;
-  for (const auto& job : j["replayed_jobs"]) {
-    const std::string id = json_string_at(job, "id", "");
-    const std::string outputs = json_string_at(job, "outputs", "");
+  for (const auto& job : j[sf::kReplayedJobs.key]) {
+    const std::string id = json_string_at(job, rj::kId.key, "");
+    const std::string outputs = json_string_at(job, rj::kOutputs.key, "");
     if (id.empty() || outputs.empty() || outputs.find("..") != std::string::npos)
       throw InputError(file + ": error: a replayed job needs an 'id' and its 'outputs' inside the fleet's directory");
     out.push_back({id, outputs});
@@ -231,7 +244,8 @@ std::string replayed_section(const std::string& dir, const std::vector<std::stri
     const std::string file = dir + "/" + jobs[k].dir + "/summary.json";
     const nlohmann::ordered_json s = read_json(file);
     const std::string page = k < job_pages.size() ? job_pages[k] : jobs[k].dir + "/report.html";
-    rows.push_back({jobs[k].id, fixed(metric_at(s, "ettr", file), 4), fixed(metric_at(s, "goodput_ratio", file), 4),
+    rows.push_back({jobs[k].id, fixed(metric_at(s, models::summary::run::kEttr.key, file), 4),
+                    fixed(metric_at(s, models::summary::run::kGoodputRatio.key, file), 4),
                     grouped(metric_at(s, "unexpected_interruptions", file)),
                     grouped(metric_at(s, "planned_interruptions", file)), Cell::link(page, page)});
   }
@@ -249,23 +263,23 @@ std::string fleet_report_html(const std::string& dir, const std::vector<std::str
   std::string body = header_html(d);
   body += "<h2>Utilisation over time</h2>\n" + utilisation_section(d);
   // Only fleets whose jobs store their checkpoints write storage.csv.
-  if (const auto storage = load_storage(dir, json_number_at(d.summary, "window_days", d.summary_name) * 86400))
+  if (const auto storage = load_storage(dir, json_number_at(d.summary, sf::kWindowDays.key, d.summary_name) * 86400))
     body += storage_section(*storage);
   body += "<h2>Wait time by job size</h2>\n" + wait_by_size_section(d);
   body += "<h2>Wait-time distribution</h2>\n" + wait_cdf_section(d);
   body += "<h2>Lost GPU-hours by cause</h2>\n" + lost_section(d);
-  if (d.summary.contains("fabric"))
+  if (d.summary.contains(sf::kFabric.key))
     body += "<h2>The shared fabric</h2>\n" + fabric_section(d);
   // Fleet outputs older than the energy model have no power columns and no "energy": no section.
   if (const auto energy = load_fleet_energy(dir, d.summary, d.summary_name))
     body += fleet_energy_section(*energy);
-  if (d.summary.contains("replayed_jobs"))
+  if (d.summary.contains(sf::kReplayedJobs.key))
     body += "<h2>Replayed jobs</h2>\n" + replayed_section(dir, job_pages);
   body += "<h2>Jobs that lost the most GPU-hours</h2>\n" + top_jobs_section(d);
   body += "<h2>More figures</h2>\n" + more_section(d);
   // A fleet's own metrics and the registered ones (the single job's read as absent or 0 here).
   body += metrics_section(d.summary, metrics::default_metrics(metrics::fleet_compare_defaults()));
-  return html_page("fleetsim report: " + json_string_at(d.summary, "scenario", "fleet"), body);
+  return html_page("fleetsim report: " + json_string_at(d.summary, ms::kScenario.key, "fleet"), body);
 }
 
 }  // namespace fleetsim::report

@@ -1,6 +1,7 @@
 #include "run_report.hpp"
 
 #include "models/accounting/trace_records.hpp"
+#include "models/summary/run_summary_fields.hpp"
 #include "simulator/metrics/metric_registry.hpp"
 
 #include "checkpoint_report.hpp"
@@ -17,6 +18,9 @@
 
 namespace fleetsim::report {
 namespace {
+
+namespace ms = models::summary;
+namespace sr = models::summary::run;
 
 constexpr double kDay = 86400;
 constexpr double kHour = 3600;
@@ -79,7 +83,7 @@ RunData load(const std::string& dir)
       d.planned.push_back(ev.number(i, et));
   }
   d.checkpoints = checkpoint_events(ev);
-  d.storage = load_storage(dir, json_number(d.summary, "simulated_time_s", d.summary_name));
+  d.storage = load_storage(dir, json_number(d.summary, sr::kSimulatedTimeS.key, d.summary_name));
   return d;
 }
 
@@ -87,26 +91,25 @@ std::string header_html(const RunData& d)
 {
   const auto& j = d.summary;
   const std::string& w = d.summary_name;
-  const std::string scenario = j.contains("scenario") && j["scenario"].is_string() ? j["scenario"].get<std::string>()
-                                                                                   : "?";
-  const auto& in = j.contains("interruptions") ? j["interruptions"] : nlohmann::ordered_json();
+  const std::string scenario = json_string_at(j, ms::kScenario.key, "?");
+  const auto& in = j.contains(sr::kInterruptions.key) ? j[sr::kInterruptions.key] : nlohmann::ordered_json();
   std::vector<std::pair<std::string, std::string>> f = {
       {"scenario", scenario},
-      {"seed", fixed(json_number(j, "seed", w), 0)},
-      {"GPUs", fixed(json_number(j, "gpus", w), 0)},
-      {"simulated days", fixed(json_number(j, "simulated_time_s", w) / kDay, 1)},
-      {"ETTR", fixed(json_number(j, "ettr", w), 4)},
-      {"goodput ratio", fixed(json_number(j, "goodput_ratio", w), 4)},
-      {"step time", fixed(json_number(j, "step_time_s", w), 3) + " s"},
-      {"MFU", percent(json_number(j, "mfu", w))},
-      {"unexpected interruptions", fixed(json_number(in, "unexpected", w), 0)},
-      {"planned interruptions", fixed(json_number(in, "planned", w), 0)},
+      {"seed", fixed(json_number(j, ms::kSeed.key, w), 0)},
+      {"GPUs", fixed(json_number(j, sr::kGpus.key, w), 0)},
+      {"simulated days", fixed(json_number(j, sr::kSimulatedTimeS.key, w) / kDay, 1)},
+      {"ETTR", fixed(json_number(j, sr::kEttr.key, w), 4)},
+      {"goodput ratio", fixed(json_number(j, sr::kGoodputRatio.key, w), 4)},
+      {"step time", fixed(json_number(j, sr::kStepTimeS.key, w), 3) + " s"},
+      {"MFU", percent(json_number(j, sr::kMfu.key, w))},
+      {"unexpected interruptions", fixed(json_number(in, sr::interruptions::kUnexpected.key, w), 0)},
+      {"planned interruptions", fixed(json_number(in, sr::interruptions::kPlanned.key, w), 0)},
   };
-  if (j.contains("tokens_trained") && j["tokens_trained"].is_number())
-    f.emplace_back("tokens trained", format_number(j["tokens_trained"].get<double>(), 4));
+  if (j.contains(sr::kTokensTrained.key) && j[sr::kTokensTrained.key].is_number())
+    f.emplace_back("tokens trained", format_number(j[sr::kTokensTrained.key].get<double>(), 4));
   std::string out = "<h1>fleetsim run report: " + html_escape(scenario) + "</h1>\n";
-  if (j.contains("scenario_file") && j["scenario_file"].is_string())
-    out += "<p class=\"note\">Scenario file " + html_escape(j["scenario_file"].get<std::string>()) +
+  if (const std::string file = json_string_at(j, sr::kScenarioFile.key, ""); !file.empty())
+    out += "<p class=\"note\">Scenario file " + html_escape(file) +
            ". Every figure below is read from summary.json, timeline.csv and events.csv in this directory.</p>\n";
   return out + figures(f);
 }
@@ -158,7 +161,7 @@ std::string goodput_chart(const RunData& d)
   for (const auto& q : bars)
     p.rect_px(p.x(q.x) + 0.5, p.y(q.y), std::max(bw - 1, 0.5), p.bottom() - p.y(q.y), "#c8e6c9",
               "from day " + fixed(q.x, 1) + ": " + percent(q.y) + " productive");
-  const double ettr = json_number(d.summary, "ettr", d.summary_name);
+  const double ettr = json_number(d.summary, sr::kEttr.key, d.summary_name);
   p.polyline({{0, ettr}, {days, ettr}}, "#555", 1, true);
   p.text_px(p.right() - 4, p.y(ettr) - 5, "final ETTR " + fixed(ettr, 4), "end");
   const int buckets = static_cast<int>(p.right() - p.left());
@@ -260,9 +263,10 @@ std::string state_timeline(const RunData& d)
 
 std::string interruptions_section(const RunData& d)
 {
-  const auto& in = d.summary.contains("interruptions") ? d.summary["interruptions"] : nlohmann::ordered_json();
-  const auto expected = json_numbers(in, "expected_by_cause", d.summary_name);
-  const auto simulated = json_numbers(in, "by_cause", d.summary_name);
+  const auto& in = d.summary.contains(sr::kInterruptions.key) ? d.summary[sr::kInterruptions.key]
+                                                              : nlohmann::ordered_json();
+  const auto expected = json_numbers(in, sr::interruptions::kExpectedByCause.key, d.summary_name);
+  const auto simulated = json_numbers(in, sr::interruptions::kByCause.key, d.summary_name);
   std::vector<std::string> causes;
   std::map<std::string, std::pair<double, double>> v;
   for (const auto& [c, e] : expected) {
@@ -326,7 +330,7 @@ std::string breakdown_bar(const std::vector<std::pair<std::string, double>>& par
 
 std::string breakdown_section(const RunData& d)
 {
-  const auto parts = json_numbers(d.summary, "time_breakdown_s", d.summary_name);
+  const auto parts = json_numbers(d.summary, sr::kTimeBreakdownS.key, d.summary_name);
   double total = 0;
   for (const auto& [n, s] : parts)
     total += s;
@@ -335,7 +339,7 @@ std::string breakdown_section(const RunData& d)
     rows.push_back({Cell(parts[i].first, state_color(parts[i].first, i)), fixed(parts[i].second / kHour, 2),
                     total > 0 ? percent(parts[i].second / total) : "-"});
   rows.push_back({"total", fixed(total / kHour, 2), "100.0%"});
-  auto lost = json_numbers(d.summary, "lost_time_by_cause_s", d.summary_name);
+  auto lost = json_numbers(d.summary, sr::kLostTimeByCauseS.key, d.summary_name);
   std::stable_sort(lost.begin(), lost.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   double hi = 1e-9;
   for (const auto& [n, s] : lost)

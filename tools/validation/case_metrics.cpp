@@ -3,6 +3,8 @@
 #include "models/checkpoint/checkpoint_interval.hpp"
 #include "models/network/collectives.hpp"
 #include "models/step/stragglers.hpp"
+#include "models/summary/fleet_summary_fields.hpp"
+#include "models/summary/run_summary_fields.hpp"
 #include "simulator/metrics/metric_registry.hpp"
 
 namespace fleetsim::validation {
@@ -169,8 +171,14 @@ const FormulaCheck* find_formula_check(std::string_view name)
 
 std::optional<std::string> replay_metric_unit(const std::string& metric)
 {
-  if (metric.rfind(kSummaryPrefix, 0) == 0 && metric.size() > kSummaryPrefix.size())
+  if (metric.rfind(kSummaryPrefix, 0) == 0 && metric.size() > kSummaryPrefix.size()) {
+    // A path summary.json declares (models/summary/), in either kind of summary.
+    namespace ms = models::summary;
+    const std::string_view path = std::string_view(metric).substr(kSummaryPrefix.size());
+    if (ms::find_path(ms::run::fields(), path) == nullptr && ms::find_path(ms::fleet::fields(), path) == nullptr)
+      return std::nullopt;
     return std::string();
+  }
   if (const metrics::Metric* m = metrics::find_metric(metric))
     return m->unit;
   return std::nullopt;
