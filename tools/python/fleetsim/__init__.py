@@ -4,7 +4,7 @@ The same simulator as the ``fleetsim`` command line, driven from a notebook::
 
     import fleetsim
     r = fleetsim.run("scenarios/llama3_405b_16k.yaml", seed=1)
-    r["ettr"]            # the summary, as a dict (summary.json)
+    r["ettr"]            # the summary, as a dict (summary.json; fleetsim.summary names its keys)
     r.timeline           # pandas DataFrame: one row per state interval (timeline.csv)
     r.events             # pandas DataFrame: failures, checkpoints, recoveries (events.csv)
 
@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _native
+from . import summary
 
 __all__ = [
     "run",
@@ -40,6 +41,7 @@ __all__ = [
     "describe",
     "metrics",
     "scenario_path",
+    "summary",
     "RunResult",
     "ScenarioError",
     "SimulationError",
@@ -258,7 +260,8 @@ def _read_result(path: str, keep: bool) -> RunResult:
     result.jobs = _read_csv(os.path.join(path, "jobs.csv"))
     result.out = path if keep else None
     result.replayed = {
-        job["id"]: _read_result(os.path.join(path, job["outputs"]), keep) for job in result.get("replayed_jobs", [])
+        job[summary.REPLAYED_JOB_ID]: _read_result(os.path.join(path, job[summary.REPLAYED_JOB_OUTPUTS]), keep)
+        for job in result.get(summary.REPLAYED_JOBS, [])
     }
     return result
 
