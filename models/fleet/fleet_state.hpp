@@ -60,8 +60,9 @@ struct FleetConfig {
   // Loss causes after the failure causes: a replayed job's own (kReplayedLossCauses), when the
   // workload has one.
   std::vector<std::string> extra_causes;
-  // The spare reserve is the replayed job's: the failures of the spare nodes are its own, and no
-  // other job takes a spare as a replacement (it takes an idle node).
+  // The spare reserve is the replayed jobs': the failures of the spare nodes are theirs (the
+  // simulator's node keeper applies them), and no other job takes a spare as a replacement (it
+  // takes an idle node).
   bool spares_replayed = false;
   energy::CarbonProfile carbon;     // the grid's intensity (empty: none): the jobs' carbon, and ...
   bool carbon_aware = false;        // ... deferrable jobs start when the grid is cleanest
@@ -130,7 +131,8 @@ public:
   /// its record and the fleet's, its training to the timeline; its GPUs are released at `horizon`.
   /// Call before finish().
   void close_replayed(long job, const ReplayedTime& time, double horizon);
-  /// True when the workload has a replayed job (it owns the spares and draws its own failures).
+  /// True when the workload has replayed jobs (the spares are theirs; the simulator applies the
+  /// failures of their nodes).
   [[nodiscard]] bool has_replayed_job() const { return cfg_.spares_replayed; }
   /// The loss cause of a name (a failure cause's, "checkpoint", "startup", "preemption" or an extra
   /// cause's); -1 if none.
@@ -237,7 +239,7 @@ private:
   void productive(long job, double gpu_seconds) { accounts_.productive(record(job), gpu_seconds); }
   void add_training(long job, double t_end) { accounts_.training(record(job), live(job).seg, t_end); }
   void set_timer(double t, TimerKind kind, long id, long epoch) { timers_.set(t, kind, id, epoch); }
-  /// True when node n's failures are a replayed job's own (its runtime draws them).
+  /// True when node n is a replayed job's or a spare (the simulator's node keeper applies its failures).
   [[nodiscard]] bool replayed_node(long n) const;
   void update_levels();
   [[nodiscard]] JobQueue::Key queue_key(long job) const;

@@ -85,6 +85,32 @@ void NodePool::place(long job, const std::vector<long>& nodes)
   t.empty = 0;
 }
 
+void NodePool::hold(long job, long node)
+{
+  Table& t = jobs_.at(static_cast<size_t>(job));
+  FLEETSIM_CHECK(t.used == job_slots(job) && state(node) == NodeState::Idle,
+                 "a node is held by a table that uses all its slots, while idle");
+  const auto empty = std::find(t.slots.begin(), t.slots.end(), -1L);
+  const long slot = empty - t.slots.begin();
+  if (empty == t.slots.end()) {
+    t.slots.push_back(-1);
+    t.used = job_slots(job);
+  } else {
+    --t.empty;
+  }
+  seat(job, slot, node);
+}
+
+void NodePool::let_go(long node)
+{
+  Node& n = nodes_.at(static_cast<size_t>(node));
+  FLEETSIM_CHECK(n.slot >= 0, "a node let go holds a slot");
+  Table& t = jobs_[static_cast<size_t>(n.job)];
+  t.empty += n.slot < t.used ? 1 : 0;
+  unseat(n);
+  set_state(n, NodeState::Idle);
+}
+
 void NodePool::release(long job)
 {
   Table& t = jobs_.at(static_cast<size_t>(job));
@@ -105,6 +131,14 @@ std::vector<long> NodePool::Hit::slots_of(long job) const
     if (l.job == job)
       out.push_back(l.slot);
   return out;
+}
+
+long NodePool::Hit::holder(long node) const
+{
+  for (const Lost& l : lost)
+    if (l.node == node)
+      return l.job;
+  return -1;
 }
 
 void NodePool::draw_slow_nodes(long count, double speed, std::uint64_t seed)
@@ -264,7 +298,7 @@ NodePool::Hit NodePool::fail(long first, long count, double t, bool node_fault)
     if (n.slot >= 0) {
       Table& table = jobs_[static_cast<size_t>(n.job)];
       table.empty += n.slot < table.used ? 1 : 0;
-      hit.lost.push_back({n.job, n.slot});
+      hit.lost.push_back({n.job, n.slot, i});
       unseat(n);
     }
     set_state(n, NodeState::Repair);

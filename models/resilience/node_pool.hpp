@@ -77,6 +77,12 @@ public:
   void place(long job, const std::vector<long>& nodes);
   /// The job ends: the nodes in its slots go idle and its table is empty (it holds nothing more).
   void release(long job);
+  /// Idle `node` takes the first empty slot of `job`, or a new slot at the end of its table; for a
+  /// table that uses all its slots (a fleet keeps the nodes its other jobs hold in one, so that no
+  /// job of the pool takes them as replacements).
+  void hold(long job, long node);
+  /// `node` leaves its slot (which stays empty) and goes idle.
+  void let_go(long node);
   [[nodiscard]] long job_slots(long job) const { return static_cast<long>(table(job).slots.size()); }
   /// The node in a job's slot, -1 when the slot is empty.
   [[nodiscard]] long node_in(long job, long slot) const { return table(job).slots.at(static_cast<size_t>(slot)); }
@@ -139,6 +145,7 @@ public:
   struct Lost {
     long job = -1;
     long slot = -1;
+    long node = -1;
   };
   struct Hit {
     std::vector<long> nodes;    // nodes taken down (those that were up)
@@ -146,6 +153,8 @@ public:
     std::vector<long> retired;  // of `nodes`, those the retirement policy removes
     /// The slots of `job` among those lost.
     [[nodiscard]] std::vector<long> slots_of(long job) const;
+    /// The job whose slot `node` held when it failed, -1 when it held none.
+    [[nodiscard]] long holder(long node) const;
   };
   /// Takes nodes [first, first + count) that are up to Repair at time t. `node_fault`: the failure
   /// is the node's own (GPU or node scope), which counts toward retirement.

@@ -1,5 +1,7 @@
 #include "failure_injector.hpp"
 
+#include "node_keeper.hpp"
+
 #include "models/core/random_stream.hpp"
 #include "models/resilience/run_plan.hpp"
 #include "simulator/logging/logging.hpp"
@@ -51,6 +53,20 @@ Process FailureInjector::operator()() const
     else
       w_.scheduler.post(m);
   }
+}
+
+bool strikes_nodes(const models::FailureCause& cause)
+{
+  return cause.scope.model().effect() == models::ScopeEffect::Nodes;
+}
+
+void spawn_node_failures(EventSourceWiring w, NodeKeeper& keeper, ProcessHost& host)
+{
+  w.failures = [&keeper](msg::Failure f) { keeper.strike(f); };
+  const auto& causes = w.scenario.causes;
+  for (size_t i = 0; i < causes.size(); ++i)
+    if (strikes_nodes(causes[i]))
+      host.spawn("failures-" + causes[i].name, FailureInjector(w, static_cast<int>(i)));
 }
 
 Process AlarmClock::operator()() const

@@ -19,6 +19,17 @@ private:
   int cause_;
 };
 
+class NodeKeeper;
+
+/// True when a cause's failures strike nodes (gpu, node, rack, pod, link scopes): the run draws them
+/// once over its pool and its node keeper applies them (node_keeper.hpp); the other causes (a job's
+/// software, the storage) are each job's own.
+[[nodiscard]] bool strikes_nodes(const models::FailureCause& cause);
+
+/// Spawns an injector per cause that strikes nodes, drawing over `w.pool` and handing each failure
+/// to `keeper` (w.scheduler is not used).
+void spawn_node_failures(EventSourceWiring w, NodeKeeper& keeper, ProcessHost& host);
+
 /// Delivers messages to the scheduler after a delay: repaired nodes, the ends of slowdown episodes,
 /// drain checks and diurnal ticks. Messages due at the same instant arrive in the order they were set.
 class AlarmClock {

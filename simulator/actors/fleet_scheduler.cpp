@@ -55,8 +55,11 @@ Process FleetScheduler::operator()()
       data_->read(now);
     if (!m) {
       fleet_.fire_timers(sg4::Engine::get_clock());
-      for (long n : fleet_.take_repaired())
+      for (long n : fleet_.take_repaired()) {
         pool_.repaired(n);
+        if (hold_in_ >= 0)
+          pool_.hold(hold_in_, n);
+      }
     } else {
       std::visit(
           Overloaded{[&](const msg::Submit& e) { fleet_.submit(e.job, sg4::Engine::get_clock()); },
@@ -177,7 +180,7 @@ void FleetScheduler::on_failure(const msg::Failure& f)
   const models::FailureCause& cause = s_.causes.at(static_cast<size_t>(f.cause));
   switch (cause.scope.model().effect()) {
     case models::ScopeEffect::Nodes: {
-      // (The nodes of a replayed job and the spares it owns are its runtime's: not down here.)
+      // (The replayed jobs' nodes and the spares are the node keeper's: not down here.)
       const std::vector<long> down = fleet_.node_failure(f.cause, f.first_node, f.nodes, t);
       for (long n : down)
         pool_.fail(n, 1, t, cause.scope.model().own_fault());

@@ -93,6 +93,9 @@ public:
   {}
 
   Process operator()();
+  /// A node back from repair goes to slot table `table` of the pool (the fleet's other jobs' nodes,
+  /// beside replayed jobs; -1: none, it stays idle).
+  void hold_repaired_in(long table) { hold_in_ = table; }
 
 private:
   void start_io();
@@ -117,6 +120,7 @@ private:
   long& repairs_;
   models::RandomStream repair_times_;
   models::RandomStream victims_;
+  long hold_in_ = -1;
 };
 
 }  // namespace fleetsim::sim

@@ -1,6 +1,7 @@
 #include "job_scheduler.hpp"
 
 #include "checkpoint_state.hpp"
+#include "node_keeper.hpp"
 #include "simulator/platform/storage_system.hpp"
 #include "storage_channel.hpp"
 
@@ -81,7 +82,7 @@ Task<> JobScheduler::on_drain_check(msg::DrainCheck c)
     ++w_.counters.drains;
     (void)w_.pool.fail(c.node, 1, now(), false);
     w_.pool.heal_on_return(c.node);
-    send_to_repair(c.node, stragglers_.drain_repair());
+    send_to_repair(c.node, stragglers_.drain_repair(), true);
     fleet_changed();
   } else if (auto f = co_await drain(c.node)) {
     // The drain was cut short by a failure: look at the node again later.
@@ -150,21 +151,19 @@ void JobScheduler::refresh_speed()
     w_.job.post(msg::Retime{epoch_});
 }
 
-void JobScheduler::send_to_repair(long node, double mean)
+void JobScheduler::send_to_repair(long node, double mean, bool idle)
 {
   ++w_.counters.repairs;
-  const double d = models::repair_duration(mean, w_.scenario.capacity.repair_exponential, repair_times_);
-  if (!(d > 0)) {
-    w_.pool.repaired(node);  // replaced at once
-    return;
-  }
-  w_.alarms.post({d, msg::Repaired{node}});
+  w_.nodes.send(node, mean, idle ? -1 : w_.pool_job);
 }
 
 void JobScheduler::state_message(const SchedulerMessage& m)
 {
   if (const auto* r = std::get_if<msg::Repaired>(&m)) {
-    w_.pool.repaired(r->node);
+    if (!r->returned) {
+      w_.pool.repaired(r->node);
+      w_.nodes.taken_back(r->node, w_.pool_job);  // the other jobs may take it
+    }
     stragglers_.repaired(r->node);
   } else if (!stragglers_.apply(m)) {
     return;
@@ -185,22 +184,13 @@ bool JobScheduler::strikes_job(const msg::Failure& failure)
     w_.storage_system.back_at = std::max(w_.storage_system.back_at, back);
     return true;
   }
-  const bool own_fault = scope.own_fault();
-  const auto hit = w_.pool.fail(failure.first_node, failure.nodes, now(), own_fault);
-  const auto& cap = w_.scenario.capacity;
-  const double repair = cause.repair.value_or(cap.repair_time).si();
-  for (long node : hit.nodes) {
-    const bool retired = std::find(hit.retired.begin(), hit.retired.end(), node) != hit.retired.end();
-    send_to_repair(node, retired ? cap.lemon_replace_time.si() : repair);
-  }
-  const std::vector<long> lost = hit.slots_of(w_.pool_job);
-  lost_slots_.insert(lost_slots_.end(), lost.begin(), lost.end());
+  // The run's node keeper took the nodes down and sent them to repair (node_keeper.hpp): the
+  // message says which of the job's slots they held.
+  lost_slots_.insert(lost_slots_.end(), failure.lost.begin(), failure.lost.end());
   // Only the GPU count: a job struck is about to stop, so a new step time now would only cut its
   // last training segment in two. Recovery sets the step time of the fleet it restarts on.
   w_.trace.set_active_gpus(std::min(shape_.gpus, w_.pool.active(w_.pool_job) * w_.scenario.fleet.gpus_per_node));
-  if (lost.empty() && !hit.nodes.empty())
-    ++w_.counters.spare_failures;
-  return !lost.empty();
+  return !failure.lost.empty();
 }
 
 JobScheduler::MaybeFailure JobScheduler::background(const SchedulerMessage& m)

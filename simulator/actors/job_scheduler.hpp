@@ -38,7 +38,7 @@ public:
   /// `shape_for(dp)`: the job's shape on dp data-parallel replicas; `shape` is where the current one
   /// lives (the job reads it).
   JobScheduler(const SchedulerWiring& w, JobShape& shape, std::function<JobShape(int)> shape_for)
-      : w_(w), shape_(shape), shape_for_(std::move(shape_for)), repair_times_(w.seed, "repair/times"), stragglers_(w)
+      : w_(w), shape_(shape), shape_for_(std::move(shape_for)), stragglers_(w)
   {}
   Process operator()();
 
@@ -51,14 +51,16 @@ private:
   /// Stops the running job; returns true if it stopped cleanly (planned, after its checkpoint).
   /// A failure that strikes the job meanwhile is returned through `failure`.
   Task<bool> stop_job(bool planned, bool checkpoint_first, MaybeFailure& failure);
-  /// Applies a failure to the pool (its nodes go to repair); true if it strikes the job.
+  /// True if a failure strikes the job (a node-scope one: the keeper took some of its slots).
   bool strikes_job(const msg::Failure& failure);
   /// Handles a message that does not end the current wait: repairs, deferred planned events, and
   /// failures that miss the job. Returns the failure if it strikes the job.
   MaybeFailure background(const SchedulerMessage& m);
   /// Repairs and the fleet's speed state; a message of any other kind changes nothing.
   void state_message(const SchedulerMessage& m);
-  void send_to_repair(long node, double mean);
+  /// Sends a node to the run's repair shop; `idle`: no slot of the job held it when it failed (it
+  /// comes back to the pool at its repair time, not through the job).
+  void send_to_repair(long node, double mean, bool idle);
   void record_failure(const msg::Failure& failure, models::Phase during) const;
   /// Recomputes the step time from the fleet's state; tells a training job when it changes.
   void refresh_speed();
@@ -109,7 +111,6 @@ private:
   models::Phase failure_during_ = models::Phase::Training;
   long next_request_ = 1'000'000'000;  // ids distinct from the job's write requests
   std::vector<long> lost_slots_;       // slots struck since the job last started (in_memory)
-  models::RandomStream repair_times_;
   StragglerControl stragglers_;
 };
 

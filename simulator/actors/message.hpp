@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 namespace fleetsim::sim {
 
@@ -37,14 +38,16 @@ struct Failure {
   long gpus_down = 0;
   long first_node = 0;
   long nodes = 0;
+  std::vector<long> lost;  // node scope: the receiving job's slots the failure took (node_keeper.hpp)
 };
 struct Planned {};  // calendar: a planned interruption is due
 struct Stopped {    // job: incarnation `epoch` has stopped
   long epoch = 0;
   bool clean = false;  // at a checkpoint (planned), not by a failure
 };
-struct Repaired {  // alarm: `node` is back from repair
+struct Repaired {  // repair shop: `node` is back from repair
   long node = 0;
+  bool returned = false;  // already back in the pool (no job held it): the job is only told
 };
 struct SlowStart {  // slowdown injector: `node` starts episode `episode` for `duration`
   long node = 0;

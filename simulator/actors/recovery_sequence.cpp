@@ -161,7 +161,7 @@ Task<JobScheduler::MaybeFailure> JobScheduler::drain(long node)
       ++w_.counters.drains;
       (void)w_.pool.fail(n, 1, now(), false);
       w_.pool.heal_on_return(n);
-      send_to_repair(n, stragglers_.drain_repair());
+      send_to_repair(n, stragglers_.drain_repair(), false);
     }
     co_return co_await acquire_nodes();
   });

@@ -18,6 +18,7 @@
 namespace fleetsim::sim {
 
 namespace sg4 = simgrid::s4u;
+class NodeKeeper;
 class StorageQueue;
 class StorageSystem;
 class IntervalControl;
@@ -91,6 +92,7 @@ struct SchedulerWiring {
   Inbox<SchedulerMessage>& inbox;
   Inbox<JobMessage>& job;
   Inbox<AlarmRequest>& alarms;    // AlarmClock: delivers a message to the scheduler after its delay
+  NodeKeeper& nodes;              // the run's failures and repairs of nodes (node_keeper.hpp)
   StorageQueue& storage;          // the job's reloads
   StorageSystem& storage_system;  // its outages
   double checkpoint_files;

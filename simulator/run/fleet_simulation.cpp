@@ -3,7 +3,6 @@
 #include "models/core/invariant.hpp"
 #include "models/core/random_stream.hpp"
 #include "models/resilience/node_pool.hpp"
-#include "models/fleet/replayed_time.hpp"
 #include "models/resilience/run_plan.hpp"
 #include "simulator/actors/failure_injector.hpp"
 #include "simulator/actors/fleet_scheduler.hpp"
@@ -14,7 +13,7 @@
 #include "simulator/platform/platform_builder.hpp"
 #include "simulator/platform/storage_system.hpp"
 #include "simulator/run/engine_setup.hpp"
-#include "simulator/run/replayed_job.hpp"
+#include "simulator/run/fleet_replayed_jobs.hpp"
 #include "simulator/run/step_source.hpp"
 
 #include <simgrid/s4u.hpp>
@@ -118,15 +117,6 @@ namespace {
 
 namespace sg4 = simgrid::s4u;
 
-// A replayed job of the fleet: its scenario and step (resolved before the Engine), its storage
-// client, and its runtime once the Engine exists.
-struct Replayed {
-  scenario::Scenario s;
-  ResolvedStep step;
-  int client = 0;
-  std::unique_ptr<ReplayedJob> job;
-};
-
 bool has_replayed(const mf::Workload& w)
 {
   return std::any_of(w.begin(), w.end(), [](const mf::JobSpec& j) { return j.replayed; });
@@ -168,7 +158,7 @@ mf::FleetConfig fleet_config(const scenario::Scenario& s, const mf::Workload& wo
     c.extra_causes.emplace_back("data_stall");  // (a replayed job's causes have it)
   }
   if (has_replayed(workload)) {
-    c.spares_replayed = true;  // (the loader allows one replayed job)
+    c.spares_replayed = true;  // the spares are the replayed jobs' reserve
   }
   return c;
 }
@@ -296,30 +286,6 @@ std::unique_ptr<mf::SchedulingPolicy> scheduling_policy(const scenario::Scenario
   return entry->make();
 }
 
-// The replayed jobs' scenarios and steps (before the Engine: a simulated step forks).
-std::map<long, Replayed> prepare_replayed(const scenario::Scenario& s, const mf::Workload& workload)
-{
-  std::map<long, Replayed> replayed;
-  for (size_t j = 0; j < workload.size(); ++j)
-    if (workload[j].replayed) {
-      scenario::Scenario js = replayed_job_scenario(s, workload[j]);
-      const ResolvedStep step = resolve_step(js);
-      replayed.emplace(static_cast<long>(j), Replayed{std::move(js), step, 0, nullptr});
-    }
-  return replayed;
-}
-
-// Each replayed job gets a storage client of its own, as in a replay (after the storing jobs').
-void add_replayed_clients(std::map<long, Replayed>& replayed, const mf::Workload& workload,
-                          std::vector<StorageClient>& clients)
-{
-  for (auto& [j, job] : replayed) {
-    job.client = static_cast<int>(clients.size());
-    const int gpn = job.s.fleet.gpus_per_node;
-    clients.push_back({workload[static_cast<size_t>(j)].id, (job.s.fleet.gpus + gpn - 1) / gpn});
-  }
-}
-
 // What the fleet's state and the run's own records hold at the end, energy included.
 FleetResult complete_result(const mf::FleetState& fleet, const mf::Workload& workload, const scenario::Scenario& s,
                             std::uint64_t seed, FleetResult&& partial)
@@ -421,19 +387,20 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
   FleetResult partial;
   partial.rejected = drop_unschedulable(workload, config);
   mf::FleetState fleet(config, workload, *policy);
-  std::map<long, Replayed> replayed = prepare_replayed(s, workload);
+  FleetReplayedJobs replayed(s, workload, seed);
 
   auto engine = make_engine();
   std::vector<StorageClient> clients;
   FleetStorage storage = storing_jobs(workload, config.gpus_per_node, config.nodes, clients);
-  add_replayed_clients(replayed, workload, clients);
+  replayed.add_clients(workload, clients);
   std::unique_ptr<FleetFabric> fabric;
   std::unique_ptr<FleetDataLoading> data;
   const Platform platform = fleet_platform(s, clients, config, workload, fabric, data);
-  // The injectors thin their draws against a pool of the cluster's nodes (the spares included), kept
-  // in step with the fleet's: a node in repair cannot fail again. Lemon weights apply as in a replay.
-  models::NodePool pool(config.nodes, config.nodes_per_rack, s.capacity.lemons, seed);
-  pool.set_nodes_per_pod(config.nodes_per_pod);
+  // The cluster's nodes, the spares included: the injectors thin their draws against it (a node in
+  // repair cannot fail again; lemon weights apply as in a replay), and the replayed jobs hold theirs
+  // in it. The fleet's state keeps the other jobs' nodes in step with it.
+  models::NodePool pool = make_cluster_pool(s, config.nodes, seed);
+  const long others = replayed.use_pool(pool, config, seed);
   scenario::Scenario sources_view = s;
   sources_view.capacity.spare_nodes = 0;  // cluster.gpus already counts the spare nodes
   Inbox<FleetMessage> inbox;
@@ -443,14 +410,13 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
   const double horizon = s.duration.si();
   // The processes of the fleet's event sources and of its replayed jobs (process.hpp).
   ProcessHost host;
-  for (auto& [j, job] : replayed)
-    job.job = std::make_unique<ReplayedJob>(job.s, seed, job.step);
-  const auto start_replayed = [&](long j) {
-    Replayed& job = replayed.at(j);
-    job.job->start(platform, job.client, daemon, host, {});
-  };
-  host.spawn("fleet-scheduler", FleetScheduler(s, seed, fleet, pool, inbox, partial.repairs, storage, *platform.storage,
-                                               start_replayed, fabric.get(), daemon, data.get()));
+  const auto start_replayed = [&](long j) { replayed.start(j, fleet, platform, daemon, host); };
+  FleetScheduler scheduler(s, seed, fleet, pool, inbox, partial.repairs, storage, *platform.storage, start_replayed,
+                           fabric.get(), daemon, data.get());
+  scheduler.hold_repaired_in(others);
+  host.spawn("fleet-scheduler", std::move(scheduler));
+  if (!replayed.empty())
+    host.spawn("node-keeper", [&replayed] { return replayed.keeper()(); });
   if (data)
     watch_storage(*platform.storage, *data, inbox);
   if (!storage.queues.empty() || !replayed.empty() || storage.first_node_client >= 0)
@@ -461,21 +427,21 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
       inbox.post(msg::Submit{static_cast<long>(j)});
     }
   });
-  start_injectors(EventSourceWiring{sources_view, pool, seed, horizon, unused, [&inbox](msg::Failure f) { inbox.post(f); }},
-                  host);
+  // A failure of node scope is drawn once: the keeper applies it to the replayed jobs' nodes and
+  // the spares, the fleet's state to the other jobs' nodes (it leaves the former alone).
+  const auto route = [&](msg::Failure f) {
+    replayed.strike(f);
+    inbox.post(f);
+  };
+  start_injectors(EventSourceWiring{sources_view, pool, seed, horizon, unused, route}, host);
   daemon("processes", [&host] { host.run(); });
   sg4::Actor::create("horizon", platform.control, [horizon] { sg4::this_actor::sleep_until(horizon); });
   FLEETSIM_LOG(Run, info, "{} seed {}: a fleet of {} jobs on {} GPUs for {:.1f} days", s.name, seed, workload.size(),
                fleet.gpus(), horizon / 86400);
-  run_window(*engine, fleet, violation, s, seed, [&] {
-    for (auto& [j, job] : replayed) {
-      RunResult result = job.job->finish(partial.storage);
-      fleet.close_replayed(j, mf::replayed_time(result.report), horizon);
-      partial.replayed.push_back({j, job.job->scenario(), std::move(result)});
-    }
-  });
+  run_window(*engine, fleet, violation, s, seed, [&] { replayed.finish(fleet, partial, horizon); });
   if (fabric)
     partial.fabric = fabric->use(horizon);
+  partial.repairs += replayed.keeper().run_counters().repairs;
   FleetResult r = complete_result(fleet, workload, s, seed, std::move(partial));
   r.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return r;

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <optional>
 
 namespace fleetsim::sim {
@@ -87,24 +88,40 @@ std::unique_ptr<models::RecoveryPolicy> make_recovery_policy(const scenario::Sce
   return entry->make();
 }
 
-// The cluster's nodes: the job's and the spares, lemons, an older generation, persistent stragglers.
-models::NodePool make_node_pool(const scenario::Scenario& s, std::uint64_t seed)
+models::NodePool make_cluster_pool(const scenario::Scenario& s, long nodes, std::uint64_t seed)
 {
-  const int gpn = s.fleet.gpus_per_node;
-  models::NodePool pool((s.fleet.gpus + gpn - 1) / gpn, s.capacity.spare_nodes, s.fleet.gpus_per_rack / gpn,
-                        s.capacity.lemons, seed);
-  pool.set_nodes_per_pod(s.fleet.gpus_per_pod / gpn);
-  if (s.heterogeneous.any())
-    pool.set_old_generation(0, std::lround(s.heterogeneous.fraction * static_cast<double>(pool.job_slots(0))),
-                            s.heterogeneous.speed, s.heterogeneous.spread, seed);
-  // Persistent stragglers are particular nodes, as many as the expected model counts in the job.
+  models::NodePool pool(nodes, s.fleet.gpus_per_rack / s.fleet.gpus_per_node, s.capacity.lemons, seed);
+  pool.set_nodes_per_pod(s.fleet.gpus_per_pod / s.fleet.gpus_per_node);
+  // Persistent stragglers are particular nodes, as many as the expected model counts in the cluster.
   if (s.stragglers.persistent_speed < 1)
     pool.draw_slow_nodes(models::persistent_stragglers(s.stragglers, pool.size()), s.stragglers.persistent_speed, seed);
   return pool;
 }
 
+long seat_job(models::NodePool& pool, const scenario::Scenario& s, const std::vector<long>& nodes, std::uint64_t seed)
+{
+  const long job = pool.add_job(static_cast<long>(nodes.size()));
+  pool.place(job, nodes);
+  if (s.heterogeneous.any())
+    pool.set_old_generation(job, std::lround(s.heterogeneous.fraction * static_cast<double>(pool.job_slots(job))),
+                            s.heterogeneous.speed, s.heterogeneous.spread, seed);
+  return job;
+}
+
+models::NodePool make_node_pool(const scenario::Scenario& s, std::uint64_t seed)
+{
+  const int gpn = s.fleet.gpus_per_node;
+  const long job_nodes = (s.fleet.gpus + gpn - 1) / gpn;
+  models::NodePool pool = make_cluster_pool(s, job_nodes + s.capacity.spare_nodes, seed);
+  std::vector<long> first(static_cast<size_t>(job_nodes));
+  std::iota(first.begin(), first.end(), 0L);
+  seat_job(pool, s, first, seed);
+  return pool;
+}
+
 JobRuntime::JobRuntime(const scenario::Scenario& s, std::uint64_t seed, const models::StepBreakdown& step,
-                       const JobShape& full, models::RecoveryPolicy& policy, models::NodePool& pool, long pool_job)
+                       const JobShape& full, models::RecoveryPolicy& policy, models::NodePool& pool, long pool_job,
+                       NodeKeeper& nodes)
     : s_(s),
       seed_(seed),
       step_(step),
@@ -112,6 +129,7 @@ JobRuntime::JobRuntime(const scenario::Scenario& s, std::uint64_t seed, const mo
       trace_(full.step_time),
       pool_(pool),
       pool_job_(pool_job),
+      nodes_(nodes),
       shapes_{{full.dp, full}},
       full_(full),
       plan_(checkpoint_plan(s)),
@@ -136,8 +154,9 @@ void JobRuntime::start(const Platform& platform, int client, const Spawn& spawn,
                       &demand_};
   StorageSystem& storage = *platform.storage;
   const SchedulerWiring scheduler{
-      s_,         trace_,       pool_,  pool_job_, counters_,   policy_,   checkpoint_bytes, seed_, scheduler_inbox_,
-      job_inbox_, alarm_inbox_, reads_, storage,   plan_.files, interval_, history_};
+      s_,         trace_,       pool_,  pool_job_, counters_, policy_,     checkpoint_bytes, seed_,   scheduler_inbox_,
+      job_inbox_, alarm_inbox_, nodes_, reads_,    storage,   plan_.files, interval_,        history_};
+  nodes_.attach(pool_job_, scheduler_inbox_, counters_);
   host.spawn("job-scheduler", JobScheduler(scheduler, shape_, [this](int dp) { return shape_for(dp); }));
   host.spawn("training-job", TrainingJob(job));
   host.spawn("checkpoint-writer", StorageChannel(storage, client, writes_));
@@ -155,8 +174,10 @@ void JobRuntime::start(const Platform& platform, int client, const Spawn& spawn,
   host.spawn("alarm-clock", AlarmClock(alarm_inbox_, scheduler_inbox_));
   host.spawn("slowdowns", SlowdownInjector(sources));
   host.spawn("maintenance-calendar", MaintenanceCalendar(sources));
+  // The causes that strike nodes are the run's to draw, over its pool (spawn_node_failures).
   for (size_t i = 0; i < s_.causes.size(); ++i)
-    host.spawn("failures-" + s_.causes[i].name, FailureInjector(sources, static_cast<int>(i)));
+    if (!strikes_nodes(s_.causes[i]))
+      host.spawn("failures-" + s_.causes[i].name, FailureInjector(sources, static_cast<int>(i)));
   if (test_fault() == "open_phase")
     spawn("test-fault", [this, horizon] {
       sg4::this_actor::sleep_until(horizon / 2);

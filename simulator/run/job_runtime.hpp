@@ -14,6 +14,7 @@
 #include "models/step/step_model.hpp"
 #include "simulator/actors/checkpoint_state.hpp"
 #include "simulator/actors/data_loader.hpp"
+#include "simulator/actors/node_keeper.hpp"
 #include "simulator/actors/process.hpp"
 #include "simulator/actors/run_context.hpp"
 #include "simulator/actors/storage_channel.hpp"
@@ -37,8 +38,13 @@ namespace fleetsim::sim {
 /// The job's recovery policy, from the registry (recovery.policy).
 [[nodiscard]] std::unique_ptr<models::RecoveryPolicy> make_recovery_policy(const scenario::Scenario& s);
 
-/// A single job's cluster: its nodes (job 0 of the pool) and its spares; lemons, an older generation,
-/// persistent stragglers.
+/// A cluster of `nodes` nodes, none held by a job: its racks and pods, its lemons, its persistent
+/// stragglers (`s`'s capacity and stragglers sections).
+[[nodiscard]] models::NodePool make_cluster_pool(const scenario::Scenario& s, long nodes, std::uint64_t seed);
+/// A job of `s` placed on `nodes` of `pool` (idle, in rank order): returns its slot table; an older
+/// generation (heterogeneous.*) is on its last nodes.
+long seat_job(models::NodePool& pool, const scenario::Scenario& s, const std::vector<long>& nodes, std::uint64_t seed);
+/// A single job's cluster: its nodes (job 0 of the pool, the first nodes) and its spares after them.
 [[nodiscard]] models::NodePool make_node_pool(const scenario::Scenario& s, std::uint64_t seed);
 
 class JobRuntime {
@@ -48,10 +54,10 @@ public:
   using Spawn = std::function<void(const std::string& name, std::function<void()> body)>;
 
   /// `s` is the job's scenario, `full` its shape at the layout's width; the job's nodes are slot
-  /// table `pool_job` of `pool` (a node pool may serve other jobs too); `s`, `step`, `policy` and
-  /// `pool` outlive the runtime.
+  /// table `pool_job` of `pool` (a node pool may serve other jobs too), whose failures and repairs
+  /// the run's `nodes` keeps; `s`, `step`, `policy`, `pool` and `nodes` outlive the runtime.
   JobRuntime(const scenario::Scenario& s, std::uint64_t seed, const models::StepBreakdown& step, const JobShape& full,
-             models::RecoveryPolicy& policy, models::NodePool& pool, long pool_job);
+             models::RecoveryPolicy& policy, models::NodePool& pool, long pool_job, NodeKeeper& nodes);
 
   /// Spawns the job's processes on `host` in the order the replay always created its actors (the
   /// host runs the processes ready at one instant in that order), its storage channels on storage
@@ -66,6 +72,7 @@ public:
   [[nodiscard]] const models::NodePool& pool() const { return pool_; }
   [[nodiscard]] long pool_job() const { return pool_job_; }
   [[nodiscard]] const PolicyCounters& counters() const { return counters_; }
+  [[nodiscard]] Inbox<SchedulerMessage>& scheduler_inbox() { return scheduler_inbox_; }
   [[nodiscard]] IntervalControl& interval() { return interval_; }
   [[nodiscard]] const CheckpointPlan& plan() const { return plan_; }
 
@@ -80,6 +87,7 @@ private:
   TraceRecorder trace_;
   models::NodePool& pool_;
   long pool_job_;
+  NodeKeeper& nodes_;
   std::map<int, JobShape> shapes_;
   JobShape full_;  // the job at its full width
   JobShape shape_;

@@ -2,6 +2,7 @@
 
 #include "models/checkpoint/checkpoint_plan.hpp"
 #include "models/core/invariant.hpp"
+#include "simulator/actors/failure_injector.hpp"
 #include "simulator/run/engine_setup.hpp"
 
 #include <chrono>
@@ -65,9 +66,26 @@ scenario::Scenario replayed_job_scenario(const scenario::Scenario& fleet, const 
 }
 
 ReplayedJob::ReplayedJob(const scenario::Scenario& s, std::uint64_t seed, const ResolvedStep& step)
-    : s_(with_fabric_write_rate(s, step)), seed_(seed), pool_(make_node_pool(s_, seed))
+    : s_(with_fabric_write_rate(s, step)),
+      seed_(seed),
+      own_pool_(std::make_unique<models::NodePool>(make_node_pool(s_, seed))),
+      own_nodes_(std::make_unique<NodeKeeper>(s_, *own_pool_, seed)),
+      pool_(*own_pool_),
+      nodes_(*own_nodes_)
 {
-  result_.seed = seed;
+  prepare(step, 0);
+}
+
+ReplayedJob::ReplayedJob(const scenario::Scenario& s, std::uint64_t seed, const ResolvedStep& step,
+                         models::NodePool& pool, NodeKeeper& nodes, long pool_job)
+    : s_(with_fabric_write_rate(s, step)), seed_(seed), pool_(pool), nodes_(nodes)
+{
+  prepare(step, pool_job);
+}
+
+void ReplayedJob::prepare(const ResolvedStep& step, long pool_job)
+{
+  result_.seed = seed_;
   result_.step = step.breakdown;
   result_.step_from_cache = step.from_cache;
   result_.step_seconds = step.seconds;
@@ -79,14 +97,21 @@ ReplayedJob::ReplayedJob(const scenario::Scenario& s, std::uint64_t seed, const 
   // Synchronous steps wait for the slowest node: the replay runs at the expected step time.
   result_.straggler_factor = full.straggler_factor;
   step_time_ = full.step_time;
-  job_.emplace(s_, seed, result_.step, full, *policy_, pool_, 0);
+  job_.emplace(s_, seed_, result_.step, full, *policy_, pool_, pool_job, nodes_);
   result_.lemon_nodes = pool_.lemons();
 }
 
 void ReplayedJob::start(const Platform& platform, int client, const JobRuntime::Spawn& spawn, ProcessHost& host,
                         const std::function<void()>& after_checkpoint_writer)
 {
+  if (own_nodes_) {
+    // The replay is its own run: it keeps its nodes and draws the failures that strike them.
+    host.spawn("node-keeper", [this] { return nodes_(); });
+    nodes_.set_spare_owner(0);  // its spares are its reserve
+  }
   job_->start(platform, client, spawn, host, after_checkpoint_writer);
+  if (own_nodes_)
+    spawn_node_failures(EventSourceWiring{s_, pool_, seed_, s_.duration.si(), job_->scheduler_inbox()}, nodes_, host);
 }
 
 RunResult ReplayedJob::finish(std::vector<StorageSample> storage)

@@ -29,9 +29,14 @@ namespace fleetsim::sim {
 
 class ReplayedJob {
 public:
-  /// `s`: the job's scenario (a replay's, or replayed_job_scenario()'s); `step`: its resolved
-  /// step. Construct after the Engine (the runtime's inboxes are SimGrid objects).
+  /// The replay's job: `s` its scenario, `step` its resolved step; the job owns its cluster (its
+  /// nodes and its spares, make_node_pool()) and the keeper of its nodes. Construct after the
+  /// Engine (the runtime's inboxes are SimGrid objects).
   ReplayedJob(const scenario::Scenario& s, std::uint64_t seed, const ResolvedStep& step);
+  /// A fleet's job (`s`: replayed_job_scenario()'s), placed as slot table `pool_job` of the fleet's
+  /// `pool`, whose failures and repairs the fleet's `nodes` keeps; both outlive the job.
+  ReplayedJob(const scenario::Scenario& s, std::uint64_t seed, const ResolvedStep& step, models::NodePool& pool,
+              NodeKeeper& nodes, long pool_job);
   ReplayedJob(const ReplayedJob&) = delete;
   ReplayedJob& operator=(const ReplayedJob&) = delete;
 
@@ -52,11 +57,17 @@ public:
   [[nodiscard]] RunResult finish(std::vector<StorageSample> storage);
 
 private:
+  void prepare(const ResolvedStep& step, long pool_job);
+
   scenario::Scenario s_;
   std::uint64_t seed_;
   RunResult result_;  // what is known before the run
   std::unique_ptr<models::RecoveryPolicy> policy_;
-  models::NodePool pool_;  // the job's nodes and its spares
+  // The replay's own cluster and its keeper (none in a fleet: the fleet's).
+  std::unique_ptr<models::NodePool> own_pool_;
+  std::unique_ptr<NodeKeeper> own_nodes_;
+  models::NodePool& pool_;
+  NodeKeeper& nodes_;
   double step_time_ = 0;
   std::optional<JobRuntime> job_;
 };

@@ -16,15 +16,11 @@ namespace {
 // A job declared `runtime: replay` (JobSpec::replayed): the scenario's own job, run by the replay's
 // actors from time 0 to the window's end. What the fleet's closed-form job model reads of a declared
 // job does not apply to it: given, it is refused at its key.
-void read_replayed(Reader& r, FleetJobDecl& d, bool another)
+void read_replayed(Reader& r, FleetJobDecl& d)
 {
   const std::string base = "workload.jobs." + d.name + ".";
   d.job.replayed = true;
   d.job.preemptible = false;
-  if (another)
-    r.error(base + "runtime", "'" + base +
-                                  "runtime: replay': a fleet has at most one replayed job for now (it owns the "
-                                  "spare nodes); give the others runtime: closed_form");
   const char* not_read[] = {"work",        "tokens",       "every",           "priority",
                             "preemptible", "deferrable",   "checkpoint_interval", "checkpoint_cost",
                             "checkpoint_size", "checkpoint_strategy", "restart_cost", "recovery"};
@@ -55,7 +51,6 @@ void read_workload(Reader& r, const std::vector<ResolvedValue>& resolved, Scenar
   const std::string default_recovery = r.text("workload.defaults.recovery");
   s.workload.default_comm_fraction = r.number("workload.defaults.comm_fraction");
   s.workload.checkpoint_size_per_gpu = r.number("workload.defaults.checkpoint_size_per_gpu");
-  int replayed = 0;
   for (const auto& v : resolved) {
     if (v.key.rfind(prefix, 0) != 0 || v.key.substr(v.key.rfind('.')) != ".count")
       continue;  // one pass per job, keyed on its always-present count
@@ -90,7 +85,7 @@ void read_workload(Reader& r, const std::vector<ResolvedValue>& resolved, Scenar
       recovery = default_recovery;
     j.recovery = recovery == "in_place" ? mf::JobRecovery::InPlace : mf::JobRecovery::Requeue;
     if (r.text(base + "runtime") == "replay") {
-      read_replayed(r, d, replayed++ > 0);
+      read_replayed(r, d);
       s.workload.jobs.push_back(std::move(d));
       continue;
     }
@@ -267,6 +262,14 @@ void check_fleet(Reader& r, const Scenario& s)
   const models::ParallelLayout& l = s.step.layout;
   const long layout_gpus = static_cast<long>(l.tp) * l.cp * l.pp * l.dp;
   const bool others = s.workload.jobs.size() > 1 || !s.workload.trace_jobs.empty() || s.workload.generator;
+  const auto replayed_jobs = std::count_if(s.workload.jobs.begin(), s.workload.jobs.end(),
+                                           [](const FleetJobDecl& d) { return d.job.replayed; });
+  // Slowdown episodes strike nodes, but each replayed job draws them over the whole pool itself.
+  if (replayed_jobs > 1 && s.stragglers.episode_interval > 0 && s.stragglers.episode_speed < 1)
+    r.error_at_first_given({"stragglers.episode_interval"},
+                           "'stragglers.episode_interval': slowdown episodes beside more than one replayed job "
+                           "(workload.jobs.<name>.runtime: replay) are not modelled yet (each job would draw them "
+                           "over the whole cluster); leave them out, or replay one job");
   // The shared fleet fabric is built at node resolution from the Clos's racks and pods
   // (simulator/platform/fleet_fabric.hpp); a rail-optimized fabric or a torus is not, yet.
   if (s.fabric.fleet == FleetFabricMode::Shared && s.fabric.topology != "clos")
@@ -293,18 +296,16 @@ void check_fleet(Reader& r, const Scenario& s)
       r.error(base + "gpus", "'" + base + "gpus' (" + std::to_string(gpus) +
                                  ") disagrees with the layout a replayed job runs (parallelism.tp x cp x pp x dp = " +
                                  std::to_string(layout_gpus) + "): leave it out");
-    // Its runtime draws the failures of its own nodes (and of the spares); a failure domain shared
-    // with other jobs would be drawn twice, apart.
+    // The storage is the fleet's: a replayed job draws its outages itself, which other jobs would
+    // not see (the failures of nodes, racks and pods are drawn once for the whole fleet).
     if (d.job.replayed && others)
       for (const auto& c : s.causes)
-        if (c.scope == models::Scope::Rack || c.scope == models::Scope::Pod || c.scope == models::Scope::Storage)
+        if (c.scope == models::Scope::Storage)
           r.error_at_first_given({"failures.causes." + c.name + ".scope"},
-                                 "'failures.causes." + c.name + ".scope: " + std::string(c.scope.name()) +
-                                     "': a replayed job (" + base +
-                                     "runtime: replay) would share the " + std::string(c.scope.name()) +
-                                     " with the fleet's other jobs, which is not modelled yet (its runtime draws its "
-                                     "own nodes' failures); give the job a fleet of its own, or the cause a "
-                                     "node-level scope");
+                                 "'failures.causes." + c.name + ".scope: storage': a replayed job (" + base +
+                                     "runtime: replay) would share the storage with the fleet's other jobs, which "
+                                     "is not modelled yet (its runtime draws the storage's outages itself); give "
+                                     "the job a fleet of its own, or the cause another scope");
     if (gpus > cluster_gpus - s.capacity.spare_nodes * s.fleet.gpus_per_node)
       r.error_at_first_given({base + "gpus", "cluster.gpus", "spares.nodes"},
                              "fleet job '" + d.name + "' asks for " + std::to_string(gpus) +

@@ -191,6 +191,38 @@ TEST(NodePoolJobs, SpeedsAndStragglersAreReadPerJob)
   EXPECT_DOUBLE_EQ(pool.generation_speed(3), 1);
 }
 
+TEST(NodePoolJobs, NodesHeldForOtherJobsAreNoReplacements)
+{
+  // A fleet holds its other jobs' nodes in a table of their own: a replayed job's recovery finds
+  // only the spares idle, a node back from repair returns to that table, and a node let go from it
+  // is free for a replayed job's placement.
+  NodePool pool(6, 2, LemonSpec{}, 1);
+  const long others = pool.add_job(3);
+  pool.place(others, {0, 1, 2});
+  const long job = pool.add_job(2);
+  pool.let_go(2);  // the fleet places the replayed job on nodes 2 and 3
+  pool.place(job, {2, 3});
+  expect_consistent(pool);
+  EXPECT_EQ(pool.idle(), 2);         // nodes 4 and 5: the spares
+  (void)pool.fail(1, 1, 0.0, true);  // one of the other jobs' nodes
+  (void)pool.fail(3, 1, 0.0, true);  // one of the job's
+  EXPECT_EQ(pool.fill(job, 2), 0);
+  EXPECT_EQ(pool.node_in(job, 1), 4);  // a spare, not another job's node
+  pool.repaired(1);
+  pool.hold(others, 1);  // back to the other jobs, in its emptied slot
+  EXPECT_EQ(pool.job_of(1), others);
+  EXPECT_EQ(pool.slot_of(1), 1);
+  EXPECT_EQ(pool.job_slots(others), 3);
+  pool.repaired(3);
+  pool.hold(others, 3);  // the slot node 2 left
+  EXPECT_EQ(pool.slot_of(3), 2);
+  pool.hold(others, 5);  // no empty slot: the table grows
+  EXPECT_EQ(pool.slot_of(5), 3);
+  EXPECT_EQ(pool.job_slots(others), 4);
+  EXPECT_EQ(pool.idle(), 0);
+  expect_consistent(pool);
+}
+
 TEST(NodePoolJobsDeath, PlacingOnABusyNodeOrAPlacedJobIsRefused)
 {
   NodePool pool(4, 4, LemonSpec{}, 1);

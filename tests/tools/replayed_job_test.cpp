@@ -94,6 +94,57 @@ TEST(ReplayedJob, SharesTheFleetWithClosedFormJobs)
   EXPECT_NE(jobs.find("\nllama,,0.000,0.000,,0.000,16384,16384,"), std::string::npos) << jobs.substr(0, 600);
 }
 
+// Two replayed jobs share the cluster's 4 spare nodes under the hot-spare policy: the failures of
+// nodes are drawn once for the cluster (each job gets its own share of them, not the cluster's),
+// and when no spare is free a job waits for the repair pipeline, the wait charged to the failure
+// that made it wait (tests/data/fleet/two_replayed_jobs.yaml).
+TEST(ReplayedJob, TwoJobsShareTheSparesAndTheFailures)
+{
+  TempDir dir;
+  const std::string scenario = std::string(FLEETSIM_SOURCE_DIR) + "/tests/data/fleet/two_replayed_jobs.yaml";
+  const auto few = fleetsim_command("run " + scenario + " --quiet --out " + (dir / "few"));
+  ASSERT_EQ(few.code, 0) << few.text;
+  const auto many = fleetsim_command("run " + scenario +
+                                     " --set spares.nodes=32 --set cluster.gpus=33024 --quiet --out " + (dir / "many"));
+  ASSERT_EQ(many.code, 0) << many.text;
+  double waited_few = 0;
+  double waited_many = 0;
+  long exhausted = 0;
+  long unexpected = 0;
+  for (const char* id : {"a", "b"}) {
+    const nlohmann::json job = nlohmann::json::parse(
+        read_file(dir / ("few/jobs/" + std::string(id) + "/summary.json")));
+    // Its own nodes' failures (about 155 expected in 20 days on 16,384 GPUs), not the cluster's (twice that).
+    const double expected = job["interruptions"]["expected_unexpected"].get<double>();
+    const long got = job["interruptions"]["unexpected"].get<long>();
+    EXPECT_GT(got, 0.7 * expected) << id;
+    EXPECT_LT(got, 1.4 * expected) << id;
+    unexpected += got;
+    EXPECT_GT(job["recovery"]["swaps"].get<long>(), 0) << id;  // both took spares from the one reserve
+    exhausted += job["recovery"]["spares_exhausted"].get<long>();
+    const double waiting = job["time_breakdown_s"]["waiting"].get<double>();
+    waited_few += waiting;
+    // The wait is the failures' loss: the failure causes' time holds it.
+    double by_failures = 0;
+    for (const auto& [cause, seconds] : job["lost_time_by_cause_s"].items())
+      if (cause != "planned" && cause != "checkpoint")
+        by_failures += seconds.get<double>();
+    EXPECT_GE(by_failures, waiting) << id;
+    const nlohmann::json roomy = nlohmann::json::parse(
+        read_file(dir / ("many/jobs/" + std::string(id) + "/summary.json")));
+    waited_many += roomy["time_breakdown_s"]["waiting"].get<double>();
+  }
+  EXPECT_GT(exhausted, 20);
+  // Four spares for two jobs that lose ~16 nodes a day for 12 hours each: the jobs wait for days;
+  // with 32 spares, hardly at all.
+  EXPECT_GT(waited_few, 86400.0);
+  EXPECT_GT(waited_few, 20 * waited_many);
+  // Each job draws its own software failures (a seed of its own): their histories differ.
+  EXPECT_NE(read_file(dir / "few/jobs/a/events.csv"), read_file(dir / "few/jobs/b/events.csv"));
+  const nlohmann::json f = nlohmann::json::parse(read_file(dir / "few/summary.json"));
+  EXPECT_EQ(f["interruptions"].get<long>(), unexpected);
+}
+
 struct Refusal {
   const char* name;
   const char* sets;
@@ -114,18 +165,23 @@ TEST_P(ReplayedJobRefuses, WhatItDoesNotModelAtTheKey)
 
 INSTANTIATE_TEST_SUITE_P(
     Keys, ReplayedJobRefuses,
-    ::testing::Values(Refusal{"Work", "--set workload.jobs.llama.work=1d", "workload.jobs.llama.work"},
-                      Refusal{"ALaterSubmit", "--set workload.jobs.llama.submit=1h", "workload.jobs.llama.submit"},
-                      Refusal{"Copies", "--set workload.jobs.llama.count=2", "workload.jobs.llama.count"},
-                      Refusal{"GpusOtherThanTheLayouts", "--set workload.jobs.llama.gpus=8192",
-                              "workload.jobs.llama.gpus"},
-                      Refusal{"AClosedFormRecovery", "--set workload.jobs.llama.recovery=in_place",
-                              "workload.jobs.llama.recovery"},
-                      Refusal{"ASecondReplayedJob", "--set workload.jobs.other.runtime=replay --set cluster.gpus=32768",
-                              "workload.jobs.other.runtime"},
-                      // A rack shared with the fleet's other jobs would be drawn twice, apart.
-                      Refusal{"ARackScopeBesideOtherJobs", "--set workload.jobs.other.work=1h --set cluster.gpus=16392",
-                              "failures.causes.network_switch_cable.scope"}),
+    ::testing::Values(
+        Refusal{"Work", "--set workload.jobs.llama.work=1d", "workload.jobs.llama.work"},
+        Refusal{"ALaterSubmit", "--set workload.jobs.llama.submit=1h", "workload.jobs.llama.submit"},
+        Refusal{"Copies", "--set workload.jobs.llama.count=2", "workload.jobs.llama.count"},
+        Refusal{"GpusOtherThanTheLayouts", "--set workload.jobs.llama.gpus=8192", "workload.jobs.llama.gpus"},
+        Refusal{"AClosedFormRecovery", "--set workload.jobs.llama.recovery=in_place", "workload.jobs.llama.recovery"},
+        // The storage is shared with the fleet's other jobs, whose outages the job's
+        // runtime would draw for itself.
+        Refusal{"AStorageScopeBesideOtherJobs",
+                "--set workload.jobs.other.work=1h --set cluster.gpus=16392 "
+                "--set failures.causes.ssd.scope=storage",
+                "failures.causes.ssd.scope"},
+        // Each replayed job would draw the episodes of the whole cluster.
+        Refusal{"EpisodesBesideASecondReplayedJob",
+                "--set workload.jobs.other.runtime=replay --set cluster.gpus=32768 "
+                "--set stragglers.episode_interval=30d --set stragglers.episode_speed=0.5",
+                "stragglers.episode_interval"}),
     [](const ::testing::TestParamInfo<Refusal>& info) { return std::string(info.param.name); });
 
 }  // namespace
