@@ -4,6 +4,7 @@
 // to the process that awaits them, a process's exception comes out of the host's actor, and a
 // blocking SimGrid wait runs on an actor of its own while the host goes on, and a group of processes
 // (a job's) ends before the simulation does, each where it waits, never in the middle of a resume.
+#include "process_harness.hpp"
 #include "simulator/actors/message.hpp"
 #include "simulator/actors/process.hpp"
 #include "simulator/actors/run_context.hpp"
@@ -27,35 +28,6 @@ using sim::Inbox;
 using sim::Process;
 using sim::ProcessHost;
 using sim::Task;
-
-// Runs `setup(host, log, control)` in a child with one host actor, until the actor `horizon` ends at
-// 100 s; returns what the processes wrote to `log`.
-std::string run_processes(const std::function<void(ProcessHost&, std::ostringstream&, sg4::Host*)>& setup)
-{
-  auto child = sim::ChildProcess::start([&] {
-    auto engine = sim::make_engine();
-    scenario::Scenario s;
-    const sim::Platform platform = sim::build_platform(s, {});
-    std::ostringstream log;
-    ProcessHost host;
-    setup(host, log, platform.control);
-    sg4::Actor::create("processes", platform.control, [&host, &log] {
-      try {
-        host.run();
-      } catch (const std::exception& e) {
-        log << "error:" << e.what() << '@' << sim::now() << ' ';
-      }
-    })->daemonize();
-    sg4::Actor::create("horizon", platform.control, [] { sg4::this_actor::sleep_until(100); });
-    engine->run();
-    return log.str();
-  });
-  if (!child)
-    return "no child";
-  int status = 0;
-  const auto text = child->finish(&status);
-  return text ? *text : "child failed";
-}
 
 TEST(ProcessHost, TimersFireAtTheirDatesAndTiesInTheOrderTheyWereSet)
 {
