@@ -186,11 +186,12 @@ bool JobScheduler::strikes_job(const msg::Failure& failure)
   }
   // The run's node keeper took the nodes down and sent them to repair (node_keeper.hpp): the
   // message says which of the job's slots they held.
-  lost_slots_.insert(lost_slots_.end(), failure.lost.begin(), failure.lost.end());
+  const std::vector<long> lost = w_.nodes.take_lost(w_.pool_job, failure.strike);
+  lost_slots_.insert(lost_slots_.end(), lost.begin(), lost.end());
   // Only the GPU count: a job struck is about to stop, so a new step time now would only cut its
   // last training segment in two. Recovery sets the step time of the fleet it restarts on.
   w_.trace.set_active_gpus(std::min(shape_.gpus, w_.pool.active(w_.pool_job) * w_.scenario.fleet.gpus_per_node));
-  return !failure.lost.empty();
+  return !lost.empty();
 }
 
 JobScheduler::MaybeFailure JobScheduler::background(const SchedulerMessage& m)

@@ -20,7 +20,6 @@
 #include <optional>
 #include <string>
 #include <variant>
-#include <vector>
 
 namespace fleetsim::sim {
 
@@ -38,7 +37,7 @@ struct Failure {
   long gpus_down = 0;
   long first_node = 0;
   long nodes = 0;
-  std::vector<long> lost;  // node scope: the receiving job's slots the failure took (node_keeper.hpp)
+  long strike = 0;  // node scope: the keeper's id of the strike, for the slots it took (node_keeper.hpp)
 };
 struct Planned {};  // calendar: a planned interruption is due
 struct Stopped {    // job: incarnation `epoch` has stopped

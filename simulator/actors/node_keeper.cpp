@@ -41,8 +41,9 @@ models::NodePool::Hit NodeKeeper::fail(const msg::Failure& f, const std::functio
   return hit;
 }
 
-void NodeKeeper::strike(const msg::Failure& f, const std::function<bool(long)>& mine)
+void NodeKeeper::strike(msg::Failure f, const std::function<bool(long)>& mine)
 {
+  f.strike = ++strikes_;
   const models::NodePool::Hit hit = fail(f, mine);
   const auto& cap = s_.capacity;
   const double repair = s_.causes.at(static_cast<size_t>(f.cause)).repair.value_or(cap.repair_time).si();
@@ -55,11 +56,22 @@ void NodeKeeper::strike(const msg::Failure& f, const std::function<bool(long)>& 
   if (hit.lost.empty() && !hit.nodes.empty())
     ++counters_of(spare_owner_).spare_failures;
   for (auto& [job, j] : jobs_) {
-    msg::Failure told = f;
-    told.lost = hit.slots_of(job);
-    if (!told.lost.empty())
-      j.scheduler->post(std::move(told));
+    std::vector<long> lost = hit.slots_of(job);
+    if (lost.empty())
+      continue;
+    lost_[{job, f.strike}] = std::move(lost);
+    j.scheduler->post(f);
   }
+}
+
+std::vector<long> NodeKeeper::take_lost(long pool_job, long strike)
+{
+  const auto it = lost_.find({pool_job, strike});
+  if (it == lost_.end())
+    return {};
+  std::vector<long> lost = std::move(it->second);
+  lost_.erase(it);
+  return lost;
 }
 
 void NodeKeeper::send(long node, double mean, long through)

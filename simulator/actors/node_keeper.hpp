@@ -27,6 +27,7 @@
 #include <map>
 #include <queue>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace fleetsim::sim {
@@ -49,9 +50,11 @@ public:
   void on_return(std::function<void(long node)> f) { on_return_ = std::move(f); }
 
   /// A failure of node scope struck nodes [f.first_node, f.first_node + f.nodes): those the keeper
-  /// keeps (`mine`; all when empty) that are up go to repair, and each job that held one gets `f`
-  /// with the slots it lost.
-  void strike(const msg::Failure& f, const std::function<bool(long node)>& mine = {});
+  /// keeps (`mine`; all when empty) that are up go to repair, and each job that held one gets `f`,
+  /// numbered (`msg::Failure::strike`) for the slots it lost.
+  void strike(msg::Failure f, const std::function<bool(long node)>& mine = {});
+  /// The slots of job `pool_job` that strike `strike` took (once: they are forgotten).
+  [[nodiscard]] std::vector<long> take_lost(long pool_job, long strike);
   /// Sends `node`, down in the pool, to repair for a time of mean `mean` (s); `through`: the slot
   /// table of the job that held it when it went down, -1 when none did. A zero repair time puts it
   /// back at once.
@@ -95,6 +98,10 @@ private:
   models::RandomStream times_;
   Inbox<Request> requests_;
   std::map<long, Job> jobs_;  // living jobs, by slot table
+  // The slots each strike took, by (job, strike), until the job reads them: messages stay plain
+  // values (a vector in a message's variant makes GCC 12 warn of uninitialised moves).
+  std::map<std::pair<long, long>, std::vector<long>> lost_;
+  long strikes_ = 0;
   long spare_owner_ = -1;
   models::PolicyCounters run_;
   std::function<void(long)> on_return_;

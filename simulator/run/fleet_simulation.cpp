@@ -109,7 +109,10 @@ mf::Workload fleet_workload(const scenario::Scenario& s, std::uint64_t seed)
     for (mf::JobSpec& j : w)
       if (j.tokens_per_second <= 0)
         j.work *= s.fleet_compute_fraction / speed + (1 - s.fleet_compute_fraction);
-  std::stable_sort(w.begin(), w.end(), [](const mf::JobSpec& a, const mf::JobSpec& b) { return a.submit < b.submit; });
+  // In submit order; at the same instant, the replayed jobs first (they hold their nodes from 0).
+  std::stable_sort(w.begin(), w.end(), [](const mf::JobSpec& a, const mf::JobSpec& b) {
+    return a.submit != b.submit ? a.submit < b.submit : a.replayed && !b.replayed;
+  });
   return w;
 }
 

@@ -311,6 +311,20 @@ void check_fleet(Reader& r, const Scenario& s)
                              "fleet job '" + d.name + "' asks for " + std::to_string(gpus) +
                                  " GPUs, more than the cluster schedules (cluster.gpus less the spare nodes)");
   }
+  // The replayed jobs start at 0, side by side: together they must fit.
+  long replayed_gpus = 0;
+  std::string last;
+  for (const auto& d : s.workload.jobs)
+    if (d.job.replayed) {
+      replayed_gpus += layout_gpus;
+      last = "workload.jobs." + d.name + ".runtime";
+    }
+  const long schedulable = cluster_gpus - s.capacity.spare_nodes * s.fleet.gpus_per_node;
+  if (replayed_gpus > schedulable)
+    r.error_at_first_given({last, "cluster.gpus", "spares.nodes"},
+                           "the replayed jobs (runtime: replay) ask for " + std::to_string(replayed_gpus) +
+                               " GPUs together, more than the cluster schedules (" + std::to_string(schedulable) +
+                               ": cluster.gpus less the spare nodes); they all hold their nodes from time 0");
 }
 
 }  // namespace fleetsim::scenario::detail

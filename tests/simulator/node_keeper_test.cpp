@@ -42,13 +42,14 @@ sim::msg::Failure failure(long first, long nodes)
 }
 
 // A job's scheduler as the test sees it: it logs what it is told, and takes its nodes back.
-Process job(const char* name, Inbox<SchedulerMessage>& inbox, models::NodePool& pool, std::ostringstream& log)
+Process job(const char* name, long table, Inbox<SchedulerMessage>& inbox, NodeKeeper& keeper, models::NodePool& pool,
+            std::ostringstream& log)
 {
   while (true) {
     auto m = co_await inbox.next(-1);
     if (const auto* f = std::get_if<sim::msg::Failure>(&*m)) {
       log << name << ":lost";
-      for (long slot : f->lost)
+      for (long slot : keeper.take_lost(table, f->strike))
         log << ' ' << slot;
       log << '@' << sim::now() << ' ';
     } else if (const auto* r = std::get_if<sim::msg::Repaired>(&*m)) {
@@ -79,8 +80,8 @@ TEST(NodeKeeper, TellsEachJobItsOwnSlotsAndReturnsNodesThroughTheJobThatLostThem
     k->keeper.attach(0, k->a, k->ca);
     k->keeper.attach(1, k->b, k->cb);
     host.spawn("keeper", [k] { return k->keeper(); });
-    host.spawn("a", [k, &out] { return job("a", k->a, k->pool, out); });
-    host.spawn("b", [k, &out] { return job("b", k->b, k->pool, out); });
+    host.spawn("a", [k, &out] { return job("a", 0, k->a, k->keeper, k->pool, out); });
+    host.spawn("b", [k, &out] { return job("b", 1, k->b, k->keeper, k->pool, out); });
     host.spawn("strikes", [k, &out]() -> Process {
       co_await sim::sleep_until(1);
       k->keeper.strike(failure(1, 2));  // a rack: node 1 (A's slot 1) and node 2 (B's slot 0)
@@ -101,8 +102,8 @@ TEST(NodeKeeper, ANodeNoJobHeldComesBackAtItsRepairTimeAndEveryJobIsTold)
     k->keeper.attach(1, k->b, k->cb);
     k->keeper.set_spare_owner(0);  // A's reserve: its counters take the spares' failures
     host.spawn("keeper", [k] { return k->keeper(); });
-    host.spawn("a", [k, &out] { return job("a", k->a, k->pool, out); });
-    host.spawn("b", [k, &out] { return job("b", k->b, k->pool, out); });
+    host.spawn("a", [k, &out] { return job("a", 0, k->a, k->keeper, k->pool, out); });
+    host.spawn("b", [k, &out] { return job("b", 1, k->b, k->keeper, k->pool, out); });
     host.spawn("strikes", [k, &out]() -> Process {
       co_await sim::sleep_until(1);
       k->keeper.strike(failure(5, 1));  // an idle node: nobody loses a slot
@@ -126,7 +127,7 @@ TEST(NodeKeeper, AppliesOnlyTheNodesItKeeps)
     k->keeper.attach(0, k->a, k->ca);
     k->keeper.attach(1, k->b, k->cb);
     host.spawn("keeper", [k] { return k->keeper(); });
-    host.spawn("a", [k, &out] { return job("a", k->a, k->pool, out); });
+    host.spawn("a", [k, &out] { return job("a", 0, k->a, k->keeper, k->pool, out); });
     host.spawn("strikes", [k, &out]() -> Process {
       co_await sim::sleep_until(1);
       // A rack over nodes 0-3, of which the keeper keeps A's: B's are another's to apply.

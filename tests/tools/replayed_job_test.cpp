@@ -145,6 +145,25 @@ TEST(ReplayedJob, TwoJobsShareTheSparesAndTheFailures)
   EXPECT_EQ(f["interruptions"].get<long>(), unexpected);
 }
 
+// A replayed job declared after a closed-form job of the same size still starts at 0 (it holds its
+// nodes from 0, as the replay's job); the other waits (it ran a whole window and crashed at the end
+// when the replayed job never started).
+TEST(ReplayedJob, StartsBeforeTheJobsDeclaredAheadOfIt)
+{
+  TempDir dir;
+  const auto out = fleetsim_command(
+      "run " + std::string(FLEETSIM_SOURCE_DIR) +
+      "/tests/data/fleet/llama3_one_job_fleet.yaml --set workload.jobs.llama.runtime=replay "
+      "--quiet --out " +
+      (dir / "out"));
+  ASSERT_EQ(out.code, 0) << out.text;
+  const nlohmann::json job = nlohmann::json::parse(read_file(dir / "out/jobs/llama/summary.json"));
+  EXPECT_GT(job["interruptions"]["unexpected"].get<long>(), 300);
+  const nlohmann::json f = nlohmann::json::parse(read_file(dir / "out/summary.json"));
+  EXPECT_EQ(f["jobs"]["running_at_end"], 1);
+  EXPECT_EQ(f["jobs"]["waiting_at_end"], 1);
+}
+
 struct Refusal {
   const char* name;
   const char* sets;
