@@ -78,6 +78,10 @@ Task<> JobScheduler::on_drain_check(msg::DrainCheck c)
   if (!stragglers_.drain_due(c))
     co_return;
   if (w_.pool.job_of(c.node) != w_.pool_job) {
+    // Another job's node (a node back from repair is announced to every job): its own checks
+    // drain it.
+    if (w_.pool.state(c.node) != models::NodeState::Idle)
+      co_return;
     // An idle node: take it out of the pool without touching the job.
     ++w_.counters.drains;
     (void)w_.pool.fail(c.node, 1, now(), false);

@@ -76,9 +76,9 @@ void FleetReplayedJobs::strike(const msg::Failure& f)
 void FleetReplayedJobs::finish(mf::FleetState& fleet, FleetResult& partial, double horizon)
 {
   for (auto& [j, job] : jobs_) {
-    models::check_invariant(job.job != nullptr, "every replayed job starts at 0", [&] {
-      return "replayed job " + fleet.specs()[static_cast<size_t>(j)].id + " never started";
-    });
+    const std::string& id = fleet.specs()[static_cast<size_t>(j)].id;  // (a lambda cannot capture a binding in C++17)
+    models::check_invariant(job.job != nullptr, "every replayed job starts at 0",
+                            [&id] { return "replayed job " + id + " never started"; });
     RunResult result = job.job->finish(partial.storage);
     fleet.close_replayed(j, mf::replayed_time(result.report), horizon);
     partial.replayed.push_back({j, job.job->scenario(), std::move(result)});

@@ -145,6 +145,30 @@ TEST(ReplayedJob, TwoJobsShareTheSparesAndTheFailures)
   EXPECT_EQ(f["interruptions"].get<long>(), unexpected);
 }
 
+// Every job checks the pool's slow nodes for draining; a job drains its own and idle ones, never
+// another job's (that job would lose a slot it was never told of: the run stopped on a broken
+// invariant when a drained node came back twice).
+TEST(ReplayedJob, TwoJobsDrainOnlyTheirOwnSlowNodes)
+{
+  TempDir dir;
+  const auto out = fleetsim_command(
+      "run " + std::string(FLEETSIM_SOURCE_DIR) +
+      "/tests/data/fleet/two_replayed_jobs.yaml --set stragglers.persistent_fraction=0.01 "
+      "--set stragglers.persistent_speed=0.5 --set stragglers.drain_below=0.8 "
+      "--set stragglers.drain_after=10min --quiet --out " +
+      (dir / "out"));
+  ASSERT_EQ(out.code, 0) << out.text;
+  long drains = 0;
+  for (const char* id : {"a", "b"}) {
+    const nlohmann::json job = nlohmann::json::parse(
+        read_file(dir / ("out/jobs/" + std::string(id) + "/summary.json")));
+    const long own = job["recovery"]["drains"].get<long>();
+    EXPECT_GT(own, 5) << id;  // ~20 of its 2,048 nodes are slow
+    drains += own;
+  }
+  EXPECT_LT(drains, 60);  // 41 slow nodes in all, each drained once (a node drained twice was another's)
+}
+
 // A replayed job declared after a closed-form job of the same size still starts at 0 (it holds its
 // nodes from 0, as the replay's job); the other waits (it ran a whole window and crashed at the end
 // when the replayed job never started).
