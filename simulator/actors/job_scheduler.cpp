@@ -188,8 +188,8 @@ bool JobScheduler::strikes_job(const msg::Failure& failure)
     w_.storage_system.back_at = std::max(w_.storage_system.back_at, back);
     return true;
   }
-  // The run's node keeper took the nodes down and sent them to repair (node_keeper.hpp): the
-  // message says which of the job's slots they held.
+  // The run's node keeper took the nodes down and sent them to repair (node_keeper.hpp); it keeps
+  // which of the job's slots they held, under the strike's number.
   const std::vector<long> lost = w_.nodes.take_lost(w_.pool_job, failure.strike);
   lost_slots_.insert(lost_slots_.end(), lost.begin(), lost.end());
   // Only the GPU count: a job struck is about to stop, so a new step time now would only cut its
