@@ -111,9 +111,13 @@ struct Rate {
 // commit and interruptions roll it back.
 class Accountant {
 public:
-  Accountant(double step_time, double tokens_per_step, size_t records)
-      : step_time_(step_time), tokens_per_step_(tokens_per_step), r0_(tokens_per_step / step_time),
-        last_{step_time, tokens_per_step, 1}
+  Accountant(double step_time, double tokens_per_step, size_t records, double start)
+      : step_time_(step_time),
+        tokens_per_step_(tokens_per_step),
+        r0_(tokens_per_step / step_time),
+        last_{step_time, tokens_per_step, 1},
+        start_(start),
+        clock_(start)
   {
     r_.timeline.reserve(records);  // at most one row per record
   }
@@ -139,7 +143,7 @@ private:
     row.productive_s = net.s;
     row.steps = net.steps;
     row.tokens = net.tokens;
-    row.goodput = row.t_end > 0 ? row.productive_s / row.t_end : 0;
+    row.goodput = row.t_end > start_ ? row.productive_s / (row.t_end - start_) : 0;
   }
   void segment(const PhaseSegment& seg);
   void interruption(const Interruption& in);
@@ -154,6 +158,7 @@ private:
   Rate last_;
   std::vector<Work> stored_at_;  // the work in storage after each checkpoint still held
   std::string cause_;            // what the recovery phases in progress are charged to
+  double start_ = 0;             // when the job started (its window is [start_, the last segment's end])
   double clock_ = 0;
 };
 
@@ -252,7 +257,7 @@ GoodputReport Accountant::close()
 {
   // The window closes with the pending work still in memory: it counts.
   const Work net = p_.net();
-  const double clock = clock_;
+  const double clock = clock_ - start_;
   r_.breakdown.productive = net.s;
   r_.elapsed = clock;
   r_.ettr = clock > 0 ? r_.breakdown.productive / clock : 0;
@@ -273,10 +278,10 @@ GoodputReport Accountant::close()
 
 }  // namespace
 
-GoodputReport account(const TraceLog& log, double step_time, double tokens_per_step)
+GoodputReport account(const TraceLog& log, double step_time, double tokens_per_step, double start)
 {
   FLEETSIM_CHECK(step_time > 0, "a training segment has a positive step time");
-  Accountant a(step_time, tokens_per_step, log.size());
+  Accountant a(step_time, tokens_per_step, log.size(), start);
   for (const TraceRecord& rec : log)
     a.add(rec);
   return a.close();

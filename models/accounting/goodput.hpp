@@ -101,8 +101,9 @@ struct GoodputReport {
 
 /// Nominal rate: `step_time` seconds per step (the uniform full fleet), `tokens_per_step` tokens per
 /// step; training segments that carry their own step time and tokens per step use those. The records
-/// must be in emission (simulated-time) order and their phase segments must tile [0, elapsed].
-[[nodiscard]] GoodputReport account(const TraceLog& log, double step_time, double tokens_per_step);
+/// must be in emission (simulated-time) order and their phase segments must tile the job's window,
+/// from `start` (when it started: a fleet's job may start late) to `start + elapsed`.
+[[nodiscard]] GoodputReport account(const TraceLog& log, double step_time, double tokens_per_step, double start = 0);
 
 /// The time accounting's invariants, which `account` checks on every report it returns (tests hand
 /// it broken ones); each throws InvariantViolation:

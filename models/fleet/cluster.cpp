@@ -256,6 +256,47 @@ void Cluster::node_up(long node)
   }
 }
 
+void Cluster::unkeep(long node)
+{
+  Node& n = node_[static_cast<size_t>(node)];
+  check_invariant(n.spare || !n.up || n.free == 0, "a kept node is a spare, down, or taken whole",
+                  [&] { return "node " + std::to_string(node); });
+  if (n.spare) {
+    spares_.erase(node);
+    n.spare = false;
+  } else if (n.up) {
+    unlist(node);
+  } else {
+    n.up = true;
+    --down_nodes_;
+  }
+}
+
+void Cluster::keep(long node, Kept as)
+{
+  unkeep(node);
+  Node& n = node_[static_cast<size_t>(node)];
+  if (as == Kept::Spare) {
+    n.free = gpn_;
+    n.spare = true;
+    spares_.insert(node);
+  } else if (as == Kept::Taken) {
+    n.free = 0;
+    list(node);
+  } else {
+    n.free = 0;
+    n.up = false;
+    ++down_nodes_;
+  }
+}
+
+void Cluster::reclaim(long node)
+{
+  unkeep(node);
+  node_[static_cast<size_t>(node)].free = gpn_;
+  list(node);
+}
+
 std::optional<long> Cluster::take_replacement(bool spares)
 {
   long node = -1;

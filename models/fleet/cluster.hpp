@@ -84,6 +84,14 @@ public:
   std::optional<long> take_replacement(bool spares = true);
   [[nodiscard]] bool spare(long node) const { return node_.at(static_cast<size_t>(node)).spare; }
 
+  // Nodes the simulator's node keeper keeps for replayed jobs: the scheduler sees them by count
+  // only (FleetState's kept nodes), each as a spare, taken whole, or down (in repair).
+  enum class Kept { Spare, Taken, Down };
+  /// A kept node is shown as `as` (from whichever of the three it was shown as).
+  void keep(long node, Kept as);
+  /// A kept node comes back to the scheduler: up, wholly free, schedulable.
+  void reclaim(long node);
+
   // Counts for the timeline and the policies.
   [[nodiscard]] long free_gpus() const { return free_gpus_; }    // schedulable, up, unallocated
   [[nodiscard]] long free_nodes() const { return whole_free_; }  // schedulable nodes with no job
@@ -115,6 +123,8 @@ private:
     int free = 0;  // GPUs not held by a job (also while down: what it will have back)
   };
   [[nodiscard]] bool schedulable(const Node& n) const { return n.up && !n.spare; }
+  /// Takes a kept node out of the category it is shown in (spare, listed, or down).
+  void unkeep(long node);
   void unlist(long node);
   void list(long node);
   void pick_whole(long count, Packing packing, Placement& out) const;

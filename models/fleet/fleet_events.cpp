@@ -187,39 +187,6 @@ void FleetState::preempt(long job)
   set_timer(now_ + spec(job).checkpoint_cost, TimerKind::Preempted, job, l.epoch);
 }
 
-bool FleetState::replayed_node(long n) const
-{
-  if (cfg_.spares_replayed && cluster_.spare(n))
-    return true;
-  const std::vector<long>& jobs = on_node_[static_cast<size_t>(n)];
-  return std::any_of(jobs.begin(), jobs.end(), [this](long job) { return spec(job).replayed; });
-}
-
-void FleetState::close_replayed(long job, const ReplayedTime& time, double horizon)
-{
-  now_ = horizon;
-  JobRecord& r = rec_[static_cast<size_t>(job)];
-  check_invariant(spec(job).replayed && running_.count(job) == 1, "a replayed job is closed once, while it runs",
-                  [&] { return "job " + spec(job).id; });
-  const double g = static_cast<double>(r.held);
-  productive(job, g * time.productive_s);
-  for (const auto& lost : time.lost_s) {
-    const std::string& name = lost.first;  // (a structured binding cannot be captured with clang 14)
-    const int cause = name == kReplayStartup ? kStartup : loss_cause(name);
-    check_invariant(cause >= 0, "a replayed job's losses have a fleet cause",
-                    [&] { return "job " + spec(job).id + " lost time to '" + name + "'"; });
-    charge(job, cause, g * lost.second);
-  }
-  for (const TrainingSpan& span : time.training)
-    accounts_.training_span(r, span.t_begin, span.t_end, static_cast<double>(span.gpus));
-  r.interruptions += time.interruptions;
-  interruptions_ += time.interruptions;
-  failures_ += time.interruptions;
-  r.committed = time.progress_s;
-  release(job, horizon);
-  update_levels();
-}
-
 void FleetState::repair_due(long node, double t_due) { set_timer(t_due, TimerKind::Repair, node, 0); }
 
 std::optional<double> FleetState::next_timer() const { return timers_.next(); }

@@ -20,6 +20,9 @@ FleetState::FleetState(FleetConfig config, const Workload& jobs, const Schedulin
 {
   for (auto& r : rec_)
     accounts_.open(r);
+  if (cfg_.spares_replayed)  // the spare reserve is the keeper's (the cluster's last nodes)
+    for (long n = cluster_.nodes() - std::min(cfg_.spare_nodes, cluster_.nodes()); n < cluster_.nodes(); ++n)
+      kept_.insert(n);
   contention_ = loss_cause("contention");
   data_stall_ = loss_cause("data_stall");
   update_levels();
@@ -77,6 +80,8 @@ std::vector<long> FleetState::waiting(size_t limit) const { return queue_.first(
 double FleetState::run_estimate(long job) const
 {
   const JobSpec& s = spec(job);
+  if (s.replayed)  // its tokens at the nominal rate from its start, or the window
+    return s.work > 0 ? std::max(0.0, live_[static_cast<size_t>(job)].alloc_t + s.work - now_) : cfg_.horizon - now_;
   const Segment seg{now_, s.restart_cost, s.checkpoint_interval, s.checkpoint_cost};
   const double remaining = std::max(0.0, s.work - rec_[static_cast<size_t>(job)].committed);
   return finish_time(seg, remaining) - now_;
@@ -193,10 +198,11 @@ void FleetState::start_segment(long job, double t, int restart_cause)
   const JobSpec& s = spec(job);
   JobRecord& r = rec_[static_cast<size_t>(job)];
   if (s.replayed) {
-    // Its runtime replays it from now on, from time 0 of its own trace: it must not have waited.
-    check_invariant(t == s.submit && r.interruptions == 0, "a replayed job starts at its submit, once",
+    // Its runtime replays it from now on (its recoveries are its own): it starts once.
+    check_invariant(t >= s.submit && r.first_start == t && r.interruptions == 0, "a replayed job starts once",
                     [&] { return "job " + s.id + " starts at " + std::to_string(t) + " s"; });
     r.state = JobState::Running;
+    keep_placement(job);
     started_replayed_.push_back(job);
     return;
   }

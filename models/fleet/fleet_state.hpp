@@ -129,8 +129,14 @@ public:
   [[nodiscard]] std::vector<long> take_started_replayed() { return std::exchange(started_replayed_, {}); }
   /// A replayed job's time at the window's end, from its own trace (replayed_time.hpp): charged to
   /// its record and the fleet's, its training to the timeline; its GPUs are released at `horizon`.
-  /// Call before finish().
+  /// Call before finish(); a job that ended (end_replayed) is charged up to its end.
   void close_replayed(long job, const ReplayedTime& time, double horizon);
+  /// A replayed job reached its token target at t: it is done and holds no GPUs from t (its time is
+  /// charged at the window's end, close_replayed). Its nodes stay the node keeper's until reclaimed.
+  void end_replayed(long job, double t);
+  /// Nodes the keeper gives back to the scheduler, of those it owes since a replayed job ended;
+  /// then the queue is scheduled.
+  void reclaim(const std::vector<long>& nodes);
   /// True when the workload has replayed jobs (the spares are theirs; the simulator applies the
   /// failures of their nodes).
   [[nodiscard]] bool has_replayed_job() const { return cfg_.spares_replayed; }
@@ -239,8 +245,14 @@ private:
   void productive(long job, double gpu_seconds) { accounts_.productive(record(job), gpu_seconds); }
   void add_training(long job, double t_end) { accounts_.training(record(job), live(job).seg, t_end); }
   void set_timer(double t, TimerKind kind, long id, long epoch) { timers_.set(t, kind, id, epoch); }
-  /// True when node n is a replayed job's or a spare (the simulator's node keeper applies its failures).
+  // ---- replayed jobs (fleet_replayed.cpp) ----
+  /// True when node n is kept by the simulator's node keeper (a replayed job's, a spare, or one it
+  /// owes back): the keeper applies its failures.
   [[nodiscard]] bool replayed_node(long n) const;
+  /// A replayed job's placement is the keeper's from its start.
+  void keep_placement(long job);
+  /// The job holds its GPUs no more from t (its nodes are not given back to the cluster here).
+  void leave(long job, double t);
   void update_levels();
   [[nodiscard]] JobQueue::Key queue_key(long job) const;
   [[nodiscard]] JobRecord& record(long job) { return rec_[static_cast<size_t>(job)]; }
@@ -253,6 +265,8 @@ private:
   std::vector<Live> live_;
   Cluster cluster_;
   std::vector<std::vector<long>> on_node_;  // jobs holding GPUs on each node
+  std::set<long> kept_;                     // nodes the simulator's node keeper keeps (replayed_node)
+  std::set<long> kept_down_;                // of those, the ones shown down: owed back since a replayed job ended
   JobQueue queue_;
   std::set<long> running_;  // Running, Detecting or Preempting
   TimerQueue timers_;

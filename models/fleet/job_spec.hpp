@@ -51,9 +51,11 @@ struct JobSpec {
   // The job is replayed: while it runs, its life is the single-job replay's actors on its placement
   // (the simulator's JobRuntime: the scenario's model, checkpoints, recovery policy, stragglers,
   // lemons, data loading), which draw the failures of its nodes and of the fleet's spares and tell
-  // its time at the window's end (FleetState::close_replayed). It holds its nodes for the whole
-  // window from its submit; work, checkpoint_* and recovery above are not used.
+  // its time at its end (FleetState::close_replayed). It waits in the queue from its submit, holds
+  // its nodes from its start to its end -- once it has trained `tokens` (> 0) and checkpointed them,
+  // else the window's end; work, checkpoint_* and recovery above are not used.
   bool replayed = false;
+  double tokens = 0;   // a replayed job's token target (0: none)
   std::string origin;  // where it was declared: "workload.jobs.hero", "trace.csv:12", "generator"
 };
 

@@ -8,7 +8,8 @@ namespace fleetsim::models::summary::run {
 
 inline constexpr Field kScenarioFile = string("scenario_file", "the scenario file, as given");
 inline constexpr Field kGpus = integer("gpus", "the job's GPUs");
-inline constexpr Field kSimulatedTimeS = number("simulated_time_s", "s", "the window");
+inline constexpr Field kSimulatedTimeS = number("simulated_time_s", "s",
+                                                "the job's window (a fleet's job: from its start to its end)");
 inline constexpr Field kEttr = number("ettr", "", "effective training time ratio: productive time / elapsed time");
 inline constexpr Field kGoodputRatio = number("goodput_ratio", "",
                                               "tokens trained / what the uniform full fleet would train in the window");

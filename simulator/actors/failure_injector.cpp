@@ -27,7 +27,7 @@ Process FailureInjector::operator()() const
   const double rate = models::fleet_rate_per_second(cause, whole_job ? sc.fleet : cluster);
   models::RandomStream arrivals(w_.seed, "failures/" + cause.name + "/arrivals");
   models::RandomStream which(w_.seed, "failures/" + cause.name + "/components");
-  double t = 0;
+  double t = now();  // the job's draws begin when it starts (a fleet's job may start late)
   while (true) {
     t += arrivals.exponential(rate);
     if (!(t < w_.horizon))
@@ -101,7 +101,7 @@ Process SlowdownInjector::operator()() const
   models::RandomStream arrivals(w_.seed, "stragglers/episodes/arrivals");
   models::RandomStream which(w_.seed, "stragglers/episodes/nodes");
   models::RandomStream lasting(w_.seed, "stragglers/episodes/durations");
-  double t = 0;
+  double t = now();  // the job's draws begin when it starts (a fleet's job may start late)
   for (long id = 1;; ++id) {
     t += arrivals.exponential(rate);
     if (!(t < w_.horizon))
@@ -122,9 +122,10 @@ Process MaintenanceCalendar::operator()() const
     co_return;
   const double rate = models::rate_per_second(planned.count, planned.window);
   models::RandomStream gaps(w_.seed, "planned/arrivals");
-  double t = 0;
+  const double start = now();  // the job's calendar begins when it starts (a fleet's job may start late)
+  double t = start;
   for (long k = 0;; ++k) {
-    t = planned.poisson ? t + gaps.exponential(rate) : models::uniform_arrival_time(k, rate);
+    t = planned.poisson ? t + gaps.exponential(rate) : start + models::uniform_arrival_time(k, rate);
     if (!(t < w_.horizon))
       co_return;
     co_await sleep_until(t);

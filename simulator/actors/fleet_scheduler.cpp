@@ -61,12 +61,12 @@ Process FleetScheduler::operator()()
           pool_.hold(hold_in_, n);
       }
     } else {
-      std::visit(
-          Overloaded{[&](const msg::Submit& e) { fleet_.submit(e.job, sg4::Engine::get_clock()); },
-                     [&](const msg::Failure& f) { on_failure(f); },
-                     [&](const msg::IoFinished& d) { fleet_.io_done(d.job, d.epoch, sg4::Engine::get_clock()); },
-                     [](const msg::Recheck&) {}},
-          *m);
+      std::visit(Overloaded{[&](const msg::Submit& e) { fleet_.submit(e.job, sg4::Engine::get_clock()); },
+                            [&](const msg::Failure& f) { on_failure(f); },
+                            [&](const msg::IoFinished& d) { fleet_.io_done(d.job, d.epoch, sg4::Engine::get_clock()); },
+                            [](const msg::Recheck&) {}, [&](const msg::JobEnded& e) { end_replayed_(e.job); },
+                            [&](const msg::NodeBack& e) { node_back_(e.node); }},
+                 *m);
     }
     for (long job : fleet_.take_started_replayed())
       start_replayed_(job);

@@ -35,9 +35,16 @@ struct IoFinished {  // a storing job's transfer for `epoch` completed
   long epoch = 0;
 };
 struct Recheck {};  // the storage's transfers changed: the data loading's rates are to be read again
+struct JobEnded {   // a replayed job's runtime -> fleet scheduler: it reached its token target
+  long job = 0;
+};
+struct NodeBack {  // node keeper -> fleet scheduler: `node` is back in the pool, no job took it
+  long node = 0;
+};
 }  // namespace msg
 
-using FleetMessage = std::variant<msg::Submit, msg::Failure, msg::IoFinished, msg::Recheck>;
+using FleetMessage =
+    std::variant<msg::Submit, msg::Failure, msg::IoFinished, msg::Recheck, msg::JobEnded, msg::NodeBack>;
 
 /// The storage clients of the jobs whose checkpoints go through the storage system: one client (its
 /// nodes' NICs) and one channel per such job, built with the platform.
@@ -96,6 +103,13 @@ public:
   /// A node back from repair goes to slot table `table` of the pool (the fleet's other jobs' nodes,
   /// beside replayed jobs; -1: none, it stays idle).
   void hold_repaired_in(long table) { hold_in_ = table; }
+  /// `ended(job)`: a replayed job reached its token target (its runtime ends, its nodes go back);
+  /// `back(node)`: a node the keeper keeps is back in the pool (it may go back to the scheduler).
+  void on_replayed(std::function<void(long job)> ended, std::function<void(long node)> back)
+  {
+    end_replayed_ = std::move(ended);
+    node_back_ = std::move(back);
+  }
 
 private:
   void start_io();
@@ -112,6 +126,8 @@ private:
   FleetDataLoading* data_;  // data.bytes_per_token with jobs declared by tokens
   Spawn spawn_;
   StartReplayed start_replayed_;
+  std::function<void(long)> end_replayed_;
+  std::function<void(long)> node_back_;
   FleetStorage& storage_;
   StorageSystem& storage_system_;
   models::fleet::FleetState& fleet_;

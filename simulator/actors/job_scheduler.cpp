@@ -19,7 +19,7 @@ Process JobScheduler::operator()()
   set_shape(w_.scenario.step.layout.dp);
   stragglers_.start();
   start_job();
-  while (true) {
+  while (!finished_) {
     // Elastic: nodes that came back while the job was recovering make room for more replicas now.
     if (const auto grow = w_.policy.grow_width(view())) {
       if (auto f = co_await regrow(*grow))
@@ -49,7 +49,10 @@ Process JobScheduler::operator()()
                                    [&state](const msg::SlowEnd& e) { return state(e); },
                                    [&state](const msg::Tick& t) { return state(t); },
                                    // Left over from an incarnation or a request that is gone: nothing to do.
-                                   [](const msg::Stopped&) { return Act::None; },
+                                   [this](const msg::Stopped& e) {
+                                     finished_ = finished_ || (e.finished && e.epoch == epoch_);
+                                     return Act::None;
+                                   },
                                    [](const msg::IoDone&) { return Act::None; },
                                },
                                *m);
@@ -60,6 +63,9 @@ Process JobScheduler::operator()()
     else if (act == Act::DrainCheck)
       co_await on_drain_check(std::get<msg::DrainCheck>(*m));
   }
+  // The job reached its token target: its host ends its processes (JobRuntime::on_finished).
+  if (w_.finished != nullptr && *w_.finished)
+    (*w_.finished)();
 }
 
 Task<> JobScheduler::on_failure(msg::Failure f)
@@ -100,6 +106,8 @@ Phase JobScheduler::job_phase() const { return w_.trace.is_open() ? w_.trace.ope
 
 void JobScheduler::start_job(bool from_storage)
 {
+  if (finished_)
+    return;  // it reached its target as a stop began: nothing more to train
   models::check_invariant(w_.pool.empty_slots(w_.pool_job) == 0, "the job starts with every slot it uses held",
                           [&] { return std::to_string(w_.pool.empty_slots(w_.pool_job)) + " job slots are empty"; });
   const bool memory = !from_storage && memory_restore();
@@ -231,6 +239,7 @@ Task<bool> JobScheduler::stop_job(bool planned, bool checkpoint_first, MaybeFail
     auto m = co_await w_.inbox.next(-1);
     if (const auto* s = std::get_if<msg::Stopped>(&*m); s != nullptr && s->epoch == epoch_) {
       clean = s->clean;
+      finished_ = s->finished;
       break;
     }
     if (const auto* f = std::get_if<msg::Failure>(&*m); f != nullptr && planned && !failure) {

@@ -108,6 +108,7 @@ private:
   std::function<JobShape(int)> shape_for_;
   long epoch_ = 0;
   long deferred_planned_ = 0;
+  bool finished_ = false;  // the job reached its token target (JobWiring::target_step)
   models::Phase failure_during_ = models::Phase::Training;
   long next_request_ = 1'000'000'000;  // ids distinct from the job's write requests
   std::vector<long> lost_slots_;       // slots struck since the job last started (in_memory)

@@ -42,7 +42,8 @@ struct Failure {
 struct Planned {};  // calendar: a planned interruption is due
 struct Stopped {    // job: incarnation `epoch` has stopped
   long epoch = 0;
-  bool clean = false;  // at a checkpoint (planned), not by a failure
+  bool clean = false;     // at a checkpoint (planned), not by a failure
+  bool finished = false;  // at its token target, checkpointed: the job has ended
 };
 struct Repaired {  // repair shop: `node` is back from repair
   long node = 0;

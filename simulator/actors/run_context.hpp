@@ -77,6 +77,7 @@ struct JobWiring {
   CheckpointHistory& history;
   Inbox<LoaderMessage>* loader = nullptr;  // its data loader (nullptr: data loading not modelled)
   DataDemand* demand = nullptr;
+  long target_step = 0;  // the step that reaches the job's token target (0: none, it trains on)
 };
 
 /// The job scheduler: the fleet's state, the policy, the trace, and every other actor's inbox.
@@ -98,6 +99,8 @@ struct SchedulerWiring {
   double checkpoint_files;
   IntervalControl& interval;   // told of each failure that strikes the job
   CheckpointHistory& history;  // a reload falls back past corrupt checkpoints
+  // Called when the job has reached its token target and its scheduler ends (nullptr: none).
+  const std::function<void()>* finished = nullptr;
 };
 
 }  // namespace fleetsim::sim

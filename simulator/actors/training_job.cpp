@@ -47,12 +47,22 @@ Task<> TrainingJob::run_incarnation(long epoch, bool from_memory)
   trained_s_ = 0;
   snapshot_trained_s_ = 0;
   while (true) {
-    Outcome o = co_await train(epoch, stretch_steps());
+    // With a token target, the stretch that reaches it is the last: its checkpoint is written as a
+    // clean stop's (an asynchronous one drains), and the job has finished once it is committed.
+    long steps = stretch_steps();
+    const bool last = w_.target_step > 0 && step_ + steps >= w_.target_step;
+    if (last)
+      steps = std::max(0L, w_.target_step - step_);
+    Outcome o = co_await train(epoch, steps);
     demand(epoch, false);
     if (o == Outcome::Continue)
-      o = co_await checkpoint(epoch);
+      o = co_await checkpoint(epoch, last);
     if (o == Outcome::Interrupted) {
       stopped(epoch, false);
+      co_return;
+    }
+    if (last && committed_step_ >= w_.target_step) {
+      w_.scheduler.post(msg::Stopped{epoch, true, true});
       co_return;
     }
     if (o == Outcome::PlannedStop) {

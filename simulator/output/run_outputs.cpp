@@ -34,7 +34,9 @@ namespace mr = models::summary::run;
 
 ordered_json interruptions_json(const scenario::Scenario& s, const RunResult& r)
 {
-  const models::InterruptionSummary sum = models::summarize_interruptions(r.log, s.causes, s.fleet, s.duration);
+  // Expected over the job's own window (a fleet's job may start late and end at its token target).
+  const models::InterruptionSummary sum = models::summarize_interruptions(r.log, s.causes, s.fleet,
+                                                                          units::Seconds(r.report.elapsed));
   ordered_json by_cause = ordered_json::object();
   ordered_json expected = ordered_json::object();
   for (const auto& [cause, n] : sum.by_cause)

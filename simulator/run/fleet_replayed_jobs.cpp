@@ -11,13 +11,15 @@ namespace fleetsim::sim {
 
 namespace mf = models::fleet;
 
-FleetReplayedJobs::FleetReplayedJobs(const scenario::Scenario& s, const mf::Workload& workload, std::uint64_t seed)
-    : s_(s)
+FleetReplayedJobs::FleetReplayedJobs(const scenario::Scenario& s, mf::Workload& workload, std::uint64_t seed) : s_(s)
 {
   for (size_t j = 0; j < workload.size(); ++j)
     if (workload[j].replayed) {
       scenario::Scenario js = replayed_job_scenario(s, workload[j]);
       const ResolvedStep step = resolve_step(js);
+      // Its tokens' training time at the nominal rate: the scheduler's estimate of its run.
+      if (workload[j].tokens > 0)
+        workload[j].work = workload[j].tokens * step.breakdown.step_time.si() / js.step.workload.global_batch_tokens;
       const std::uint64_t own = jobs_.empty() ? seed
                                               : models::RandomStream(seed, "fleet/jobs/" + workload[j].id).next();
       jobs_.emplace(static_cast<long>(j), Job{std::move(js), step, own, 0, nullptr});
@@ -48,7 +50,7 @@ long FleetReplayedJobs::use_pool(models::NodePool& pool, const mf::FleetConfig& 
 }
 
 void FleetReplayedJobs::start(long j, const mf::FleetState& fleet, const Platform& platform,
-                              const JobRuntime::Spawn& spawn, ProcessHost& host)
+                              const JobRuntime::Spawn& spawn, ProcessHost& host, Inbox<FleetMessage>& inbox)
 {
   Job& job = jobs_.at(j);
   std::vector<long> nodes;
@@ -57,11 +59,59 @@ void FleetReplayedJobs::start(long j, const mf::FleetState& fleet, const Platfor
     if (others_ >= 0 && pool_->job_of(part.first) == others_)
       pool_->let_go(part.first);
   }
-  const long table = seat_job(*pool_, job.s, nodes, job.seed);
+  job.table = seat_job(*pool_, job.s, nodes, job.seed);
+  job.nodes = static_cast<long>(nodes.size());
   if (jobs_.size() == 1)
-    keeper_->set_spare_owner(table);  // the spares are its reserve, as the replay's
-  job.job = std::make_unique<ReplayedJob>(job.s, job.seed, job.step, *pool_, *keeper_, table);
-  job.job->start(platform, job.client, spawn, host, {});
+    keeper_->set_spare_owner(job.table);  // the spares are its reserve, as the replay's
+  if (host_ == nullptr) {
+    host_ = &host;
+    keeper_->on_return([this, &inbox](long node) {
+      if (owed_ > 0)
+        inbox.post(msg::NodeBack{node});
+    });
+  }
+  job.job = std::make_unique<ReplayedJob>(job.s, job.seed, job.step, *pool_, *keeper_, job.table);
+  job.job->on_finished([&inbox, j] { inbox.post(msg::JobEnded{j}); });
+  job.job->start(platform, job.client, spawn, host, {}, j + 1);  // host group 0 is the fleet's own
+}
+
+void FleetReplayedJobs::end(long j, mf::FleetState& fleet)
+{
+  Job& job = jobs_.at(j);
+  host_->kill_group(j + 1);
+  keeper_->detach(job.table);  // the nodes it lost come back to the pool directly
+  std::vector<long> held;
+  for (long slot = 0; slot < pool_->job_slots(job.table); ++slot)
+    if (const long n = pool_->node_in(job.table, slot); n >= 0)
+      held.push_back(n);
+  pool_->release(job.table);
+  fleet.end_replayed(j, sg4::Engine::get_clock());
+  owed_ += job.nodes;
+  give_back(held, fleet);
+}
+
+void FleetReplayedJobs::node_back(long node, mf::FleetState& fleet) { give_back({node}, fleet); }
+
+void FleetReplayedJobs::give_back(const std::vector<long>& first, mf::FleetState& fleet)
+{
+  const models::NodePool& pool = *pool_;
+  const auto kept_idle = [&pool](long n) { return pool.state(n) == models::NodeState::Idle && pool.job_of(n) < 0; };
+  std::vector<long> out;
+  std::vector<bool> chosen(static_cast<size_t>(pool.size()), false);
+  const auto choose = [&](long n) {
+    if (owed_ > 0 && !chosen[static_cast<size_t>(n)] && kept_idle(n)) {
+      chosen[static_cast<size_t>(n)] = true;
+      out.push_back(n);
+      --owed_;
+    }
+  };
+  for (long n : first)
+    choose(n);
+  for (long n = 0; n < pool.size() && owed_ > 0; ++n)
+    choose(n);
+  for (long n : out)
+    pool_->hold(others_, n);  // (others_ >= 0: a fleet with a replayed job schedules some nodes)
+  fleet.reclaim(out);
 }
 
 void FleetReplayedJobs::strike(const msg::Failure& f)
@@ -76,9 +126,8 @@ void FleetReplayedJobs::strike(const msg::Failure& f)
 void FleetReplayedJobs::finish(mf::FleetState& fleet, FleetResult& partial, double horizon)
 {
   for (auto& [j, job] : jobs_) {
-    const std::string& id = fleet.specs()[static_cast<size_t>(j)].id;  // (a lambda cannot capture a binding in C++17)
-    models::check_invariant(job.job != nullptr, "every replayed job starts at 0",
-                            [&id] { return "replayed job " + id + " never started"; });
+    if (job.job == nullptr)
+      continue;  // still waiting in the queue
     RunResult result = job.job->finish(partial.storage);
     fleet.close_replayed(j, mf::replayed_time(result.report), horizon);
     partial.replayed.push_back({j, job.job->scenario(), std::move(result)});

@@ -5,8 +5,15 @@
 // drawn once for the cluster -- and their repairs are kept by the fleet's NodeKeeper (decision 42).
 // The other jobs' nodes are held in a table of their own, so that no replayed job takes one as a
 // replacement; the fleet's state applies the failures that strike them.
+//
+// A replayed job waits in the fleet's queue from its submit and starts when placed; its placement's
+// nodes leave the other jobs' table for the keeper's. Once it has trained its tokens it ends: its
+// processes end, and as many nodes as it brought go back to the other jobs' table -- its own nodes
+// first, then idle nodes of the keeper's, then nodes as they come back from repair -- so that the
+// keeper keeps the spares and the living replayed jobs' nodes, no more.
 
 #include "models/fleet/fleet_state.hpp"
+#include "simulator/actors/fleet_scheduler.hpp"
 #include "simulator/actors/node_keeper.hpp"
 #include "simulator/run/fleet_simulation.hpp"
 #include "simulator/run/replayed_job.hpp"
@@ -24,8 +31,9 @@ class FleetReplayedJobs {
 public:
   /// The workload's replayed jobs: their scenarios and steps (call before the Engine: a simulated
   /// step forks). The first draws its own events (software failures, maintenance, ...) from the
-  /// run's seed, as the replay of it does; each other one from a seed of its own.
-  FleetReplayedJobs(const scenario::Scenario& s, const models::fleet::Workload& workload, std::uint64_t seed);
+  /// run's seed, as the replay of it does; each other one from a seed of its own. A job with a token
+  /// target gets their training time at the nominal rate as its work (the scheduler's estimate).
+  FleetReplayedJobs(const scenario::Scenario& s, models::fleet::Workload& workload, std::uint64_t seed);
   [[nodiscard]] bool empty() const { return jobs_.empty(); }
 
   /// Each replayed job gets a storage client of its own, as in a replay (appended to `clients`).
@@ -37,9 +45,15 @@ public:
   /// The keeper of the replayed jobs' nodes and the spares (spawn its process).
   [[nodiscard]] NodeKeeper& keeper() { return *keeper_; }
 
-  /// Starts job `j` on the nodes the fleet placed it on (its ranks' order).
+  /// Starts job `j` on the nodes the fleet placed it on (its ranks' order); when it reaches its
+  /// token target it posts msg::JobEnded to `inbox`, and nodes coming back go there as msg::NodeBack.
   void start(long j, const models::fleet::FleetState& fleet, const Platform& platform, const JobRuntime::Spawn& spawn,
-             ProcessHost& host);
+             ProcessHost& host, Inbox<FleetMessage>& inbox);
+  /// Job `j` reached its token target: its processes end, it leaves the fleet at this instant, and
+  /// the nodes it brought go back to the scheduler.
+  void end(long j, models::fleet::FleetState& fleet);
+  /// `node` came back from repair and no job took it: it goes back to the scheduler if one is owed.
+  void node_back(long node, models::fleet::FleetState& fleet);
   /// A failure of node scope: the keeper applies it to the replayed jobs' nodes and the spares (the
   /// fleet's state applies it to the others').
   void strike(const msg::Failure& f);
@@ -53,12 +67,18 @@ private:
     std::uint64_t seed = 0;
     int client = 0;
     std::unique_ptr<ReplayedJob> job;
+    long table = -1;  // its slot table in the pool
+    long nodes = 0;   // the nodes it brought
   };
+  /// Gives back to the scheduler up to `owed_` idle nodes the keeper keeps, `first` first.
+  void give_back(const std::vector<long>& first, models::fleet::FleetState& fleet);
   const scenario::Scenario& s_;
   std::map<long, Job> jobs_;  // by index in the workload
   models::NodePool* pool_ = nullptr;
   std::optional<NodeKeeper> keeper_;
   long others_ = -1;
+  ProcessHost* host_ = nullptr;
+  long owed_ = 0;  // nodes the keeper keeps beyond the spares and the living jobs' nodes
 };
 
 }  // namespace fleetsim::sim

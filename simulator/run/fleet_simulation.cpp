@@ -389,8 +389,8 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
   const mf::FleetConfig config = fleet_config(s, workload, seed);
   FleetResult partial;
   partial.rejected = drop_unschedulable(workload, config);
-  mf::FleetState fleet(config, workload, *policy);
   FleetReplayedJobs replayed(s, workload, seed);
+  mf::FleetState fleet(config, workload, *policy);
 
   auto engine = make_engine();
   std::vector<StorageClient> clients;
@@ -413,10 +413,11 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
   const double horizon = s.duration.si();
   // The processes of the fleet's event sources and of its replayed jobs (process.hpp).
   ProcessHost host;
-  const auto start_replayed = [&](long j) { replayed.start(j, fleet, platform, daemon, host); };
+  const auto start_replayed = [&](long j) { replayed.start(j, fleet, platform, daemon, host, inbox); };
   FleetScheduler scheduler(s, seed, fleet, pool, inbox, partial.repairs, storage, *platform.storage, start_replayed,
                            fabric.get(), daemon, data.get());
   scheduler.hold_repaired_in(others);
+  scheduler.on_replayed([&](long j) { replayed.end(j, fleet); }, [&](long n) { replayed.node_back(n, fleet); });
   host.spawn("fleet-scheduler", std::move(scheduler));
   if (!replayed.empty())
     host.spawn("node-keeper", [&replayed] { return replayed.keeper()(); });

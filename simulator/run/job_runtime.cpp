@@ -141,7 +141,7 @@ JobRuntime::JobRuntime(const scenario::Scenario& s, std::uint64_t seed, const mo
 }
 
 void JobRuntime::start(const Platform& platform, int client, const Spawn& spawn, ProcessHost& host,
-                       const std::function<void()>& after_checkpoint_writer)
+                       const std::function<void()>& after_checkpoint_writer, long group)
 {
   const double horizon = s_.duration.si();
   const double checkpoint_bytes = s_.checkpoint_bytes().si();
@@ -151,15 +151,15 @@ void JobRuntime::start(const Platform& platform, int client, const Spawn& spawn,
   const JobWiring job{trace_,     shape_,           plan_,
                       job_inbox_, scheduler_inbox_, writes_,
                       interval_,  history_,         loads ? &loader_inbox_ : nullptr,
-                      &demand_};
+                      &demand_,   target_step()};
   StorageSystem& storage = *platform.storage;
   const SchedulerWiring scheduler{
-      s_,         trace_,       pool_,  pool_job_, counters_, policy_,     checkpoint_bytes, seed_,   scheduler_inbox_,
-      job_inbox_, alarm_inbox_, nodes_, reads_,    storage,   plan_.files, interval_,        history_};
+      s_,         trace_,       pool_,  pool_job_, counters_, policy_,     checkpoint_bytes, seed_,    scheduler_inbox_,
+      job_inbox_, alarm_inbox_, nodes_, reads_,    storage,   plan_.files, interval_,        history_, &finished_};
   nodes_.attach(pool_job_, scheduler_inbox_, counters_);
-  host.spawn("job-scheduler", JobScheduler(scheduler, shape_, [this](int dp) { return shape_for(dp); }));
-  host.spawn("training-job", TrainingJob(job));
-  host.spawn("checkpoint-writer", StorageChannel(storage, client, writes_));
+  host.spawn("job-scheduler", JobScheduler(scheduler, shape_, [this](int dp) { return shape_for(dp); }), group);
+  host.spawn("training-job", TrainingJob(job), group);
+  host.spawn("checkpoint-writer", StorageChannel(storage, client, writes_), group);
   if (after_checkpoint_writer)
     after_checkpoint_writer();
   if (loads) {
@@ -167,17 +167,17 @@ void JobRuntime::start(const Platform& platform, int client, const Spawn& spawn,
     const double alone = models::alone_read_rate(s_.storage, s_.fleet.gpus, s_.fleet.gpus_per_node);
     const LoaderWiring loader{storage, batches_, loader_inbox_,          job_inbox_,
                               demand_, bytes,    s_.data.prefetch_steps, bytes / alone >= full_.step_time};
-    host.spawn("data-reader", StorageChannel(storage, client, batches_));
-    host.spawn("data-loader", DataLoader(loader));
+    host.spawn("data-reader", StorageChannel(storage, client, batches_), group);
+    host.spawn("data-loader", DataLoader(loader), group);
   }
-  host.spawn("checkpoint-reader", StorageChannel(storage, client, reads_));
-  host.spawn("alarm-clock", AlarmClock(alarm_inbox_, scheduler_inbox_));
-  host.spawn("slowdowns", SlowdownInjector(sources));
-  host.spawn("maintenance-calendar", MaintenanceCalendar(sources));
+  host.spawn("checkpoint-reader", StorageChannel(storage, client, reads_), group);
+  host.spawn("alarm-clock", AlarmClock(alarm_inbox_, scheduler_inbox_), group);
+  host.spawn("slowdowns", SlowdownInjector(sources), group);
+  host.spawn("maintenance-calendar", MaintenanceCalendar(sources), group);
   // The causes that strike nodes are the run's to draw, over its pool (spawn_node_failures).
   for (size_t i = 0; i < s_.causes.size(); ++i)
     if (!strikes_nodes(s_.causes[i]))
-      host.spawn("failures-" + s_.causes[i].name, FailureInjector(sources, static_cast<int>(i)));
+      host.spawn("failures-" + s_.causes[i].name, FailureInjector(sources, static_cast<int>(i)), group);
   if (test_fault() == "open_phase")
     spawn("test-fault", [this, horizon] {
       sg4::this_actor::sleep_until(horizon / 2);
@@ -188,6 +188,13 @@ void JobRuntime::start(const Platform& platform, int client, const Spawn& spawn,
       sg4::this_actor::sleep_until(horizon / 2);
       pool_.repaired(0);  // node 0 is not in repair: NodePool's FLEETSIM_CHECK ends the process
     });
+}
+
+long JobRuntime::target_step() const
+{
+  if (!s_.stop_at_target || !(s_.token_target > 0))
+    return 0;
+  return std::max(1L, static_cast<long>(std::ceil(s_.token_target / full_.tokens_per_step - 1e-9)));
 }
 
 models::TraceLog JobRuntime::finish(double horizon)

@@ -63,9 +63,13 @@ public:
   /// host runs the processes ready at one instant in that order), its storage channels on storage
   /// client `client`; `after_checkpoint_writer` lets the run start the storage's own actors (its
   /// token bucket) at their old place, after the checkpoint writer.
-  /// `spawn` starts actors (the test-fault hooks of FLEETSIM_TEST_FAULT).
+  /// `spawn` starts actors (the test-fault hooks of FLEETSIM_TEST_FAULT). The processes are of host
+  /// group `group` (a job that ends before the window's is ended with them: ProcessHost::kill_group).
   void start(const Platform& platform, int client, const Spawn& spawn, ProcessHost& host,
-             const std::function<void()>& after_checkpoint_writer);
+             const std::function<void()>& after_checkpoint_writer, long group = 0);
+  /// Called when the job has reached its token target (Scenario::stop_at_target) and its scheduler
+  /// ends; set before start().
+  void on_finished(std::function<void()> f) { finished_ = std::move(f); }
   /// Closes the job's trace at the window's end and hands it over.
   [[nodiscard]] models::TraceLog finish(double horizon);
 
@@ -79,6 +83,8 @@ public:
 private:
   // Shapes at other widths (elastic) are computed once each, on first use.
   JobShape shape_for(int dp);
+  /// The step that reaches the token target when the job stops there (0: it trains on).
+  [[nodiscard]] long target_step() const;
 
   const scenario::Scenario& s_;
   std::uint64_t seed_;
@@ -103,6 +109,7 @@ private:
   StorageQueue batches_;  // the data loader's reads
   StorageQueue writes_;   // the job's checkpoints
   StorageQueue reads_;    // its reloads
+  std::function<void()> finished_;
 };
 
 }  // namespace fleetsim::sim

@@ -62,6 +62,8 @@ scenario::Scenario replayed_job_scenario(const scenario::Scenario& fleet, const 
   scenario::Scenario s = fleet;
   s.workload = {};
   s.fleet.gpus = j.gpus;
+  s.token_target = j.tokens;
+  s.stop_at_target = j.tokens > 0;
   return s;
 }
 
@@ -101,15 +103,25 @@ void ReplayedJob::prepare(const ResolvedStep& step, long pool_job)
   result_.lemon_nodes = pool_.lemons();
 }
 
-void ReplayedJob::start(const Platform& platform, int client, const JobRuntime::Spawn& spawn, ProcessHost& host,
-                        const std::function<void()>& after_checkpoint_writer)
+void ReplayedJob::on_finished(std::function<void()> f)
 {
+  job_->on_finished([this, f = std::move(f)] {
+    end_t_ = sg4::Engine::get_clock();
+    if (f)
+      f();
+  });
+}
+
+void ReplayedJob::start(const Platform& platform, int client, const JobRuntime::Spawn& spawn, ProcessHost& host,
+                        const std::function<void()>& after_checkpoint_writer, long group)
+{
+  start_t_ = sg4::Engine::get_clock();
   if (own_nodes_) {
     // The replay is its own run: it keeps its nodes and draws the failures that strike them.
     host.spawn("node-keeper", [this] { return nodes_(); });
     nodes_.set_spare_owner(0);  // its spares are its reserve
   }
-  job_->start(platform, client, spawn, host, after_checkpoint_writer);
+  job_->start(platform, client, spawn, host, after_checkpoint_writer, group);
   if (own_nodes_)
     spawn_node_failures(EventSourceWiring{s_, pool_, seed_, s_.duration.si(), job_->scheduler_inbox()}, nodes_, host);
 }
@@ -118,10 +130,11 @@ RunResult ReplayedJob::finish(std::vector<StorageSample> storage)
 {
   RunResult result = std::move(result_);
   try {
-    result.log = job_->finish(s_.duration.si());
+    result.log = job_->finish(end_time());
     result.storage = std::move(storage);
     break_invariant_for_test(result.log);
-    result.report = models::account(result.log, result.step.step_time.si(), s_.step.workload.global_batch_tokens);
+    result.report = models::account(result.log, result.step.step_time.si(), s_.step.workload.global_batch_tokens,
+                                    start_t_);
     result.energy = models::energy::account_energy(result.report, result.log, replay_power(s_, result));
   } catch (models::InvariantViolation& e) {
     e.scenario = s_.name;
@@ -134,7 +147,7 @@ RunResult ReplayedJob::finish(std::vector<StorageSample> storage)
   result.checkpoint_pause_s = models::checkpoint_cost(job.plan(), s_.storage);
   result.interval_s = job_->interval().last_interval_s();
   result.first_interval_s = job_->interval().first_interval_s();
-  job_->interval().expose_until(s_.duration.si());  // the MTBF estimate at the window's end
+  job_->interval().expose_until(end_time());  // the MTBF estimate at the job's end
   result.estimated_mtbf_s = job_->interval().policy().estimated_mtbf_s();
   result.policy_reported = policy_->reported(result.counters);
   result.nodes_retired = pool_.retired_total();

@@ -48,12 +48,18 @@ public:
   /// Its expected step time at full width, stragglers included.
   [[nodiscard]] double step_time() const { return step_time_; }
 
-  /// Starts its actors (JobRuntime::start) on storage client `client`.
+  /// Starts its actors (JobRuntime::start) now, on storage client `client`, as host group `group`.
   void start(const Platform& platform, int client, const JobRuntime::Spawn& spawn, ProcessHost& host,
-             const std::function<void()>& after_checkpoint_writer);
+             const std::function<void()>& after_checkpoint_writer, long group = 0);
+  /// Called when it has reached its token target (Scenario::stop_at_target); set before start().
+  void on_finished(std::function<void()> f);
+  /// When it started, and when it ended (the window's end while it trains).
+  [[nodiscard]] double start_time() const { return start_t_; }
+  [[nodiscard]] double end_time() const { return end_t_.value_or(s_.duration.si()); }
+  [[nodiscard]] bool finished() const { return end_t_.has_value(); }
 
-  /// Its result at the window's end: the trace, its accounting and energy (with the storage's load
-  /// record `storage`), the policy's counters. A broken invariant is thrown with the scenario and seed.
+  /// Its result at its end: the trace, its accounting and energy (with the storage's load record
+  /// `storage`), the policy's counters. A broken invariant is thrown with the scenario and seed.
   [[nodiscard]] RunResult finish(std::vector<StorageSample> storage);
 
 private:
@@ -69,6 +75,8 @@ private:
   models::NodePool& pool_;
   NodeKeeper& nodes_;
   double step_time_ = 0;
+  double start_t_ = 0;
+  std::optional<double> end_t_;  // when it reached its token target
   std::optional<JobRuntime> job_;
 };
 

@@ -45,8 +45,9 @@ std::vector<ParamSpec> fleet_parameters()
                "training time at full speed (or give tokens); restarts, checkpoints and lost work come on top")
           .fleet_only(),
       real("workload.jobs.<name>.tokens", std::nullopt,
-           "tokens to train, at the speed the step model gives the scenario's model and layout (instead of work)", 0.0,
-           true, std::nullopt)
+           "tokens to train, at the speed the step model gives the scenario's model and layout (instead of work); "
+           "a replayed job ends once it has trained and checkpointed them (without: at the window's end)",
+           0.0, true, std::nullopt)
           .fleet_only(),
       integer("workload.jobs.<name>.count", "1", "copies of the job (ids name-1, name-2, ...)", 1, 1e7).fleet_only(),
       quantity("workload.jobs.<name>.every", T, "0s", "time between the copies' submissions", 0.0, false)

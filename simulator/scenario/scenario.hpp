@@ -167,6 +167,9 @@ struct Scenario {
 
   units::Seconds duration{54 * 86400.0};
   double token_target = 0;  // tokens to train (0: none): summary.json reports when they were reached
+  // The job ends once it has trained token_target tokens and checkpointed them (a fleet's job
+  // declared by tokens; not a key: a single job's replay trains to the window's end).
+  bool stop_at_target = false;
   std::uint64_t seed = 1;
   std::string step_model = "simulated";
 

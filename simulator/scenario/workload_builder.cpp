@@ -14,30 +14,35 @@ namespace fleetsim::scenario::detail {
 namespace {
 
 // A job declared `runtime: replay` (JobSpec::replayed): the scenario's own job, run by the replay's
-// actors from time 0 to the window's end. What the fleet's closed-form job model reads of a declared
-// job does not apply to it: given, it is refused at its key.
+// actors from its start (it waits in the queue from its submit) to its token target (`tokens`) or
+// the window's end. What the fleet's closed-form job model reads of a declared job does not apply
+// to it: given, it is refused at its key.
 void read_replayed(Reader& r, FleetJobDecl& d)
 {
   const std::string base = "workload.jobs." + d.name + ".";
   d.job.replayed = true;
   d.job.preemptible = false;
-  const char* not_read[] = {"work",        "tokens",       "every",           "priority",
-                            "preemptible", "deferrable",   "checkpoint_interval", "checkpoint_cost",
-                            "checkpoint_size", "checkpoint_strategy", "restart_cost", "recovery"};
+  const char* not_read[] = {"work",
+                            "every",
+                            "priority",
+                            "preemptible",
+                            "deferrable",
+                            "checkpoint_interval",
+                            "checkpoint_cost",
+                            "checkpoint_size",
+                            "checkpoint_strategy",
+                            "restart_cost",
+                            "recovery"};
   for (const char* key : not_read)
     if (r.given(base + key))
-      r.error(base + key, "'" + base + key +
-                              "' does not apply to a replayed job (" + base +
-                              "runtime: replay): it trains from time 0 to the "
+      r.error(base + key, "'" + base + key + "' does not apply to a replayed job (" + base +
+                              "runtime: replay): it trains from its start to its tokens or the "
                               "window's end, and its checkpoints, restarts and recovery are the scenario's "
                               "(checkpoint.*, recovery.*): leave it out");
   if (d.count != 1)
     r.error(base + "count", "'" + base + "count' must be 1 for a replayed job (" + base + "runtime: replay)");
-  if (d.job.submit != 0)
-    r.error(base + "submit", "'" + base +
-                                 "submit' must be 0 for a replayed job (" + base +
-                                 "runtime: replay): it holds its nodes for the "
-                                 "whole window, as the replay's job does");
+  if (r.has(base + "tokens"))
+    d.job.tokens = r.number(base + "tokens");
 }
 
 // The fleet's jobs (workload.jobs.<name>.*) and its scheduler.
@@ -311,20 +316,6 @@ void check_fleet(Reader& r, const Scenario& s)
                              "fleet job '" + d.name + "' asks for " + std::to_string(gpus) +
                                  " GPUs, more than the cluster schedules (cluster.gpus less the spare nodes)");
   }
-  // The replayed jobs start at 0, side by side: together they must fit.
-  long replayed_gpus = 0;
-  std::string last;
-  for (const auto& d : s.workload.jobs)
-    if (d.job.replayed) {
-      replayed_gpus += layout_gpus;
-      last = "workload.jobs." + d.name + ".runtime";
-    }
-  const long schedulable = cluster_gpus - s.capacity.spare_nodes * s.fleet.gpus_per_node;
-  if (replayed_gpus > schedulable)
-    r.error_at_first_given({last, "cluster.gpus", "spares.nodes"},
-                           "the replayed jobs (runtime: replay) ask for " + std::to_string(replayed_gpus) +
-                               " GPUs together, more than the cluster schedules (" + std::to_string(schedulable) +
-                               ": cluster.gpus less the spare nodes); they all hold their nodes from time 0");
 }
 
 }  // namespace fleetsim::scenario::detail

@@ -7,11 +7,15 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
+using fleetsim::testing::csv_cells;
 using fleetsim::testing::fleetsim_command;
 using fleetsim::testing::read_file;
 using fleetsim::testing::TempDir;
@@ -188,6 +192,76 @@ TEST(ReplayedJob, StartsBeforeTheJobsDeclaredAheadOfIt)
   EXPECT_EQ(f["jobs"]["waiting_at_end"], 1);
 }
 
+// Two Llama 3 jobs trained to 4e11 tokens each on a cluster that holds one, a short closed-form job
+// between them (tests/data/fleet/replayed_jobs_in_turn.yaml): a replayed job waits in the queue,
+// starts when placed, ends once its tokens are trained and checkpointed, and its nodes go back to
+// the scheduler; its summary covers its own window.
+TEST(ReplayedJob, EndsAtItsTokensAndGivesItsNodesBack)
+{
+  TempDir dir;
+  const auto out = fleetsim_command("run " + std::string(FLEETSIM_SOURCE_DIR) +
+                                    "/tests/data/fleet/replayed_jobs_in_turn.yaml --quiet --out " + (dir / "out"));
+  ASSERT_EQ(out.code, 0) << out.text;
+  const nlohmann::json f = nlohmann::json::parse(read_file(dir / "out/summary.json"));
+  EXPECT_EQ(f["jobs"]["finished"], 3);
+  EXPECT_EQ(f["jobs"]["running_at_end"], 0);
+  std::map<std::string, std::map<std::string, std::string>> jobs;  // job -> column -> cell
+  std::istringstream lines(read_file(dir / "out/jobs.csv"));
+  std::string line;
+  std::getline(lines, line);
+  const std::vector<std::string> header = csv_cells(line);
+  while (std::getline(lines, line)) {
+    const std::vector<std::string> cells = csv_cells(line);
+    for (size_t c = 0; c < header.size() && c < cells.size(); ++c)
+      jobs[cells[0]][header[c]] = cells[c];
+  }
+  const auto num = [&jobs](const std::string& job, const std::string& column) {
+    return std::stod(jobs.at(job).at(column));
+  };
+  const double day = 86400;
+  for (const char* j : {"a", "b"}) {
+    EXPECT_EQ(jobs.at(j).at("state"), "done") << j;
+    EXPECT_GE(std::stod(jobs.at(j).at("tokens_trained")), 4e11) << j;
+    EXPECT_LT(std::stod(jobs.at(j).at("tokens_trained")), 4e11 + 2e7) << j;  // plus less than a step (16 M)
+    // About 2 days of training at the nominal rate, 1.7 to 3 days with its losses.
+    const double run = num(j, "end_s") - num(j, "start_s");
+    EXPECT_GT(run, 1.7 * day) << j;
+    EXPECT_LT(run, 3 * day) << j;
+    EXPECT_NEAR(num(j, "allocated_gpu_h"), 16384 * run / 3600, 1e-2) << j;
+    // The job's own summary covers its own window: expected interruptions scale with it.
+    const nlohmann::json js = nlohmann::json::parse(read_file(dir / ("out/jobs/" + std::string(j) + "/summary.json")));
+    EXPECT_NEAR(js["simulated_time_s"].get<double>(), run, 1e-3) << j;
+    EXPECT_NEAR(js["interruptions"]["expected_unexpected"].get<double>(), 77.59 * run / (10 * day), 0.05) << j;
+    EXPECT_TRUE(js["token_target"]["reached"].get<bool>()) << j;
+  }
+  // a starts at once; the short job (submitted at 0, ahead of b) when a's nodes come back; b,
+  // submitted a day in, when the short job's do.
+  EXPECT_EQ(num("a", "start_s"), 0);
+  EXPECT_EQ(num("short", "start_s"), num("a", "end_s"));
+  EXPECT_EQ(num("b", "start_s"), num("short", "end_s"));
+  EXPECT_NEAR(num("b", "wait_s"), num("b", "start_s") - day, 1e-3);
+  // The two replayed jobs draw different events.
+  EXPECT_NE(jobs.at("a").at("interruptions"), jobs.at("b").at("interruptions"));
+  // Once b has ended the cluster is idle, its spares back in the reserve.
+  std::istringstream rows(read_file(dir / "out/timeline.csv"));
+  std::getline(rows, line);
+  const std::vector<std::string> columns = csv_cells(line);
+  const auto column = [&columns](const std::string& name) {
+    return static_cast<size_t>(std::find(columns.begin(), columns.end(), name) - columns.begin());
+  };
+  long idle_rows = 0;
+  while (std::getline(rows, line)) {
+    const std::vector<std::string> cells = csv_cells(line);
+    if (std::stod(cells[0]) < num("b", "end_s"))
+      continue;
+    ++idle_rows;
+    EXPECT_EQ(std::stod(cells[column("gpus_allocated")]), 0) << line;
+    EXPECT_EQ(std::stod(cells[column("gpus_idle")]), 16384) << line;
+    EXPECT_EQ(std::stod(cells[column("gpus_spare")]), 32) << line;
+  }
+  EXPECT_GT(idle_rows, 24);
+}
+
 struct Refusal {
   const char* name;
   const char* sets;
@@ -210,7 +284,6 @@ INSTANTIATE_TEST_SUITE_P(
     Keys, ReplayedJobRefuses,
     ::testing::Values(
         Refusal{"Work", "--set workload.jobs.llama.work=1d", "workload.jobs.llama.work"},
-        Refusal{"ALaterSubmit", "--set workload.jobs.llama.submit=1h", "workload.jobs.llama.submit"},
         Refusal{"Copies", "--set workload.jobs.llama.count=2", "workload.jobs.llama.count"},
         Refusal{"GpusOtherThanTheLayouts", "--set workload.jobs.llama.gpus=8192", "workload.jobs.llama.gpus"},
         Refusal{"AClosedFormRecovery", "--set workload.jobs.llama.recovery=in_place", "workload.jobs.llama.recovery"},
