@@ -11,11 +11,25 @@ namespace fleetsim::sim {
 
 namespace mf = models::fleet;
 
+namespace {
+
+// The scenario a replayed job runs: its own when it sets keys of its own (FleetJobDecl::own), else
+// the fleet's.
+const scenario::Scenario& own_scenario(const scenario::Scenario& s, const mf::JobSpec& j)
+{
+  for (const scenario::FleetJobDecl& d : s.workload.jobs)
+    if (d.own && j.origin == "workload.jobs." + d.name)
+      return *d.own;
+  return s;
+}
+
+}  // namespace
+
 FleetReplayedJobs::FleetReplayedJobs(const scenario::Scenario& s, mf::Workload& workload, std::uint64_t seed) : s_(s)
 {
   for (size_t j = 0; j < workload.size(); ++j)
     if (workload[j].replayed) {
-      scenario::Scenario js = replayed_job_scenario(s, workload[j]);
+      scenario::Scenario js = replayed_job_scenario(own_scenario(s, workload[j]), workload[j]);
       const ResolvedStep step = resolve_step(js);
       // Its tokens' training time at the nominal rate: the scheduler's estimate of its run.
       if (workload[j].tokens > 0)

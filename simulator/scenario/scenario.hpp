@@ -18,6 +18,7 @@
 #include "models/step/stragglers.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -97,12 +98,17 @@ struct HeterogeneousSpec {
 };
 
 /// A job the scenario declares by name under workload.jobs (count copies, `every` apart).
+struct Scenario;
+
 struct FleetJobDecl {
   std::string name;
   long count = 1;
   double every = 0;            // s between the copies' submissions
   models::fleet::JobSpec job;  // gpus 0: the layout's; work 0 with tokens > 0: from the step model
   double tokens = 0;
+  // A replayed job that sets keys of its own (workload.jobs.<name>.recovery.policy, ...): the
+  // scenario they make, the fleet's values with its own replacing them (null: the fleet's).
+  std::shared_ptr<const Scenario> own;
 };
 
 /// A fleet's workload: the jobs a scenario declares, a trace's and a generator's

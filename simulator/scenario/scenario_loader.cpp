@@ -2,6 +2,7 @@
 
 #include "simulator/logging/logging.hpp"
 
+#include "job_sections.hpp"
 #include "parameter_table.hpp"
 #include "scenario_builder.hpp"
 #include "yaml_document.hpp"
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -76,7 +78,8 @@ public:
         diags_.error(at(file_, k.Mark()), "'" + path + "' is empty: give its keys (" + join_children(path) + ")");
         continue;
       }
-      if (is_section(path)) {
+      const auto own = job_section_path(path);  // a replayed job's own section, or a key of one
+      if (is_section(path) || (own && v.IsMap() && is_section(*own))) {
         if (v.IsNull())
           continue;  // an empty section
         if (!v.IsMap()) {
@@ -84,8 +87,14 @@ public:
           continue;
         }
         walk_map(v, path);
-      } else if (find_param(path) != nullptr) {
+      } else if (find_param(path) != nullptr || job_section_key(path)) {
         add_leaf(path, v, k.Mark());
+      } else if (own && own->find('.') != std::string::npos) {
+        const std::string section = own->substr(0, own->rfind('.'));
+        std::string msg = "unknown key '" + path + "'";
+        if (const std::string hint = did_you_mean(name, children_of(section)); !hint.empty())
+          msg += " (did you mean '" + join(prefix, hint) + "'?)";
+        diags_.error(at(file_, k.Mark()), msg);
       } else {
         unknown_key(prefix, name, k.Mark());
       }
@@ -194,7 +203,7 @@ void apply_overrides(const std::vector<std::string>& overrides, std::vector<Reso
       diags.error(where, "--set: invalid name '" + *name + "' in '" + key + "' (use lower-case letters, digits and _)");
       continue;
     }
-    if (find_param(key) == nullptr) {
+    if (find_param(key) == nullptr && !job_section_key(key)) {
       std::string msg = "--set: unknown key '" + key + "'";
       std::string hint = did_you_mean(key, concrete_keys(key));
       if (!hint.empty())
@@ -388,9 +397,20 @@ LoadResult load_scenario_text(std::string_view yaml, const std::string& display_
     return result;
   IncludeLoader(result.diagnostics, result.includes).load(*root, display_name, given);
   apply_overrides(overrides, given, result.diagnostics);
+  const auto job_values = take_job_values(given);
   result.resolved = resolve(given, display_name);
   // Keep going after structural errors: value errors are reported in the same pass.
-  result.scenario = build_scenario(result.resolved, display_name, result.diagnostics, unused);
+  result.scenario = build_scenario(result.resolved, display_name, result.diagnostics,
+                                   job_values.empty() ? unused : UnusedKeys::List);
+  if (result.diagnostics.empty() && !job_values.empty()) {
+    build_job_scenarios(
+        given, job_values, display_name, *result.scenario, result.diagnostics,
+        [&display_name](const std::vector<ResolvedValue>& values) { return resolve(values, display_name); });
+    if (unused == UnusedKeys::Refuse)
+      refuse_unused(result.resolved, *result.scenario, result.diagnostics);
+  }
+  for (const auto& job : job_values)  // (shown by a dump, after the fleet's own keys)
+    result.resolved.insert(result.resolved.end(), job.second.begin(), job.second.end());
   result.diagnostics.sort_by_position();
   if (!result.diagnostics.empty())
     result.scenario.reset();

@@ -262,6 +262,54 @@ TEST(ReplayedJob, EndsAtItsTokensAndGivesItsNodesBack)
   EXPECT_GT(idle_rows, 24);
 }
 
+// Two replayed jobs with keys of their own (tests/data/fleet/replayed_jobs_own_keys.yaml): job a
+// restarts and checkpoints every 30 minutes, job b keeps the fleet's hot spares and 10 minutes.
+TEST(ReplayedJob, JobsSetKeysOfTheirOwn)
+{
+  TempDir dir;
+  const auto out = fleetsim_command("run " + std::string(FLEETSIM_SOURCE_DIR) +
+                                    "/tests/data/fleet/replayed_jobs_own_keys.yaml --quiet --out " + (dir / "out"));
+  ASSERT_EQ(out.code, 0) << out.text;
+  const nlohmann::json a = nlohmann::json::parse(read_file(dir / "out/jobs/a/summary.json"));
+  const nlohmann::json b = nlohmann::json::parse(read_file(dir / "out/jobs/b/summary.json"));
+  EXPECT_EQ(a["recovery"]["policy"], "restart");
+  EXPECT_EQ(b["recovery"]["policy"], "hot_spare");
+  EXPECT_EQ(a["checkpoints"]["interval_s"].get<double>(), 1800);
+  EXPECT_EQ(b["checkpoints"]["interval_s"].get<double>(), 600);
+  // Three times fewer checkpoints (each failure costs a's restarts and longer rollbacks).
+  const double ratio = b["checkpoints"]["committed"].get<double>() / a["checkpoints"]["committed"].get<double>();
+  EXPECT_GT(ratio, 2.5);
+  EXPECT_LT(ratio, 3.6);
+  EXPECT_GT(a["lost_time_by_cause_s"].size(), 0U);
+  // The fleet's recovery.restart is read by job a: not listed unused.
+  const nlohmann::json f = nlohmann::json::parse(read_file(dir / "out/summary.json"));
+  EXPECT_FALSE(f["unused_keys"].contains("recovery.restart")) << f["unused_keys"];
+}
+
+// A one-job fleet whose job sets its own recovery policy is the replay with that policy.
+TEST(ReplayedJob, OwnKeysOfAOneJobFleetAreTheReplaysKeys)
+{
+  TempDir dir;
+  const std::string common = " --seed 2 --set spares.nodes=16 --quiet";
+  const auto replay = fleetsim_command("run " + kLlama3 + common +
+                                       " --set recovery.policy=elastic --set checkpoint.interval=20min --out " +
+                                       (dir / "replay"));
+  ASSERT_EQ(replay.code, 0) << replay.text;
+  const auto fleet = fleetsim_command("run " + kLlama3 + common +
+                                      " --set cluster.gpus=16512 --set workload.jobs.llama.runtime=replay "
+                                      "--set workload.jobs.llama.recovery.policy=elastic "
+                                      "--set workload.jobs.llama.checkpoint.interval=20min --out " +
+                                      (dir / "fleet"));
+  ASSERT_EQ(fleet.code, 0) << fleet.text;
+  for (const char* file : {"timeline.csv", "events.csv"})
+    EXPECT_TRUE(read_file(dir / ("replay/" + std::string(file))) ==
+                read_file(dir / ("fleet/jobs/llama/" + std::string(file))))
+        << file << " differs";
+  const nlohmann::json job = summary_without_wall_time(dir / "replay/summary.json");
+  EXPECT_EQ(job["recovery"]["policy"], "elastic");
+  EXPECT_EQ(job, summary_without_wall_time(dir / "fleet/jobs/llama/summary.json"));
+}
+
 struct Refusal {
   const char* name;
   const char* sets;
@@ -287,6 +335,16 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"Copies", "--set workload.jobs.llama.count=2", "workload.jobs.llama.count"},
         Refusal{"GpusOtherThanTheLayouts", "--set workload.jobs.llama.gpus=8192", "workload.jobs.llama.gpus"},
         Refusal{"AClosedFormRecovery", "--set workload.jobs.llama.recovery=in_place", "workload.jobs.llama.recovery"},
+        // Keys of its own: only a replayed job has them, only in the job sections, and only
+        // those its own choices read.
+        Refusal{"OwnKeysOnAClosedFormJob",
+                "--set workload.jobs.other.work=1h --set cluster.gpus=16392 "
+                "--set workload.jobs.other.recovery.policy=restart",
+                "workload.jobs.other.recovery.policy"},
+        Refusal{"AnOwnKeyItsChoicesLeaveUnread", "--set workload.jobs.llama.recovery.spare_swap=5min",
+                "'workload.jobs.llama.recovery.spare_swap' is not used"},
+        Refusal{"AnOwnKeyOutsideTheJobSections", "--set workload.jobs.llama.cluster.gpus=8",
+                "workload.jobs.llama.cluster.gpus"},
         // The storage is shared with the fleet's other jobs, whose outages the job's
         // runtime would draw for itself.
         Refusal{"AStorageScopeBesideOtherJobs",
