@@ -15,15 +15,14 @@ namespace {
 
 // A job declared `runtime: replay` (JobSpec::replayed): the scenario's own job, run by the replay's
 // actors from its start (it waits in the queue from its submit) to its token target (`tokens`) or
-// the window's end. What the fleet's closed-form job model reads of a declared job does not apply
-// to it: given, it is refused at its key.
+// the window's end; `count` copies of it, `every` apart, are as many replayed jobs. What the fleet's
+// closed-form job model reads of a declared job does not apply to it: given, it is refused at its key.
 void read_replayed(Reader& r, FleetJobDecl& d)
 {
   const std::string base = "workload.jobs." + d.name + ".";
   d.job.replayed = true;
   d.job.preemptible = false;
   const char* not_read[] = {"work",
-                            "every",
                             "priority",
                             "preemptible",
                             "deferrable",
@@ -39,8 +38,6 @@ void read_replayed(Reader& r, FleetJobDecl& d)
                               "runtime: replay): it trains from its start to its tokens or the "
                               "window's end, and its checkpoints, restarts and recovery are the scenario's "
                               "(checkpoint.*, recovery.*): leave it out");
-  if (d.count != 1)
-    r.error(base + "count", "'" + base + "count' must be 1 for a replayed job (" + base + "runtime: replay)");
   if (r.has(base + "tokens"))
     d.job.tokens = r.number(base + "tokens");
 }

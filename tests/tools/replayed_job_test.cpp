@@ -262,6 +262,31 @@ TEST(ReplayedJob, EndsAtItsTokensAndGivesItsNodesBack)
   EXPECT_GT(idle_rows, 24);
 }
 
+// `count` copies of a replayed job, `every` apart, are replayed jobs of their own: they queue in
+// turn, each with its own events and outputs.
+TEST(ReplayedJob, CopiesAreJobsOfTheirOwn)
+{
+  TempDir dir;
+  const auto out = fleetsim_command("run " + std::string(FLEETSIM_SOURCE_DIR) +
+                                    "/tests/data/fleet/replayed_jobs_in_turn.yaml --set workload.jobs.a.count=2 "
+                                    "--set workload.jobs.a.every=12h --quiet --out " +
+                                    (dir / "out"));
+  ASSERT_EQ(out.code, 0) << out.text;
+  std::map<std::string, std::vector<std::string>> row;
+  for (const std::string& line : fleetsim::testing::lines_of(read_file(dir / "out/jobs.csv")))
+    row[csv_cells(line)[0]] = csv_cells(line);
+  ASSERT_EQ(row.size(), 5U);  // the header, a-1, a-2, short, b
+  // Columns: 2 submit_s, 3 start_s, 4 end_s, 10 interruptions, 12 state.
+  EXPECT_EQ(row["a-2"][2], "43200.000");
+  EXPECT_EQ(row["a-2"][3], row["short"][4]);  // after the short job, submitted before it
+  EXPECT_EQ(row["b"][3], row["a-2"][4]);
+  for (const char* j : {"a-1", "a-2", "b"}) {
+    EXPECT_EQ(row[j][12], "done") << j;
+    EXPECT_NE(read_file(dir / ("out/jobs/" + std::string(j) + "/events.csv")).size(), 0U) << j;
+  }
+  EXPECT_NE(read_file(dir / "out/jobs/a-1/events.csv"), read_file(dir / "out/jobs/a-2/events.csv"));
+}
+
 // Two replayed jobs with keys of their own (tests/data/fleet/replayed_jobs_own_keys.yaml): job a
 // restarts and checkpoints every 30 minutes, job b keeps the fleet's hot spares and 10 minutes.
 TEST(ReplayedJob, JobsSetKeysOfTheirOwn)
@@ -332,7 +357,6 @@ INSTANTIATE_TEST_SUITE_P(
     Keys, ReplayedJobRefuses,
     ::testing::Values(
         Refusal{"Work", "--set workload.jobs.llama.work=1d", "workload.jobs.llama.work"},
-        Refusal{"Copies", "--set workload.jobs.llama.count=2", "workload.jobs.llama.count"},
         Refusal{"GpusOtherThanTheLayouts", "--set workload.jobs.llama.gpus=8192", "workload.jobs.llama.gpus"},
         Refusal{"AClosedFormRecovery", "--set workload.jobs.llama.recovery=in_place", "workload.jobs.llama.recovery"},
         // Keys of its own: only a replayed job has them, only in the job sections, and only
