@@ -80,6 +80,10 @@ mf::Workload fleet_workload(const scenario::Scenario& s, std::uint64_t seed)
       if (d.count > 1)
         j.id = d.name + "-" + std::to_string(k + 1);
       j.submit += static_cast<double>(k) * d.every;
+      if (j.gpus <= 0 && d.own) {  // a replayed job on a layout of its own
+        const models::ParallelLayout& own = d.own->step.layout;
+        j.gpus = static_cast<long>(own.tp) * own.cp * own.pp * own.dp;
+      }
       if (j.gpus <= 0)
         j.gpus = layout_gpus;
       if (d.tokens > 0) {

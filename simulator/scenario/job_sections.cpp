@@ -12,7 +12,7 @@ namespace fleetsim::scenario {
 
 namespace {
 
-const char* const kJobSections[] = {"recovery", "checkpoint", "data", "planned"};
+const char* const kJobSections[] = {"recovery", "checkpoint", "data", "planned", "parallelism"};
 const std::string kJobs = "workload.jobs.";
 
 }  // namespace
@@ -100,6 +100,16 @@ void build_job_scenarios(const std::vector<ResolvedValue>& given,
                                                       [&u](const UnusedKey& j) { return j.key == u.key; });
                                 }),
                  unused.end());
+    // Its own layout decides its GPUs: they must fit in what the cluster schedules.
+    const models::ParallelLayout& l = js.step.layout;
+    const long gpus = static_cast<long>(l.tp) * l.cp * l.pp * l.dp;
+    const long schedulable = s.fleet.gpus - s.capacity.spare_nodes * s.fleet.gpus_per_node;
+    if (gpus > schedulable)
+      for (const ResolvedValue& v : values)
+        if (v.key.find(".parallelism.") != std::string::npos)
+          diags.error(v.where, "job '" + name + "' on its own layout needs " + std::to_string(gpus) +
+                                   " GPUs, more than the cluster schedules (" + std::to_string(schedulable) +
+                                   ": cluster.gpus less the spare nodes)");
     d->own = std::make_shared<const Scenario>(std::move(js));
   }
 }

@@ -1,7 +1,8 @@
 #pragma once
 // A replayed fleet job's own keys (docs/architecture.md, decision 45): under
 // workload.jobs.<name>, a replayed job may give keys of the scenario's job sections -- `recovery`,
-// `checkpoint`, `data`, `planned` -- which replace the fleet's for that job alone:
+// `checkpoint`, `data`, `planned`, `parallelism` (its layout, hence its GPUs) -- which replace the
+// fleet's for that job alone:
 //
 //   workload:
 //     jobs:
