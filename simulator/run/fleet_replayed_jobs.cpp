@@ -31,9 +31,16 @@ FleetReplayedJobs::FleetReplayedJobs(const scenario::Scenario& s, mf::Workload& 
     if (workload[j].replayed) {
       scenario::Scenario js = replayed_job_scenario(own_scenario(s, workload[j]), workload[j]);
       const ResolvedStep step = resolve_step(js);
-      // Its tokens' training time at the nominal rate: the scheduler's estimate of its run.
-      if (workload[j].tokens > 0)
-        workload[j].work = workload[j].tokens * step.breakdown.step_time.si() / js.step.workload.global_batch_tokens;
+      // Its tokens and their training time at the nominal rate (the scheduler's estimate of its
+      // run): given one, the other follows. A job declared by work trains that long's tokens.
+      mf::JobSpec& spec = workload[j];
+      const double tokens_per_s = js.step.workload.global_batch_tokens / step.breakdown.step_time.si();
+      if (spec.tokens > 0)
+        spec.work = spec.tokens / tokens_per_s;
+      else if (spec.work > 0)
+        spec.tokens = spec.work * tokens_per_s;
+      js.token_target = spec.tokens;
+      js.stop_at_target = spec.tokens > 0;
       const std::uint64_t own = jobs_.empty() ? seed
                                               : models::RandomStream(seed, "fleet/jobs/" + workload[j].id).next();
       jobs_.emplace(static_cast<long>(j), Job{std::move(js), step, own, 0, nullptr});

@@ -42,7 +42,8 @@ std::vector<ParamSpec> fleet_parameters()
               0)
           .fleet_only(),
       quantity("workload.jobs.<name>.work", T, std::nullopt,
-               "training time at full speed (or give tokens); restarts, checkpoints and lost work come on top")
+               "training time at full speed (or give tokens); restarts, checkpoints and lost work come on top; a "
+               "replayed job trains the tokens its step trains in that long")
           .fleet_only(),
       real("workload.jobs.<name>.tokens", std::nullopt,
            "tokens to train, at the speed the step model gives the scenario's model and layout (instead of work); "

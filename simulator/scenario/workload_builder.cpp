@@ -15,22 +15,16 @@ namespace {
 
 // A job declared `runtime: replay` (JobSpec::replayed): the scenario's own job, run by the replay's
 // actors from its start (it waits in the queue from its submit) to its token target (`tokens`) or
-// the window's end; `count` copies of it, `every` apart, are as many replayed jobs. What the fleet's
+// the window's end (`work`: the tokens its step trains in that long at full speed); `count` copies
+// of it, `every` apart, are as many replayed jobs. What the fleet's
 // closed-form job model reads of a declared job does not apply to it: given, it is refused at its key.
 void read_replayed(Reader& r, FleetJobDecl& d)
 {
   const std::string base = "workload.jobs." + d.name + ".";
   d.job.replayed = true;
   d.job.preemptible = false;
-  const char* not_read[] = {"work",
-                            "priority",
-                            "preemptible",
-                            "deferrable",
-                            "checkpoint_interval",
-                            "checkpoint_cost",
-                            "checkpoint_size",
-                            "checkpoint_strategy",
-                            "restart_cost",
+  const char* not_read[] = {"priority",        "preemptible",     "deferrable",          "checkpoint_interval",
+                            "checkpoint_cost", "checkpoint_size", "checkpoint_strategy", "restart_cost",
                             "recovery"};
   for (const char* key : not_read)
     if (r.given(base + key))
@@ -38,8 +32,14 @@ void read_replayed(Reader& r, FleetJobDecl& d)
                               "runtime: replay): it trains from its start to its tokens or the "
                               "window's end, and its checkpoints, restarts and recovery are the scenario's "
                               "(checkpoint.*, recovery.*): leave it out");
+  if (r.has(base + "tokens") && r.has(base + "work"))
+    r.error_at_first_given(
+        {base + "work", base + "tokens"},
+        "replayed job '" + d.name + "' trains to its tokens or for its work (at full speed): give one");
   if (r.has(base + "tokens"))
     d.job.tokens = r.number(base + "tokens");
+  if (r.has(base + "work"))
+    d.job.work = r.number(base + "work");
 }
 
 // The fleet's jobs (workload.jobs.<name>.*) and its scheduler.

@@ -263,6 +263,34 @@ TEST(ReplayedJob, EndsAtItsTokensAndGivesItsNodesBack)
   EXPECT_GT(idle_rows, 24);
 }
 
+// A replayed job declared by work trains the tokens its step trains in that long at full speed,
+// then ends.
+TEST(ReplayedJob, WorkIsTheTokensOfThatLong)
+{
+  TempDir dir;
+  const auto out = fleetsim_command("run " + kLlama3 +
+                                    " --set workload.jobs.llama.runtime=replay --set workload.jobs.llama.work=1d "
+                                    "--set run.duration=5d --quiet --out " +
+                                    (dir / "out"));
+  ASSERT_EQ(out.code, 0) << out.text;
+  const std::vector<std::string> lines = fleetsim::testing::lines_of(read_file(dir / "out/jobs.csv"));
+  ASSERT_EQ(lines.size(), 2U);
+  const std::vector<std::string> header = csv_cells(lines[0]);
+  const std::vector<std::string> row = csv_cells(lines[1]);
+  const auto cell = [&](const std::string& column) {
+    return row.at(static_cast<size_t>(std::find(header.begin(), header.end(), column) - header.begin()));
+  };
+  const nlohmann::json job = nlohmann::json::parse(read_file(dir / "out/jobs/llama/summary.json"));
+  const double step = job["step_time_s"].get<double>();
+  EXPECT_EQ(cell("state"), "done");
+  EXPECT_GE(std::stod(cell("progress_s")), 86400 - 1e-6);
+  EXPECT_LT(std::stod(cell("progress_s")), 86400 + step);
+  EXPECT_EQ(cell("complete"), "1.000000");
+  EXPECT_GT(std::stod(cell("end_s")), 86400);  // its losses come on top
+  EXPECT_LT(std::stod(cell("end_s")), 1.5 * 86400);
+  EXPECT_NEAR(job["token_target"]["tokens"].get<double>(), 86400 / step * 16777216, 1e3);
+}
+
 // `count` copies of a replayed job, `every` apart, are replayed jobs of their own: they queue in
 // turn, each with its own events and outputs.
 TEST(ReplayedJob, CopiesAreJobsOfTheirOwn)
@@ -422,7 +450,8 @@ TEST_P(ReplayedJobRefuses, WhatItDoesNotModelAtTheKey)
 INSTANTIATE_TEST_SUITE_P(
     Keys, ReplayedJobRefuses,
     ::testing::Values(
-        Refusal{"Work", "--set workload.jobs.llama.work=1d", "workload.jobs.llama.work"},
+        Refusal{"WorkAndTokens", "--set workload.jobs.llama.work=1d --set workload.jobs.llama.tokens=1e12",
+                "workload.jobs.llama.work"},
         Refusal{"GpusOtherThanTheLayouts", "--set workload.jobs.llama.gpus=8192", "workload.jobs.llama.gpus"},
         Refusal{"AClosedFormRecovery", "--set workload.jobs.llama.recovery=in_place", "workload.jobs.llama.recovery"},
         // Keys of its own: only a replayed job has them, only in the job sections, and only
