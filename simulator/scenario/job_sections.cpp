@@ -60,7 +60,9 @@ void build_job_scenarios(const std::vector<ResolvedValue>& given,
                          const std::map<std::string, std::vector<ResolvedValue>>& own, const std::string& file,
                          Scenario& s, Diagnostics& diags, const Resolve& resolve)
 {
-  for (const auto& [name, values] : own) {
+  for (const auto& job : own) {
+    const std::string& name = job.first;  // (not a structured binding: clang 14 cannot capture one)
+    const std::vector<ResolvedValue>& values = job.second;
     const auto d = std::find_if(s.workload.jobs.begin(), s.workload.jobs.end(),
                                 [&name](const FleetJobDecl& j) { return j.name == name; });
     if (d == s.workload.jobs.end())
