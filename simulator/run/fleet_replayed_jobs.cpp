@@ -6,6 +6,7 @@
 #include "simulator/actors/failure_injector.hpp"
 
 #include <numeric>
+#include <utility>
 
 namespace fleetsim::sim {
 
@@ -27,10 +28,17 @@ const scenario::Scenario& own_scenario(const scenario::Scenario& s, const mf::Jo
 
 FleetReplayedJobs::FleetReplayedJobs(const scenario::Scenario& s, mf::Workload& workload, std::uint64_t seed) : s_(s)
 {
+  // A job's step follows from its scenario (the fleet's or its own) and its GPUs: the copies of a job
+  // (`count`) and jobs alike share one resolution.
+  std::map<std::pair<const scenario::Scenario*, long>, ResolvedStep> steps;
   for (size_t j = 0; j < workload.size(); ++j)
     if (workload[j].replayed) {
-      scenario::Scenario js = replayed_job_scenario(own_scenario(s, workload[j]), workload[j]);
-      const ResolvedStep step = resolve_step(js);
+      const scenario::Scenario& source = own_scenario(s, workload[j]);
+      scenario::Scenario js = replayed_job_scenario(source, workload[j]);
+      auto known = steps.find({&source, workload[j].gpus});
+      if (known == steps.end())
+        known = steps.emplace(std::pair{&source, workload[j].gpus}, resolve_step(js)).first;
+      const ResolvedStep& step = known->second;
       // Its tokens and their training time at the nominal rate (the scheduler's estimate of its
       // run): given one, the other follows. A job declared by work trains that long's tokens.
       mf::JobSpec& spec = workload[j];
