@@ -3,6 +3,7 @@
 #include "key_usage.hpp"
 #include "parameter_table.hpp"
 #include "scenario_builder.hpp"
+#include "scenario_reader.hpp"
 
 #include <algorithm>
 #include <iterator>
@@ -102,17 +103,38 @@ void build_job_scenarios(const std::vector<ResolvedValue>& given,
                                                       [&u](const UnusedKey& j) { return j.key == u.key; });
                                 }),
                  unused.end());
-    // Its own layout decides its GPUs: they must fit in what the cluster schedules.
-    const models::ParallelLayout& l = js.step.layout;
+    d->own = std::make_shared<const Scenario>(std::move(js));
+  }
+}
+
+// A replayed job runs its layout -- its own (workload.jobs.<name>.parallelism.*) or the fleet's --
+// on whole nodes of what the cluster schedules (cluster.gpus less the spare nodes).
+void check_replayed_fit(const std::vector<ResolvedValue>& resolved,
+                        const std::map<std::string, std::vector<ResolvedValue>>& own, const std::string& file,
+                        const Scenario& s, Diagnostics& diags)
+{
+  const long schedulable = s.fleet.gpus - s.capacity.spare_nodes * s.fleet.gpus_per_node;
+  for (const FleetJobDecl& d : s.workload.jobs) {
+    if (!d.job.replayed)
+      continue;
+    const models::ParallelLayout& l = (d.own ? *d.own : s).step.layout;
     const long gpus = static_cast<long>(l.tp) * l.cp * l.pp * l.dp;
-    const long schedulable = s.fleet.gpus - s.capacity.spare_nodes * s.fleet.gpus_per_node;
-    if (gpus > schedulable)
-      for (const ResolvedValue& v : values)
-        if (v.key.find(".parallelism.") != std::string::npos)
-          diags.error(v.where, "job '" + name + "' on its own layout needs " + std::to_string(gpus) +
+    if (gpus <= schedulable)
+      continue;
+    bool reported = false;
+    if (const auto values = own.find(d.name); values != own.end())
+      for (const ResolvedValue& v : values->second)
+        if (v.key.find(".parallelism.") != std::string::npos) {
+          diags.error(v.where, "job '" + d.name + "' on its own layout needs " + std::to_string(gpus) +
                                    " GPUs, more than the cluster schedules (" + std::to_string(schedulable) +
                                    ": cluster.gpus less the spare nodes)");
-    d->own = std::make_shared<const Scenario>(std::move(js));
+          reported = true;
+        }
+    if (!reported)
+      detail::Reader(resolved, file, diags)
+          .error_at_first_given({"cluster.gpus", "spares.nodes"},
+                                "fleet job '" + d.name + "' asks for " + std::to_string(gpus) +
+                                    " GPUs, more than the cluster schedules (cluster.gpus less the spare nodes)");
   }
 }
 

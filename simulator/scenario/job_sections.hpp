@@ -42,6 +42,11 @@ using Resolve = std::function<std::vector<ResolvedValue>(const std::vector<Resol
 void build_job_scenarios(const std::vector<ResolvedValue>& given,
                          const std::map<std::string, std::vector<ResolvedValue>>& own, const std::string& file,
                          Scenario& s, Diagnostics& diags, const Resolve& resolve);
+/// Each replayed job's layout (its own, or the fleet's) fits what the cluster schedules; if not, the
+/// error is at the job's own `parallelism` keys, else at `cluster.gpus` or `spares.nodes`.
+void check_replayed_fit(const std::vector<ResolvedValue>& resolved,
+                        const std::map<std::string, std::vector<ResolvedValue>>& own, const std::string& file,
+                        const Scenario& s, Diagnostics& diags);
 /// A fleet whose jobs have own keys is built listing its unused keys: those no job reads either
 /// are refused here, at their keys, as the fleet's own build would have.
 void refuse_unused(const std::vector<ResolvedValue>& resolved, const Scenario& s, Diagnostics& diags);

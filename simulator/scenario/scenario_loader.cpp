@@ -409,6 +409,8 @@ LoadResult load_scenario_text(std::string_view yaml, const std::string& display_
     if (unused == UnusedKeys::Refuse)
       refuse_unused(result.resolved, *result.scenario, result.diagnostics);
   }
+  if (result.diagnostics.empty())
+    check_replayed_fit(result.resolved, job_values, display_name, *result.scenario, result.diagnostics);
   for (const auto& job : job_values)  // (shown by a dump, after the fleet's own keys)
     result.resolved.insert(result.resolved.end(), job.second.begin(), job.second.end());
   result.diagnostics.sort_by_position();

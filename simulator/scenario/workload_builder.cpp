@@ -308,7 +308,8 @@ void check_fleet(Reader& r, const Scenario& s)
                                      "runtime: replay) would share the storage with the fleet's other jobs, which "
                                      "is not modelled yet (its runtime draws the storage's outages itself); give "
                                      "the job a fleet of its own, or the cause another scope");
-    if (gpus > cluster_gpus - s.capacity.spare_nodes * s.fleet.gpus_per_node)
+    // (A replayed job's GPUs are its layout's, which may be its own: check_replayed_fit, once built.)
+    if (!d.job.replayed && gpus > cluster_gpus - s.capacity.spare_nodes * s.fleet.gpus_per_node)
       r.error_at_first_given({base + "gpus", "cluster.gpus", "spares.nodes"},
                              "fleet job '" + d.name + "' asks for " + std::to_string(gpus) +
                                  " GPUs, more than the cluster schedules (cluster.gpus less the spare nodes)");

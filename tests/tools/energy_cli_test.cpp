@@ -17,6 +17,7 @@
 namespace {
 
 namespace fs = std::filesystem;
+using fleetsim::testing::column_of;
 using fleetsim::testing::csv_cells;
 using fleetsim::testing::fleetsim_command;
 using fleetsim::testing::lines_of;
@@ -42,9 +43,7 @@ TEST(CliEnergy, TheSummaryAndTheTimelineTellTheSameEnergy)
   const auto rows = lines_of(read_file(tmp.path() / "a" / "timeline.csv"));
   ASSERT_GT(rows.size(), 10u);
   const auto header = csv_cells(rows[0]);
-  const auto col = [&](const char* name) {
-    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
-  };
+  const auto col = [&](const char* name) { return column_of(header, name); };
   ASSERT_LT(col("energy_mwh"), header.size());
   double mwh = 0;
   double peak = 0;
@@ -126,9 +125,7 @@ TEST(CliEnergy, TheShippedPowerCapSweepTradesThroughputForPower)
   const auto rows = lines_of(read_file(tmp.path() / "s" / "results.csv"));
   ASSERT_EQ(rows.size(), 10u);  // header + 9 caps, from 700 W down
   const auto header = csv_cells(rows[0]);
-  const auto col = [&](const std::string& name) {
-    return static_cast<size_t>(std::find(header.begin(), header.end(), name + "_mean") - header.begin());
-  };
+  const auto col = [&](const std::string& name) { return column_of(header, name + "_mean"); };
   std::vector<double> step;
   std::vector<double> power;
   std::vector<double> per_token;

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -116,6 +118,37 @@ inline std::vector<std::string> csv_cells(const std::string& line)
   for (std::string c; std::getline(ss, c, ',');)
     out.push_back(c);
   return out;
+}
+
+/// The index of column `name` in a CSV header; header.size() when it has none (so that `.at()`
+/// with it throws and the test fails).
+inline std::size_t column_of(const std::vector<std::string>& header, const std::string& name)
+{
+  return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+}
+
+/// A CSV file's header and rows of cells.
+struct Csv {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  [[nodiscard]] std::size_t col(const std::string& name) const { return column_of(header, name); }
+  /// Row `row`'s cell in column `name` (throws if either is missing).
+  [[nodiscard]] const std::string& cell(std::size_t row, const std::string& name) const
+  {
+    return rows.at(row).at(col(name));
+  }
+};
+
+inline Csv read_csv(const std::filesystem::path& path)
+{
+  Csv csv;
+  std::istringstream in(read_file(path));
+  std::string line;
+  std::getline(in, line);
+  csv.header = csv_cells(line);
+  while (std::getline(in, line))
+    csv.rows.push_back(csv_cells(line));
+  return csv;
 }
 
 }  // namespace fleetsim::testing

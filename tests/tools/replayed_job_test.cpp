@@ -273,13 +273,9 @@ TEST(ReplayedJob, WorkIsTheTokensOfThatLong)
                                     "--set run.duration=5d --quiet --out " +
                                     (dir / "out"));
   ASSERT_EQ(out.code, 0) << out.text;
-  const std::vector<std::string> lines = fleetsim::testing::lines_of(read_file(dir / "out/jobs.csv"));
-  ASSERT_EQ(lines.size(), 2U);
-  const std::vector<std::string> header = csv_cells(lines[0]);
-  const std::vector<std::string> row = csv_cells(lines[1]);
-  const auto cell = [&](const std::string& column) {
-    return row.at(static_cast<size_t>(std::find(header.begin(), header.end(), column) - header.begin()));
-  };
+  const fleetsim::testing::Csv jobs = fleetsim::testing::read_csv(dir / "out/jobs.csv");
+  ASSERT_EQ(jobs.rows.size(), 1U);
+  const auto cell = [&](const std::string& column) { return jobs.cell(0, column); };
   const nlohmann::json job = nlohmann::json::parse(read_file(dir / "out/jobs/llama/summary.json"));
   const double step = job["step_time_s"].get<double>();
   EXPECT_EQ(cell("state"), "done");
@@ -429,6 +425,27 @@ TEST(ReplayedJob, OwnKeysOfAOneJobFleetAreTheReplaysKeys)
   EXPECT_EQ(job, summary_without_wall_time(dir / "fleet/jobs/llama/summary.json"));
 }
 
+// A replayed job's GPUs are its layout's: a job on a layout of its own fits a cluster that the
+// fleet's layout (here the Llama 3 scenario's 16,384 GPUs) does not, and only then.
+TEST(ReplayedJob, AnOwnLayoutFitsWhereTheFleetsDoesNot)
+{
+  TempDir dir;
+  const std::string fleet = "run " + kLlama3 +
+                            " --set cluster.gpus=8192 --set spares.nodes=0 --set run.duration=1d "
+                            "--set run.step_model=analytic --set workload.jobs.llama.runtime=replay --quiet";
+  const auto own = fleetsim_command(fleet + " --set workload.jobs.llama.parallelism.dp=64 --out " + (dir / "own"));
+  ASSERT_EQ(own.code, 0) << own.text;
+  const fleetsim::testing::Csv jobs = fleetsim::testing::read_csv(dir / "own/jobs.csv");
+  ASSERT_EQ(jobs.rows.size(), 1U);
+  EXPECT_EQ(jobs.cell(0, "gpus"), "8192");
+  EXPECT_EQ(jobs.cell(0, "start_s"), "0.000");
+  const auto fleets = fleetsim_command(fleet + " --out " + (dir / "fleets"));
+  EXPECT_EQ(fleets.code, 2) << fleets.text;
+  EXPECT_NE(fleets.text.find("--set cluster.gpus: fleet job 'llama' asks for 16384 GPUs"), std::string::npos)
+      << fleets.text;
+  EXPECT_FALSE(std::filesystem::exists(dir / "fleets"));
+}
+
 struct Refusal {
   const char* name;
   const char* sets;
@@ -466,6 +483,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "workload.jobs.llama.cluster.gpus"},
         Refusal{"AnOwnLayoutLargerThanTheCluster", "--set workload.jobs.llama.parallelism.dp=256",
                 "on its own layout needs 32768 GPUs"},
+        Refusal{"TheFleetsLayoutLargerThanTheCluster", "--set cluster.gpus=8192 --set spares.nodes=0",
+                "fleet job 'llama' asks for 16384 GPUs"},
         // The storage is shared with the fleet's other jobs, whose outages the job's
         // runtime would draw for itself.
         Refusal{"AStorageScopeBesideOtherJobs",

@@ -17,27 +17,6 @@
 
 namespace fleetsim::testing {
 
-struct Csv {
-  std::vector<std::string> header;
-  std::vector<std::vector<std::string>> rows;
-  [[nodiscard]] std::size_t col(const std::string& name) const
-  {
-    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
-  }
-};
-
-inline Csv read_csv(const std::string& path)
-{
-  Csv csv;
-  std::istringstream in(read_file(path));
-  std::string line;
-  std::getline(in, line);
-  csv.header = fleetsim::testing::csv_cells(line);
-  while (std::getline(in, line))
-    csv.rows.push_back(fleetsim::testing::csv_cells(line));
-  return csv;
-}
-
 inline std::string write_csv(const Csv& csv, std::size_t keep_columns)
 {
   std::string out;

@@ -14,6 +14,7 @@
 namespace {
 
 namespace fs = std::filesystem;
+using fleetsim::testing::column_of;
 using fleetsim::testing::csv_cells;
 using fleetsim::testing::lines_of;
 using fleetsim::testing::read_file;
@@ -171,9 +172,7 @@ TEST(CliSweep, ReportsTheTimeToATokenTargetAndLeavesItBlankWhereAReplicaMissedIt
   const auto results = lines_of(read_file(fs::path(out) / "results.csv"));
   ASSERT_EQ(results.size(), 3u);
   const auto header = csv_cells(results[0]);
-  const auto at = [&](const std::string& name) {
-    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
-  };
+  const auto at = [&](const std::string& name) { return column_of(header, name); };
   ASSERT_LT(at("time_to_target_h_mean"), header.size());
   const auto reached = csv_cells(results[1]);
   const double hours = std::stod(reached[at("time_to_target_h_mean")]);
@@ -227,9 +226,7 @@ TEST(CliSweepPlanners, ClusterSizeSweepEttrFallsWithSizeAndItsConfidenceInterval
       rows[replicas].push_back(csv_cells(line));
   }
   const auto& header = rows[3][0];
-  const auto column = [&](const std::string& name) {
-    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
-  };
+  const auto column = [&](const std::string& name) { return column_of(header, name); };
   const size_t reps = column("replicas"), mean = column("ettr_mean"), ci = column("ettr_ci95");
   ASSERT_EQ(header[0], "cluster.gpus");
   ASSERT_LT(ci, header.size());
