@@ -33,22 +33,20 @@ FleetReplayedJobs::FleetReplayedJobs(const scenario::Scenario& s, mf::Workload& 
   std::map<std::pair<const scenario::Scenario*, long>, ResolvedStep> steps;
   for (size_t j = 0; j < workload.size(); ++j)
     if (workload[j].replayed) {
-      const scenario::Scenario& source = own_scenario(s, workload[j]);
-      scenario::Scenario js = replayed_job_scenario(source, workload[j]);
-      auto known = steps.find({&source, workload[j].gpus});
+      mf::JobSpec& spec = workload[j];
+      const scenario::Scenario& source = own_scenario(s, spec);
+      auto known = steps.find({&source, spec.gpus});
       if (known == steps.end())
-        known = steps.emplace(std::pair{&source, workload[j].gpus}, resolve_step(js)).first;
+        known = steps.emplace(std::pair{&source, spec.gpus}, resolve_step(replayed_job_scenario(source, spec))).first;
       const ResolvedStep& step = known->second;
       // Its tokens and their training time at the nominal rate (the scheduler's estimate of its
       // run): given one, the other follows. A job declared by work trains that long's tokens.
-      mf::JobSpec& spec = workload[j];
-      const double tokens_per_s = js.step.workload.global_batch_tokens / step.breakdown.step_time.si();
+      const double tokens_per_s = source.step.workload.global_batch_tokens / step.breakdown.step_time.si();
       if (spec.tokens > 0)
         spec.work = spec.tokens / tokens_per_s;
       else if (spec.work > 0)
         spec.tokens = spec.work * tokens_per_s;
-      js.token_target = spec.tokens;
-      js.stop_at_target = spec.tokens > 0;
+      scenario::Scenario js = replayed_job_scenario(source, spec);  // (its token target set)
       const std::uint64_t own = jobs_.empty() ? seed
                                               : models::RandomStream(seed, "fleet/jobs/" + workload[j].id).next();
       jobs_.emplace(static_cast<long>(j), Job{std::move(js), step, own, 0, nullptr});
