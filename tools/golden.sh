@@ -4,7 +4,7 @@
 #   tests/golden/<scenario>/seed-<N>/summary.json  the summary, wall_time_s set to 0 (the only value
 #                                                   that is not a function of scenario and seed)
 #   tests/golden/<scenario>/seed-<N>/files.txt      SHA-256 and row count of timeline.csv, events.csv
-#                                                   (or jobs.csv, for a fleet)
+#                                                   (or jobs.csv, for a fleet) and storage.csv
 #                                                   (megabytes each: their hashes, not their text)
 #
 #   bash tools/golden.sh check  [SCENARIO ...]   exit 1, saying what differs, if any output moved
@@ -50,7 +50,7 @@ record() {
   local out="$1" dest="$2"
   mkdir -p "$dest"
   sed -E 's/^( *"wall_time_s": ).*/\10/' "$out/summary.json" > "$dest/summary.json"
-  for f in timeline.csv events.csv jobs.csv; do
+  for f in timeline.csv events.csv jobs.csv storage.csv; do
     [ -f "$out/$f" ] || continue  # a fleet writes jobs.csv, a single-job replay events.csv
     printf '%s  %s  %s rows\n' "$(sha256sum < "$out/$f" | cut -d' ' -f1)" "$f" "$(($(wc -l < "$out/$f") - 1))"
   done > "$dest/files.txt"

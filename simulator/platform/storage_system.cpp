@@ -59,32 +59,113 @@ sg4::CommPtr StorageSystem::start_transfer(int client, bool write, double bytes)
 {
   sg4::Host* c = clients_.at(static_cast<size_t>(client)).host;
   const auto size = static_cast<uint64_t>(bytes);
-  sample();
+  sample(client);
   sg4::CommPtr t = write ? sg4::Comm::sendto_async(c, storage_, size) : sg4::Comm::sendto_async(storage_, c, size);
-  moving_.push_back({t, write, static_cast<double>(size)});
+  moving_.push_back({t, write, static_cast<double>(size), client});
   changed();
   return t;
 }
 
-void StorageSystem::sample()
+void StorageSystem::record_client(int client, std::vector<StorageSample>* samples)
+{
+  Client& c = clients_.at(static_cast<size_t>(client));
+  c.series = samples;
+  c.open = {};
+  c.open.t = sg4::Engine::get_clock();
+  c.open.capacity_bps = servers_->get_bandwidth();
+  c.open.credit = credit;
+  c.open_idle = true;
+  c.fresh = true;
+  c.open_end = c.open.t;
+  // The servers' bytes until now: the record's, and what the transfers in flight moved since.
+  double since = 0;
+  for (const Moving& m : moving_)
+    since += m.remaining - m.comm->get_remaining();
+  c.mark = {samples_taken_, servers_bytes_ + since};
+  c.open_mark = c.mark;
+}
+
+void StorageSystem::stop_recording(int client)
+{
+  Client& c = clients_.at(static_cast<size_t>(client));
+  if (c.series != nullptr && !c.fresh)
+    c.series->push_back(c.open);
+  c.series = nullptr;
+}
+
+void StorageSystem::sample(int changer)
 {
   const double now = sg4::Engine::get_clock();
-  if (samples_ != nullptr && (samples_->empty() || now > sampled_at_)) {
-    const double dt = now - sampled_at_;
-    StorageSample x;
-    x.t = sampled_at_;
-    x.capacity_bps = servers_->get_bandwidth();
-    x.credit = credit;
-    for (Moving& m : moving_) {
-      const double left = m.comm->get_remaining();
-      const double moved = dt > 0 ? (m.remaining - left) / dt : 0;
-      m.remaining = left;
-      (m.write ? x.write_bps : x.read_bps) += moved;
-    }
-    x.servers_bps = x.write_bps + x.read_bps;
-    samples_->push_back(x);
+  const bool global = samples_ != nullptr && (samples_->empty() || now > sampled_at_);
+  Client* const own = changer >= 0 && clients_[static_cast<size_t>(changer)].series != nullptr
+                          ? &clients_[static_cast<size_t>(changer)]
+                          : nullptr;
+  if (!global && now <= sampled_at_ && (own == nullptr || !own->fresh)) {
+    sampled_at_ = now;
+    return;
   }
+  const double dt = now - sampled_at_;
+  StorageSample x;
+  x.t = sampled_at_;
+  x.capacity_bps = servers_->get_bandwidth();
+  x.credit = credit;
+  touched_.clear();
+  for (Moving& m : moving_) {
+    const double left = m.comm->get_remaining();
+    const double moved = dt > 0 ? (m.remaining - left) / dt : 0;
+    m.remaining = left;
+    (m.write ? x.write_bps : x.read_bps) += moved;
+    // (A span of no length sampled only for a client's first row is no row of the others'.)
+    if (Client& c = clients_[static_cast<size_t>(m.client)]; c.series != nullptr && (dt > 0 || global)) {
+      if (!c.moved) {
+        c.moved = true;
+        c.write = c.read = 0;
+        touched_.push_back(m.client);
+      }
+      (m.write ? c.write : c.read) += moved;
+    }
+  }
+  x.servers_bps = x.write_bps + x.read_bps;
+  servers_bytes_ += x.servers_bps * dt;
+  ++samples_taken_;
+  if (global)
+    samples_->push_back(x);
+  if (own != nullptr && !own->moved)
+    touched_.push_back(changer);
+  for (const int c : touched_)
+    close_row(clients_[static_cast<size_t>(c)], x, now);
   sampled_at_ = now;
+}
+
+void StorageSystem::close_row(Client& c, const StorageSample& x, double now)
+{
+  const bool moved = c.moved;
+  c.moved = false;
+  // An idle row's servers figures are their mean since it began (the span's own if it is one span).
+  const auto idle_servers = [&](double from, const Mark& m) {
+    return samples_taken_ - m.samples == 1 || now <= from ? x.servers_bps : (servers_bytes_ - m.bytes) / (now - from);
+  };
+  if (!moved && c.open_idle) {  // its idle stretch goes on until now
+    c.open.servers_bps = idle_servers(c.open.t, c.open_mark);
+    c.open.capacity_bps = x.capacity_bps;
+    c.open.credit = x.credit;
+  } else {
+    c.series->push_back(c.open);
+    c.open = x;
+    if (moved) {
+      c.open.write_bps = c.write;
+      c.open.read_bps = c.read;
+    } else {  // idle since its last change
+      c.open.t = c.open_end;
+      c.open.write_bps = c.open.read_bps = 0;
+      c.open.servers_bps = idle_servers(c.open_end, c.mark);
+      c.open_mark = c.mark;
+    }
+    c.open_idle = !moved;
+  }
+  c.fresh = false;
+  c.open_end = now;
+  c.mark = {samples_taken_, servers_bytes_};
 }
 
 bool StorageSystem::wait(const sg4::CommPtr& transfer)
@@ -97,8 +178,9 @@ bool StorageSystem::wait(const sg4::CommPtr& transfer)
   } catch (const simgrid::NetworkFailureException&) {  // how SimGrid reports a cancelled transfer
     completed = false;
   }
-  sample();
-  moving_.erase(std::find_if(moving_.begin(), moving_.end(), [&](const Moving& m) { return m.comm == transfer; }));
+  const auto it = std::find_if(moving_.begin(), moving_.end(), [&](const Moving& m) { return m.comm == transfer; });
+  sample(it->client);  // (sample() leaves moving_ as it is)
+  moving_.erase(it);
   changed();
   return completed;
 }

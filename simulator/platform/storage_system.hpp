@@ -68,6 +68,14 @@ public:
   /// transfer, with each transfer's bytes moved since the last one (SimGrid's own remaining
   /// amounts: rates are constant between such changes, so the record is exact).
   void record_into(std::vector<StorageSample>* samples) { samples_ = samples; }
+  /// Keeps client `client`'s own load in `samples` from now on, as record_into() keeps the
+  /// storage's: write_bps and read_bps its own transfers' rates; servers_bps, capacity_bps and
+  /// credit the servers'. A row at every change while it moves data; each stretch in which it moves
+  /// none one row, whose servers_bps is the servers' mean over it. With one client the record is
+  /// record_into()'s, row for row.
+  void record_client(int client, std::vector<StorageSample>* samples);
+  /// Ends record_client(): its last row goes into its record.
+  void stop_recording(int client);
   /// The token bucket's credit now (the StorageBucket actor keeps it).
   double credit = 0;
   /// Starts `files` file operations on the metadata service; nullptr when they cost nothing.
@@ -83,8 +91,23 @@ public:
   [[nodiscard]] const scenario::StorageSpec& spec() const { return spec_; }
 
 private:
+  /// The servers' record at some date: spans sampled until then and bytes they moved.
+  struct Mark {
+    long samples = 0;
+    double bytes = 0;
+  };
   struct Client {
     sg4::Host* host = nullptr;
+    std::vector<StorageSample>* series = nullptr;  // its own record (record_client), if kept
+    StorageSample open;                            // its last row, not yet in `series`
+    bool open_idle = true;                         // it moved no data during `open`
+    bool fresh = true;                             // `open` is the row it was registered with
+    double open_end = 0;                           // when `open` ends (its last sample)
+    Mark open_mark;                                // the servers' at open.t
+    Mark mark;                                     // the servers' at open_end
+    bool moved = false;                            // it had a transfer in flight in this sample's span
+    double write = 0;                              // its rates in this sample's span
+    double read = 0;
   };
   scenario::StorageSpec spec_;
   sg4::NetZone* zone_;
@@ -99,12 +122,19 @@ private:
     sg4::CommPtr comm;
     bool write = true;
     double remaining = 0;  // at the last sample
+    int client = 0;
   };
   std::vector<Moving> moving_;
   std::vector<StorageSample>* samples_ = nullptr;
   double sampled_at_ = 0;
-  /// Closes the sample since the last change (before the set of transfers changes).
-  void sample();
+  long samples_taken_ = 0;    // spans sampled so far
+  double servers_bytes_ = 0;  // moved through the servers until sampled_at_
+  std::vector<int> touched_;  // the recorded clients a sample concerns
+  /// Closes the sample since the last change (before the set of transfers changes), `changer` the
+  /// client whose transfer starts or ends.
+  void sample(int changer);
+  /// Closes or extends a recorded client's row after sample `x` (its span ending now).
+  void close_row(Client& c, const StorageSample& x, double now);
   void changed() const
   {
     for (const auto& f : observers_)

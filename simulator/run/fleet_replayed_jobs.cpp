@@ -155,7 +155,7 @@ void FleetReplayedJobs::finish(mf::FleetState& fleet, FleetResult& partial, doub
   for (auto& [j, job] : jobs_) {
     if (job.job == nullptr)
       continue;  // still waiting in the queue
-    RunResult result = job.job->finish(partial.storage);
+    RunResult result = job.job->finish();
     fleet.close_replayed(j, mf::replayed_time(result.report), horizon);
     partial.replayed.push_back({j, job.job->scenario(), std::move(result)});
   }

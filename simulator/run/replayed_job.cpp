@@ -116,6 +116,9 @@ void ReplayedJob::start(const Platform& platform, int client, const JobRuntime::
                         const std::function<void()>& after_checkpoint_writer, long group)
 {
   start_t_ = sg4::Engine::get_clock();
+  storage_ = platform.storage.get();
+  client_ = client;
+  storage_->record_client(client, &storage_record_);
   if (own_nodes_) {
     // The replay is its own run: it keeps its nodes and draws the failures that strike them.
     host.spawn("node-keeper", [this] { return nodes_(); });
@@ -126,12 +129,13 @@ void ReplayedJob::start(const Platform& platform, int client, const JobRuntime::
     spawn_node_failures(EventSourceWiring{s_, pool_, seed_, s_.duration.si(), job_->scheduler_inbox()}, nodes_, host);
 }
 
-RunResult ReplayedJob::finish(std::vector<StorageSample> storage)
+RunResult ReplayedJob::finish()
 {
   RunResult result = std::move(result_);
   try {
     result.log = job_->finish(end_time());
-    result.storage = std::move(storage);
+    storage_->stop_recording(client_);
+    result.storage = std::move(storage_record_);
     break_invariant_for_test(result.log);
     result.report = models::account(result.log, result.step.step_time.si(), s_.step.workload.global_batch_tokens,
                                     start_t_);

@@ -58,9 +58,10 @@ public:
   [[nodiscard]] double end_time() const { return end_t_.value_or(s_.duration.si()); }
   [[nodiscard]] bool finished() const { return end_t_.has_value(); }
 
-  /// Its result at its end: the trace, its accounting and energy (with the storage's load record
-  /// `storage`), the policy's counters. A broken invariant is thrown with the scenario and seed.
-  [[nodiscard]] RunResult finish(std::vector<StorageSample> storage);
+  /// Its result at its end: the trace, its accounting and energy (with its own storage client's load
+  /// record, StorageSystem::record_client, from its start), the policy's counters. A broken invariant
+  /// is thrown with the scenario and seed.
+  [[nodiscard]] RunResult finish();
 
 private:
   void prepare(const ResolvedStep& step, long pool_job);
@@ -78,6 +79,9 @@ private:
   double start_t_ = 0;
   std::optional<double> end_t_;  // when it reached its token target
   std::optional<JobRuntime> job_;
+  StorageSystem* storage_ = nullptr;  // its client's, from start()
+  int client_ = 0;
+  std::vector<StorageSample> storage_record_;
 };
 
 }  // namespace fleetsim::sim

@@ -55,7 +55,6 @@ private:
   std::uint64_t seed_;
   ReplayedJob job_;
   ProcessHost host_;  // after the job: its processes' frames go first
-  std::vector<StorageSample> storage_samples_;
   std::optional<models::InvariantViolation> violation_;
 };
 
@@ -64,7 +63,6 @@ void Replay::start_actors(const Platform& platform, const ProgressFn& progress)
   const scenario::Scenario& s = job_.scenario();
   const double horizon = s.duration.si();
   StorageSystem& storage = *platform.storage;
-  storage.record_into(&storage_samples_);
   const auto spawn = [this, &platform](const std::string& name, std::function<void()> body) {
     daemon(platform, name, std::move(body));
   };
@@ -99,7 +97,7 @@ RunResult Replay::run(sg4::Engine& engine)
     e.has_seed = true;
     throw e;
   }
-  return job_.finish(std::move(storage_samples_));
+  return job_.finish();
 }
 
 }  // namespace

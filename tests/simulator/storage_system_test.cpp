@@ -32,9 +32,12 @@ struct Transfer {
 };
 
 // Runs the transfers on a platform with `nodes[i]` nodes for client i, in a child process; returns
-// each transfer's completion time.
+// each transfer's completion time. With `records`, each client's own record
+// (StorageSystem::record_client, from 0) goes there: per client, its rows' t, write, read and servers
+// rates.
 std::vector<double> finish_times(const scenario::StorageSpec& spec, const std::vector<long>& nodes,
-                                 const std::vector<Transfer>& transfers)
+                                 const std::vector<Transfer>& transfers,
+                                 std::vector<std::vector<std::vector<double>>>* records = nullptr)
 {
   auto child = sim::ChildProcess::start([&] {
     auto engine = sim::make_engine();
@@ -44,6 +47,9 @@ std::vector<double> finish_times(const scenario::StorageSpec& spec, const std::v
     for (size_t i = 0; i < nodes.size(); ++i)
       clients.push_back({"job" + std::to_string(i), nodes[i]});
     const sim::Platform platform = sim::build_platform(s, clients);
+    std::vector<std::vector<sim::StorageSample>> own(nodes.size());
+    for (size_t i = 0; records != nullptr && i < nodes.size(); ++i)
+      platform.storage->record_client(static_cast<int>(i), &own[i]);
     std::deque<sim::StorageQueue> queues(transfers.size());
     std::deque<sim::Inbox<sim::msg::IoDone>> replies(transfers.size());
     std::vector<double> done(transfers.size(), -1);
@@ -65,8 +71,15 @@ std::vector<double> finish_times(const scenario::StorageSpec& spec, const std::v
     sg4::Actor::create("processes", platform.control, [&host] { host.run(); })->daemonize();
     engine->run();
     std::ostringstream out;
+    out.precision(17);
     for (double d : done)
       out << d << ' ';
+    for (size_t i = 0; records != nullptr && i < nodes.size(); ++i) {
+      platform.storage->stop_recording(static_cast<int>(i));
+      out << "| " << own[i].size() << ' ';
+      for (const sim::StorageSample& x : own[i])
+        out << x.t << ' ' << x.write_bps << ' ' << x.read_bps << ' ' << x.servers_bps << ' ';
+    }
     return out.str();
   });
   std::vector<double> times;
@@ -79,6 +92,18 @@ std::vector<double> finish_times(const scenario::StorageSpec& spec, const std::v
   std::istringstream in(*text);
   for (double d = 0; in >> d;)
     times.push_back(d);
+  in.clear();
+  for (std::string bar; records != nullptr && in >> bar;) {
+    size_t rows = 0;
+    in >> rows;
+    auto& client = records->emplace_back();
+    for (size_t r = 0; r < rows; ++r) {
+      std::vector<double> row(4);
+      for (double& v : row)
+        in >> v;
+      client.push_back(row);
+    }
+  }
   return times;
 }
 
@@ -132,6 +157,35 @@ TEST(StorageSystem, AWriterThatStartsLateSharesOnlyWhileBothRun)
   ASSERT_EQ(done.size(), 2U);
   EXPECT_NEAR(done[0], 1 + 50e9 / 25e9, 1e-6);        // 50 GB left at 25 GB/s
   EXPECT_NEAR(done[1], done[0] + 50e9 / 50e9, 1e-6);  // then alone
+}
+
+// Each client's own record: its rates while it moves data (a row at each change, the others' too),
+// one row for each stretch it moves none, whose servers rate is the servers' mean over it.
+TEST(StorageSystem, EachClientsRecordIsItsOwnLoad)
+{
+  // 10 GB servers-bound at 1 GB/s: client 0 writes 10 GB at 0, client 1 10 GB at 5, client 2 1 GB at 30.
+  // Client 0 alone until 5, then both at 0.5 GB/s until client 0 ends at 15, client 1 alone until 20.
+  std::vector<std::vector<std::vector<double>>> records;
+  const auto done = finish_times(storage(1e9, 1e9), {8, 8, 8},
+                                 {{0, true, 10e9, 1, 0}, {1, true, 10e9, 1, 5}, {2, true, 1e9, 1, 30}}, &records);
+  ASSERT_EQ(done.size(), 3U);
+  EXPECT_NEAR(done[0], 15, 1e-6);
+  EXPECT_NEAR(done[1], 20, 1e-6);
+  EXPECT_NEAR(done[2], 31, 1e-6);
+  ASSERT_EQ(records.size(), 3U);
+  using Rows = std::vector<std::vector<double>>;
+  const auto expect_rows = [](const Rows& got, const Rows& want, int client) {
+    ASSERT_EQ(got.size(), want.size()) << "client " << client;
+    for (size_t r = 0; r < want.size(); ++r)
+      for (size_t k = 0; k < 4; ++k)
+        EXPECT_NEAR(got[r][k], want[r][k], 1e-6 * std::max(1.0, want[r][k])) << "client " << client << " row " << r;
+  };
+  // t, write, read, servers: client 0 from its write (its first row, of no length, at 0).
+  expect_rows(records[0], {{0, 0, 0, 0}, {0, 1e9, 0, 1e9}, {5, 0.5e9, 0, 1e9}}, 0);
+  // Client 1 idle until 5 (the servers busy with client 0), then its share, then alone.
+  expect_rows(records[1], {{0, 0, 0, 1e9}, {5, 0.5e9, 0, 1e9}, {15, 1e9, 0, 1e9}}, 1);
+  // Client 2 idle for 30 s, the servers' mean over them 20 GB / 30 s; then its write, alone.
+  expect_rows(records[2], {{0, 0, 0, 20e9 / 30}, {30, 1e9, 0, 1e9}}, 2);
 }
 
 TEST(StorageSystem, ReadsAndWritesShareTheServersTotal)

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <map>
 #include <sstream>
 #include <string>
@@ -14,6 +15,7 @@
 namespace {
 
 using fleetsim::testing::fleetsim_command;
+using fleetsim::testing::read_csv;
 using fleetsim::testing::read_file;
 using fleetsim::testing::TempDir;
 
@@ -196,6 +198,46 @@ void expect_outages_hold_restores(const std::string& more)
     EXPECT_GT(std::stod(row.at("lost_failures_gpu_h")), 0.8 * hits * 256 * 2) << id;
     EXPECT_LT(std::stod(row.at("lost_failures_gpu_h")), 1.2 * hits * 256 * 2) << id;
   }
+}
+
+// Bytes written in a storage.csv: each row's write rate until the next row (the last row's end is
+// not in the file).
+double written_bytes(const std::filesystem::path& csv)
+{
+  const fleetsim::testing::Csv c = read_csv(csv);
+  double bytes = 0;
+  for (size_t i = 0; i + 1 < c.rows.size(); ++i)
+    bytes += std::stod(c.cell(i, "write_Bps")) * (std::stod(c.cell(i + 1, "time_s")) - std::stod(c.cell(i, "time_s")));
+  return bytes;
+}
+
+// Two Llama 3 jobs replayed side by side write their checkpoints to the one storage: each job's
+// storage.csv is its own traffic (its committed checkpoints' bytes), not the fleet's, and the two
+// add up to the fleet's storage.csv. (Each job's file was a copy of the fleet's whole record.)
+TEST(FleetStorage, EachReplayedJobsRecordIsItsOwnTraffic)
+{
+  TempDir dir;
+  const auto r = fleetsim_command("run " + std::string(FLEETSIM_SOURCE_DIR) +
+                                  "/tests/data/fleet/two_replayed_jobs.yaml --set run.duration=5d --quiet --out " +
+                                  (dir / "out"));
+  ASSERT_EQ(r.code, 0) << r.text;
+  const double fleet = written_bytes(dir / "out/storage.csv");
+  double jobs = 0;
+  std::vector<long> committed;
+  for (const char* id : {"a", "b"}) {
+    const std::string job = "out/jobs/" + std::string(id);
+    const nlohmann::json s = nlohmann::json::parse(read_file(dir / (job + "/summary.json")));
+    const double bytes = s["checkpoints"]["bytes"].get<double>();
+    committed.push_back(s["checkpoints"]["committed"].get<long>());
+    const double own = written_bytes(dir / (job + "/storage.csv"));
+    // Its committed checkpoints, give or take the one its last row holds and the few a failure cut short.
+    EXPECT_GT(own, (static_cast<double>(committed.back()) - 1) * bytes) << id;
+    EXPECT_LT(own, (static_cast<double>(committed.back()) + 3) * bytes) << id;
+    jobs += own;
+  }
+  EXPECT_NE(committed[0], committed[1]);  // (b waits for spares longer: the two records differ)
+  EXPECT_GT(fleet, 0);
+  EXPECT_NEAR(jobs, fleet, 2 * 5.7344e12);
 }
 
 }  // namespace
