@@ -30,14 +30,13 @@ FleetReplayedJobs::FleetReplayedJobs(const scenario::Scenario& s, mf::Workload& 
 {
   // A job's step follows from its scenario (the fleet's or its own) and its GPUs: the copies of a job
   // (`count`) and jobs alike share one resolution.
-  std::map<std::pair<const scenario::Scenario*, long>, ResolvedStep> steps;
   for (size_t j = 0; j < workload.size(); ++j)
     if (workload[j].replayed) {
       mf::JobSpec& spec = workload[j];
       const scenario::Scenario& source = own_scenario(s, spec);
-      auto known = steps.find({&source, spec.gpus});
-      if (known == steps.end())
-        known = steps.emplace(std::pair{&source, spec.gpus}, resolve_step(replayed_job_scenario(source, spec))).first;
+      auto known = steps_.find({&source, spec.gpus});
+      if (known == steps_.end())
+        known = steps_.emplace(std::pair{&source, spec.gpus}, resolve_step(replayed_job_scenario(source, spec))).first;
       const ResolvedStep& step = known->second;
       // Its tokens and their training time at the nominal rate (the scheduler's estimate of its
       // run): given one, the other follows. A job declared by work trains that long's tokens.
@@ -46,10 +45,13 @@ FleetReplayedJobs::FleetReplayedJobs(const scenario::Scenario& s, mf::Workload& 
         spec.work = spec.tokens / tokens_per_s;
       else if (spec.work > 0)
         spec.tokens = spec.work * tokens_per_s;
-      scenario::Scenario js = replayed_job_scenario(source, spec);  // (its token target set)
-      const std::uint64_t own = jobs_.empty() ? seed
-                                              : models::RandomStream(seed, "fleet/jobs/" + workload[j].id).next();
-      jobs_.emplace(static_cast<long>(j), Job{std::move(js), step, own, 0, nullptr});
+      Job job;
+      job.source = &source;
+      job.spec.gpus = spec.gpus;
+      job.spec.tokens = spec.tokens;
+      job.step = &step;
+      job.seed = jobs_.empty() ? seed : models::RandomStream(seed, "fleet/jobs/" + workload[j].id).next();
+      jobs_.emplace(static_cast<long>(j), std::move(job));
     }
 }
 
@@ -57,8 +59,8 @@ void FleetReplayedJobs::add_clients(const mf::Workload& workload, std::vector<St
 {
   for (auto& [j, job] : jobs_) {
     job.client = static_cast<int>(clients.size());
-    const int gpn = job.s.fleet.gpus_per_node;
-    clients.push_back({workload[static_cast<size_t>(j)].id, (job.s.fleet.gpus + gpn - 1) / gpn});
+    const long gpn = job.source->fleet.gpus_per_node;
+    clients.push_back({workload[static_cast<size_t>(j)].id, (job.spec.gpus + gpn - 1) / gpn});
   }
 }
 
@@ -86,7 +88,8 @@ void FleetReplayedJobs::start(long j, const mf::FleetState& fleet, const Platfor
     if (others_ >= 0 && pool_->job_of(part.first) == others_)
       pool_->let_go(part.first);
   }
-  job.table = seat_job(*pool_, job.s, nodes, job.seed);
+  scenario::Scenario js = replayed_job_scenario(*job.source, job.spec);  // (its token target set)
+  job.table = seat_job(*pool_, js, nodes, job.seed);
   job.nodes = static_cast<long>(nodes.size());
   if (jobs_.size() == 1)
     keeper_->set_spare_owner(job.table);  // the spares are its reserve, as the replay's
@@ -97,7 +100,7 @@ void FleetReplayedJobs::start(long j, const mf::FleetState& fleet, const Platfor
         inbox.post(msg::NodeBack{node});
     });
   }
-  job.job = std::make_unique<ReplayedJob>(job.s, job.seed, job.step, *pool_, *keeper_, job.table);
+  job.job = std::make_unique<ReplayedJob>(std::move(js), job.seed, *job.step, *pool_, *keeper_, job.table);
   job.job->on_finished([&inbox, j] { inbox.post(msg::JobEnded{j}); });
   job.job->start(platform, job.client, spawn, host, {}, j + 1);  // host group 0 is the fleet's own
 }

@@ -61,9 +61,12 @@ public:
   void finish(models::fleet::FleetState& fleet, FleetResult& partial, double horizon);
 
 private:
+  // A job's scenario is made when it starts (replayed_job_scenario(*source, spec)): a job waiting in
+  // the queue or done holds none.
   struct Job {
-    scenario::Scenario s;
-    ResolvedStep step;
+    const scenario::Scenario* source = nullptr;  // the fleet's, or the job's own (FleetJobDecl::own)
+    models::fleet::JobSpec spec;                 // its GPUs and tokens
+    const ResolvedStep* step = nullptr;          // (steps_'s)
     std::uint64_t seed = 0;
     int client = 0;
     std::unique_ptr<ReplayedJob> job;
@@ -74,6 +77,7 @@ private:
   void give_back(const std::vector<long>& first, models::fleet::FleetState& fleet);
   const scenario::Scenario& s_;
   std::map<long, Job> jobs_;  // by index in the workload
+  std::map<std::pair<const scenario::Scenario*, long>, ResolvedStep> steps_;  // by source and GPUs
   models::NodePool* pool_ = nullptr;
   std::optional<NodeKeeper> keeper_;
   long others_ = -1;

@@ -6,6 +6,7 @@
 #include "simulator/run/engine_setup.hpp"
 
 #include <chrono>
+#include <utility>
 
 namespace fleetsim::sim {
 
@@ -13,9 +14,8 @@ namespace {
 
 // A simulated step also timed the checkpoint write over the fabric. If the fabric, not the storage
 // service, limits it, the storage runs at the rate the fabric delivers.
-scenario::Scenario with_fabric_write_rate(const scenario::Scenario& given, const ResolvedStep& step)
+scenario::Scenario with_fabric_write_rate(scenario::Scenario s, const ResolvedStep& step)
 {
-  scenario::Scenario s = given;
   const double bytes = s.checkpoint_bytes().si();
   // (The fabric time includes one route latency, microseconds: only a real excess counts.)
   if (step.checkpoint_write_s > 0 && bytes > 0 &&
@@ -67,8 +67,8 @@ scenario::Scenario replayed_job_scenario(const scenario::Scenario& fleet, const 
   return s;
 }
 
-ReplayedJob::ReplayedJob(const scenario::Scenario& s, std::uint64_t seed, const ResolvedStep& step)
-    : s_(with_fabric_write_rate(s, step)),
+ReplayedJob::ReplayedJob(scenario::Scenario s, std::uint64_t seed, const ResolvedStep& step)
+    : s_(with_fabric_write_rate(std::move(s), step)),
       seed_(seed),
       own_pool_(std::make_unique<models::NodePool>(make_node_pool(s_, seed))),
       own_nodes_(std::make_unique<NodeKeeper>(s_, *own_pool_, seed)),
@@ -78,9 +78,9 @@ ReplayedJob::ReplayedJob(const scenario::Scenario& s, std::uint64_t seed, const 
   prepare(step, 0);
 }
 
-ReplayedJob::ReplayedJob(const scenario::Scenario& s, std::uint64_t seed, const ResolvedStep& step,
-                         models::NodePool& pool, NodeKeeper& nodes, long pool_job)
-    : s_(with_fabric_write_rate(s, step)), seed_(seed), pool_(pool), nodes_(nodes)
+ReplayedJob::ReplayedJob(scenario::Scenario s, std::uint64_t seed, const ResolvedStep& step, models::NodePool& pool,
+                         NodeKeeper& nodes, long pool_job)
+    : s_(with_fabric_write_rate(std::move(s), step)), seed_(seed), pool_(pool), nodes_(nodes)
 {
   prepare(step, pool_job);
 }

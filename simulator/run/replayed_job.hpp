@@ -32,10 +32,10 @@ public:
   /// The replay's job: `s` its scenario, `step` its resolved step; the job owns its cluster (its
   /// nodes and its spares, make_node_pool()) and the keeper of its nodes. Construct after the
   /// Engine (the runtime's inboxes are SimGrid objects).
-  ReplayedJob(const scenario::Scenario& s, std::uint64_t seed, const ResolvedStep& step);
+  ReplayedJob(scenario::Scenario s, std::uint64_t seed, const ResolvedStep& step);
   /// A fleet's job (`s`: replayed_job_scenario()'s), placed as slot table `pool_job` of the fleet's
   /// `pool`, whose failures and repairs the fleet's `nodes` keeps; both outlive the job.
-  ReplayedJob(const scenario::Scenario& s, std::uint64_t seed, const ResolvedStep& step, models::NodePool& pool,
+  ReplayedJob(scenario::Scenario s, std::uint64_t seed, const ResolvedStep& step, models::NodePool& pool,
               NodeKeeper& nodes, long pool_job);
   ReplayedJob(const ReplayedJob&) = delete;
   ReplayedJob& operator=(const ReplayedJob&) = delete;
