@@ -10,7 +10,9 @@ Platform build_platform(const scenario::Scenario& s, const std::vector<StorageCl
                         const std::function<void(sg4::NetZone*, StorageSystem&)>& more)
 {
   Platform p;
-  auto* zone = sg4::create_full_zone("fleet");
+  // A star: each host's own links up and down (a storage client's NIC, the storage's caps), no
+  // route table over every pair of hosts (a full zone's grows with the square of the clients).
+  auto* zone = sg4::create_star_zone("fleet");
   p.control = zone->create_host("control", 1e9)->seal();
   p.storage = std::make_shared<StorageSystem>(zone, s.storage);
   for (const StorageClient& c : clients)

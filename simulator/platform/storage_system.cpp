@@ -17,24 +17,31 @@ StorageSystem::StorageSystem(sg4::NetZone* zone, const scenario::StorageSpec& sp
                  ->seal();
   write_ = zone->create_link("storage-write", write)->seal();
   read_ = zone->create_link("storage-read", read)->seal();
+  // Into the storage: its write cap, then the servers; out of it: the servers, then its read cap.
+  zone->add_route(nullptr, storage_->get_netpoint(), nullptr, nullptr,
+                  {sg4::LinkInRoute(write_), sg4::LinkInRoute(servers_)}, false);
+  zone->add_route(storage_->get_netpoint(), nullptr, nullptr, nullptr,
+                  {sg4::LinkInRoute(servers_), sg4::LinkInRoute(read_)}, false);
 }
 
 int StorageSystem::add_client(const std::string& name, long nodes)
 {
   Client c;
   c.host = zone_->create_host("client-" + name, 1e9)->seal();
-  std::vector<sg4::LinkInRoute> up{sg4::LinkInRoute(write_), sg4::LinkInRoute(servers_)};
-  std::vector<sg4::LinkInRoute> down{sg4::LinkInRoute(servers_), sg4::LinkInRoute(read_)};
+  std::vector<sg4::LinkInRoute> up;
+  std::vector<sg4::LinkInRoute> down;
   if (spec_.client_bandwidth.si() > 0) {
     // The job's nodes' storage NICs, full duplex: one link of their summed bandwidth.
     auto* nic = zone_->create_split_duplex_link("client-" + name + "-nic",
                                                 spec_.client_bandwidth.si() * static_cast<double>(nodes));
     nic->seal();
-    up.insert(up.begin(), sg4::LinkInRoute(nic, sg4::LinkInRoute::Direction::UP));
+    up.emplace_back(nic, sg4::LinkInRoute::Direction::UP);
     down.emplace_back(nic, sg4::LinkInRoute::Direction::DOWN);
   }
-  zone_->add_route(c.host->get_netpoint(), storage_->get_netpoint(), nullptr, nullptr, up, false);
-  zone_->add_route(storage_->get_netpoint(), c.host->get_netpoint(), nullptr, nullptr, down, false);
+  // A star (the storage's zone): client -> storage is the client's links up and then the storage's
+  // down, storage -> client the storage's up and then the client's down.
+  zone_->add_route(c.host->get_netpoint(), nullptr, nullptr, nullptr, up, false);
+  zone_->add_route(nullptr, c.host->get_netpoint(), nullptr, nullptr, down, false);
   clients_.push_back(c);
   return static_cast<int>(clients_.size()) - 1;
 }
@@ -43,14 +50,14 @@ int StorageSystem::add_reader(const std::string& name, long nodes, double rate)
 {
   Client c;
   c.host = zone_->create_host("reader-" + name, 1e9)->seal();
-  std::vector<sg4::LinkInRoute> down{sg4::LinkInRoute(servers_), sg4::LinkInRoute(read_)};
+  std::vector<sg4::LinkInRoute> down;
   if (spec_.client_bandwidth.si() > 0) {
     sg4::Link* nic =
         zone_->create_link("reader-" + name + "-nic", spec_.client_bandwidth.si() * static_cast<double>(nodes))->seal();
     down.emplace_back(nic);
   }
   down.emplace_back(zone_->create_link("reader-" + name + "-demand", rate)->seal());
-  zone_->add_route(storage_->get_netpoint(), c.host->get_netpoint(), nullptr, nullptr, down, false);
+  zone_->add_route(nullptr, c.host->get_netpoint(), nullptr, nullptr, down, false);
   clients_.push_back(c);
   return static_cast<int>(clients_.size()) - 1;
 }

@@ -39,7 +39,7 @@ struct StorageSample {
 
 class StorageSystem {
 public:
-  /// Builds the servers, the direction caps and the metadata service in `zone` (a full zone, not
+  /// Builds the servers, the direction caps and the metadata service in `zone` (a star zone, not
   /// yet sealed).
   StorageSystem(sg4::NetZone* zone, const scenario::StorageSpec& spec);
 
