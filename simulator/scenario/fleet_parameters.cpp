@@ -106,8 +106,9 @@ std::vector<ParamSpec> fleet_parameters()
              "how the fleet runs the job: closed_form (the fleet's own job model: progress in closed form between "
              "events, requeue or in-place recovery; docs/models/fleet.md) or replay (the single-job replay's actors on "
              "the job's nodes: the scenario's model and layout, checkpoint.*, recovery.policy, stragglers, lemons and "
-             "data loading, with its own timeline.csv, events.csv and summary.json under jobs/<name>/; at most one, "
-             "submitted at 0 and holding its nodes to the window's end, with the spare nodes as its spares)",
+             "data loading, with its own summary.json, timeline.csv, events.csv and storage.csv under jobs/<name>/; it "
+             "queues from its submit, trains to its tokens (or work) or the window's end, and draws its spares from "
+             "the fleet's spare nodes, shared with the other replayed jobs)",
              {"closed_form", "replay"})
           .fleet_only(),
       quantity("workload.defaults.checkpoint_interval", T, "0s",
