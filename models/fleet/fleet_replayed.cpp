@@ -92,9 +92,10 @@ void FleetState::reclaim(const std::vector<long>& nodes)
 
 void FleetState::close_replayed(long job, const ReplayedTime& time, double horizon)
 {
-  now_ = horizon;
   JobRecord& r = record(job);
   const bool ended = r.state == JobState::Done;
+  if (!ended)
+    now_ = horizon;  // (a job that ended is closed then)
   check_invariant(spec(job).replayed && (running_.count(job) == 1 || ended),
                   "a replayed job is closed once, while it runs or once it ended",
                   [&] { return "job " + spec(job).id; });

@@ -127,12 +127,13 @@ public:
   // ---- replayed jobs (JobSpec::replayed) ----
   /// The replayed jobs started since the last call: the simulator starts their runtimes now.
   [[nodiscard]] std::vector<long> take_started_replayed() { return std::exchange(started_replayed_, {}); }
-  /// A replayed job's time at the window's end, from its own trace (replayed_time.hpp): charged to
-  /// its record and the fleet's, its training to the timeline; its GPUs are released at `horizon`.
-  /// Call before finish(); a job that ended (end_replayed) is charged up to its end.
+  /// A replayed job's time, from its own trace (replayed_time.hpp): charged to its record and the
+  /// fleet's, its training to the timeline. A job still running is closed at the window's end
+  /// (`horizon`, before finish()), its GPUs released then; a job that ended (end_replayed) is closed
+  /// at its end, up to which it is charged.
   void close_replayed(long job, const ReplayedTime& time, double horizon);
   /// A replayed job reached its token target at t: it is done and holds no GPUs from t (its time is
-  /// charged at the window's end, close_replayed). Its nodes stay the node keeper's until reclaimed.
+  /// charged by close_replayed, which follows). Its nodes stay the node keeper's until reclaimed.
   void end_replayed(long job, double t);
   /// Nodes the keeper gives back to the scheduler, of those it owes since a replayed job ended;
   /// then the queue is scheduled.

@@ -5,6 +5,7 @@
 #include "models/fleet/replayed_time.hpp"
 #include "simulator/actors/failure_injector.hpp"
 
+#include <algorithm>
 #include <numeric>
 #include <utility>
 
@@ -115,9 +116,22 @@ void FleetReplayedJobs::end(long j, mf::FleetState& fleet)
     if (const long n = pool_->node_in(job.table, slot); n >= 0)
       held.push_back(n);
   pool_->release(job.table);
-  fleet.end_replayed(j, sg4::Engine::get_clock());
+  const double t = sg4::Engine::get_clock();
+  fleet.end_replayed(j, t);
   owed_ += job.nodes;
   give_back(held, fleet);
+  close(j, job, fleet, t);
+}
+
+void FleetReplayedJobs::close(long j, Job& job, mf::FleetState& fleet, double t)
+{
+  RunResult result = job.job->finish();
+  fleet.close_replayed(j, mf::replayed_time(result.report), t);
+  closed_.push_back({j, job.job->scenario(), std::move(result)});
+  // Its runtime goes once none of its processes is left: one still waiting on an actor (a transfer
+  // in flight) ends when that wait returns, and tells the runtime's inbox first.
+  retired_.emplace_back(j + 1, std::move(job.job));
+  std::erase_if(retired_, [this](const auto& r) { return host_->processes_in(r.first) == 0; });
 }
 
 void FleetReplayedJobs::node_back(long node, mf::FleetState& fleet) { give_back({node}, fleet); }
@@ -155,13 +169,11 @@ void FleetReplayedJobs::strike(const msg::Failure& f)
 
 void FleetReplayedJobs::finish(mf::FleetState& fleet, FleetResult& partial, double horizon)
 {
-  for (auto& [j, job] : jobs_) {
-    if (job.job == nullptr)
-      continue;  // still waiting in the queue
-    RunResult result = job.job->finish();
-    fleet.close_replayed(j, mf::replayed_time(result.report), horizon);
-    partial.replayed.push_back({j, job.job->scenario(), std::move(result)});
-  }
+  for (auto& [j, job] : jobs_)
+    if (job.job != nullptr)  // (null: still waiting in the queue, or ended and closed)
+      close(j, job, fleet, horizon);
+  std::sort(closed_.begin(), closed_.end(), [](const auto& a, const auto& b) { return a.job < b.job; });
+  partial.replayed = std::move(closed_);
 }
 
 }  // namespace fleetsim::sim

@@ -57,7 +57,8 @@ public:
   /// A failure of node scope: the keeper applies it to the replayed jobs' nodes and the spares (the
   /// fleet's state applies it to the others').
   void strike(const msg::Failure& f);
-  /// Closes each job at the window's end into the fleet's accounts and `partial.replayed`.
+  /// Closes each job still running at the window's end into the fleet's accounts, and gives every
+  /// job's result (those that ended were closed then) to `partial.replayed`, in workload order.
   void finish(models::fleet::FleetState& fleet, FleetResult& partial, double horizon);
 
 private:
@@ -73,6 +74,9 @@ private:
     long table = -1;  // its slot table in the pool
     long nodes = 0;   // the nodes it brought
   };
+  /// Closes job `j` at `t` (its end, or the window's): its result into the fleet's accounts and
+  /// closed_; its runtime retired.
+  void close(long j, Job& job, models::fleet::FleetState& fleet, double t);
   /// Gives back to the scheduler up to `owed_` idle nodes the keeper keeps, `first` first.
   void give_back(const std::vector<long>& first, models::fleet::FleetState& fleet);
   const scenario::Scenario& s_;
@@ -83,6 +87,8 @@ private:
   long others_ = -1;
   ProcessHost* host_ = nullptr;
   long owed_ = 0;  // nodes the keeper keeps beyond the spares and the living jobs' nodes
+  std::vector<ReplayedResult> closed_;
+  std::vector<std::pair<long, std::unique_ptr<ReplayedJob>>> retired_;  // by host group, until it has no process
 };
 
 }  // namespace fleetsim::sim
