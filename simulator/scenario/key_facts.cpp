@@ -397,22 +397,29 @@ Condition preset_fills_a_key()
 
 Condition replicas()
 {
-  return fact("parallelism.dp x parallelism.cp > 1", "parallelism.dp x parallelism.cp is 1: no gradient is reduced",
-              [](const FactInput& in) { return sc(in).step.layout.dp * sc(in).step.layout.cp > 1; });
+  return decided_by(
+      fact("parallelism.dp x parallelism.cp > 1", "parallelism.dp x parallelism.cp is 1: no gradient is reduced",
+           [](const FactInput& in) { return sc(in).step.layout.dp * sc(in).step.layout.cp > 1; }),
+      {"parallelism.dp", "parallelism.cp"});
 }
 
 Condition gradients_sharded()
 {
-  return fact("the gradients are sharded (parallelism.sharded_gradients or sharded_weights)",
-              "the gradients are not sharded", [](const FactInput& in) { return sc(in).step.layout.sharded_grads(); });
+  return decided_by(
+      fact("the gradients are sharded (parallelism.sharded_gradients or sharded_weights)",
+           "the gradients are not sharded", [](const FactInput& in) { return sc(in).step.layout.sharded_grads(); }),
+      {"parallelism.sharded_gradients", "parallelism.sharded_weights"});
 }
 
 Condition gradients_wider_than_values()
 {
-  return fact(
-      "model.gradient_bytes differs from model.bytes_per_value",
-      "model.gradient_bytes equals model.bytes_per_value, so a gradient shard travels as a value does",
-      [](const FactInput& in) { return sc(in).step.workload.gradient_bytes != sc(in).step.workload.bytes_per_value; });
+  return decided_by(
+      fact("model.gradient_bytes differs from model.bytes_per_value",
+           "model.gradient_bytes equals model.bytes_per_value, so a gradient shard travels as a value does",
+           [](const FactInput& in) {
+             return sc(in).step.workload.gradient_bytes != sc(in).step.workload.bytes_per_value;
+           }),
+      {"model.gradient_bytes", "model.bytes_per_value"});
 }
 
 Condition simulated_dp_beside_compute()

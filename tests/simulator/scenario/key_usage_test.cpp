@@ -96,6 +96,28 @@ TEST(KeyUsage, AKeyOfTheFileThatACommandLineChoiceLeavesUnreadIsListedNotRefused
       << set.diagnostics.to_string();
 }
 
+TEST(KeyUsage, ALayoutSetOnTheCommandLineLeavesTheFilesGradientKeysListedNotRefused)
+{
+  // FP32 gradients, sharded: read while there are replicas to reduce over. --set dp=1 (a sweep's
+  // point) leaves them unread; the file that gives them is not wrong for it.
+  const std::string yaml =
+      "name: t\ncluster: {gpus: 64}\nparallelism: {tp: 8, pp: 1, dp: 8, sharded_gradients: "
+      "true}\nrun: {step_model: analytic}\nmodel: {gradient_bytes: 4}\n";
+  ASSERT_TRUE(load(yaml).scenario);
+  const LoadResult one = load(yaml, {"parallelism.dp=1", "cluster.gpus=8"});
+  ASSERT_TRUE(one.scenario) << one.diagnostics.to_string();
+  ASSERT_EQ(one.scenario->unused_keys.size(), 2u);
+  for (const UnusedKey& u : one.scenario->unused_keys) {
+    EXPECT_TRUE(u.by_override) << u.key;
+    EXPECT_NE(u.reason.find("parallelism.dp x parallelism.cp is 1"), std::string::npos) << u.reason;
+  }
+  // The same layout in the file: its gradient keys are refused.
+  const std::string single =
+      "name: t\ncluster: {gpus: 8}\nparallelism: {tp: 8, pp: 1, dp: 1, sharded_gradients: "
+      "true}\nrun: {step_model: analytic}\nmodel: {gradient_bytes: 4}\n";
+  EXPECT_FALSE(load(single).scenario);
+}
+
 TEST(KeyUsage, AnIncludedFilesKeysAreListedAndACompareListsTheScenariosOwn)
 {
   namespace fs = std::filesystem;
