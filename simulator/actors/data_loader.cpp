@@ -8,7 +8,8 @@ namespace fleetsim::sim {
 Process DataLoader::operator()()
 {
   Inbox<LoaderMessage>& inbox = w_.inbox;
-  w_.storage.observe([&inbox] { inbox.post(msg::StorageChanged{}); });
+  // (Its frame holds the watch: when the job's processes end, the storage forgets it.)
+  const StorageSystem::Watch watch = w_.storage.observe([&inbox] { inbox.post(msg::StorageChanged{}); });
   following_ = w_.never_quiet;
   w_.demand.following = following_;
   buffer_ = w_.capacity;

@@ -19,7 +19,7 @@ double StorageBucket::settle() const
 void StorageBucket::operator()()
 {
   Inbox<int> wake;
-  storage_.observe([&wake] { wake.post(1); });
+  const StorageSystem::Watch watch = storage_.observe([&wake] { wake.post(1); });
   const scenario::StorageSpec& spec = storage_.spec();
   const double sustained = spec.bandwidth.si();
   const double capacity = spec.burst_bytes.si();

@@ -21,6 +21,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fleetsim::sim {
@@ -59,9 +60,31 @@ public:
   [[nodiscard]] sg4::CommPtr start_transfer(int client, bool write, double bytes);
   /// Waits for a transfer started by start_transfer(); false when it was cancelled.
   bool wait(const sg4::CommPtr& transfer);
-  /// Called (from the actor that started or ended it) whenever a transfer starts or ends: the
-  /// storage monitor and the data loaders wake on it.
-  void observe(std::function<void()> f) { observers_.push_back(std::move(f)); }
+  /// Calls its function whenever a transfer starts or ends (from the actor that started or ended
+  /// it), from StorageSystem::observe() until it is destroyed: the storage monitor and the data
+  /// loaders wake on it. A job's data loader ends with its job, and so does its watch.
+  class Watch {
+  public:
+    Watch(StorageSystem& storage, long id) : storage_(&storage), id_(id) {}
+    Watch(const Watch&) = delete;
+    Watch& operator=(const Watch&) = delete;
+    Watch(Watch&& o) noexcept : storage_(std::exchange(o.storage_, nullptr)), id_(o.id_) {}
+    Watch& operator=(Watch&&) = delete;
+    ~Watch()
+    {
+      if (storage_ != nullptr)
+        storage_->forget(id_);
+    }
+
+  private:
+    StorageSystem* storage_;
+    long id_;
+  };
+  [[nodiscard]] Watch observe(std::function<void()> f)
+  {
+    observers_.emplace_back(++observers_made_, std::move(f));
+    return {*this, observers_made_};
+  }
   /// Transfers in flight.
   [[nodiscard]] int active() const { return static_cast<int>(moving_.size()); }
   /// Keeps the storage's load over time in `samples`: a sample at every start and end of a
@@ -117,7 +140,12 @@ private:
   sg4::Link* write_ = nullptr;
   sg4::Link* read_ = nullptr;
   std::vector<Client> clients_;
-  std::vector<std::function<void()>> observers_;
+  std::vector<std::pair<long, std::function<void()>>> observers_;  // by Watch id, in the order made
+  long observers_made_ = 0;
+  void forget(long id)
+  {
+    std::erase_if(observers_, [id](const auto& o) { return o.first == id; });
+  }
   struct Moving {
     sg4::CommPtr comm;
     bool write = true;
@@ -137,8 +165,8 @@ private:
   void close_row(Client& c, const StorageSample& x, double now);
   void changed() const
   {
-    for (const auto& f : observers_)
-      f();
+    for (const auto& o : observers_)
+      o.second();
   }
 };
 

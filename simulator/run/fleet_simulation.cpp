@@ -375,9 +375,9 @@ Platform fleet_platform(const scenario::Scenario& s, const std::vector<StorageCl
 }
 
 // A checkpoint that starts or ends changes what the data loading gets: its rates are read again.
-void watch_storage(StorageSystem& storage, FleetDataLoading& data, Inbox<FleetMessage>& inbox)
+StorageSystem::Watch watch_storage(StorageSystem& storage, FleetDataLoading& data, Inbox<FleetMessage>& inbox)
 {
-  storage.observe([&data, &inbox] {
+  return storage.observe([&data, &inbox] {
     data.changed(sg4::Engine::get_clock());
     inbox.post(msg::Recheck{});
   });
@@ -425,8 +425,9 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
   host.spawn("fleet-scheduler", std::move(scheduler));
   if (!replayed.empty())
     host.spawn("node-keeper", [&replayed] { return replayed.keeper()(); });
+  std::optional<StorageSystem::Watch> data_watch;
   if (data)
-    watch_storage(*platform.storage, *data, inbox);
+    data_watch.emplace(watch_storage(*platform.storage, *data, inbox));
   if (!storage.queues.empty() || !replayed.empty() || storage.first_node_client >= 0)
     start_storage(s, platform, clients, storage, partial.storage, daemon, host);
   host.spawn("arrivals", [&workload, &inbox, horizon]() -> Process {
