@@ -107,7 +107,10 @@ void StorageSystem::sample(int changer)
   Client* const own = changer >= 0 && clients_[static_cast<size_t>(changer)].series != nullptr
                           ? &clients_[static_cast<size_t>(changer)]
                           : nullptr;
-  if (!global && now <= sampled_at_ && (own == nullptr || !own->fresh)) {
+  // A span of no length is sampled again only for a client whose row must close now: its first,
+  // or one it has not closed at this instant (idle until now, it starts a transfer just after
+  // another client did).
+  if (!global && now <= sampled_at_ && (own == nullptr || (!own->fresh && own->open_end >= now))) {
     sampled_at_ = now;
     return;
   }

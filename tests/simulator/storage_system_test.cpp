@@ -188,6 +188,28 @@ TEST(StorageSystem, EachClientsRecordIsItsOwnLoad)
   expect_rows(records[2], {{0, 0, 0, 20e9 / 30}, {30, 1e9, 0, 1e9}}, 2);
 }
 
+// A client idle since its last write that starts one at the instant another client started one
+// still gets its idle row (it lost it, and its last write's rate seemed to last until then).
+TEST(StorageSystem, AClientStartingJustAfterAnotherKeepsItsIdleRow)
+{
+  // 1 GB/s servers. Client 0: 10 GB at 0 (until 10), 1 GB at 12; client 1: 1 GB at 12, first.
+  std::vector<std::vector<std::vector<double>>> records;
+  const auto done = finish_times(storage(1e9, 1e9), {8, 8},
+                                 {{0, true, 10e9, 1, 0}, {1, true, 1e9, 1, 12}, {0, true, 1e9, 1, 12}}, &records);
+  ASSERT_EQ(done.size(), 3U);
+  EXPECT_NEAR(done[2], 14, 1e-6);
+  ASSERT_EQ(records.size(), 2U);
+  const std::vector<std::vector<double>> want0{{0, 0, 0, 0}, {0, 1e9, 0, 1e9}, {10, 0, 0, 0}, {12, 0.5e9, 0, 1e9}};
+  const std::vector<std::vector<double>> want1{{0, 0, 0, 10e9 / 12}, {12, 0.5e9, 0, 1e9}};
+  for (size_t c = 0; c < 2; ++c) {
+    const auto& want = c == 0 ? want0 : want1;
+    ASSERT_EQ(records[c].size(), want.size()) << "client " << c;
+    for (size_t r = 0; r < want.size(); ++r)
+      for (size_t k = 0; k < 4; ++k)
+        EXPECT_NEAR(records[c][r][k], want[r][k], 1e-6 * std::max(1.0, want[r][k])) << c << " row " << r;
+  }
+}
+
 TEST(StorageSystem, ReadsAndWritesShareTheServersTotal)
 {
   // Separate 50 GB/s write and read caps under a 60 GB/s total: a read and a write at once get 30 each.
@@ -207,6 +229,30 @@ TEST(StorageSystem, ReadsAndWritesShareTheServersTotal)
   const auto shared = finish_times(storage(50e9, 50e9), {8}, {{0, true, 50e9}, {0, false, 50e9}});
   ASSERT_EQ(shared.size(), 2U);
   EXPECT_NEAR(shared[0], 2.0, 1e-6);
+}
+
+// A watch calls its function at each start and end of a transfer until it is destroyed: a job's
+// data loader that ends with its job stops being told (it was told forever, into a freed inbox).
+TEST(StorageSystem, AWatchIsToldOfTransfersUntilItIsDestroyed)
+{
+  const std::string text = in_child([] {
+    auto engine = sim::make_engine();
+    scenario::Scenario s;
+    s.storage = storage(1e9, 1e9);
+    const sim::Platform platform = sim::build_platform(s, {{"job", 8}});
+    int kept = 0;
+    int dropped = 0;
+    const sim::StorageSystem::Watch keep = platform.storage->observe([&kept] { ++kept; });
+    auto drop = std::make_unique<sim::StorageSystem::Watch>(platform.storage->observe([&dropped] { ++dropped; }));
+    sg4::Actor::create("writer", platform.control, [&] {
+      platform.storage->wait(platform.storage->start_transfer(0, true, 1e9));  // told twice each
+      drop.reset();
+      platform.storage->wait(platform.storage->start_transfer(0, true, 1e9));  // only `keep` told
+    });
+    engine->run();
+    return std::to_string(kept) + " " + std::to_string(dropped);
+  });
+  EXPECT_EQ(text, "4 2");
 }
 
 TEST(StorageSystem, FileOpensShareTheMetadataService)

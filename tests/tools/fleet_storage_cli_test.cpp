@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -238,6 +239,29 @@ TEST(FleetStorage, EachReplayedJobsRecordIsItsOwnTraffic)
   EXPECT_NE(committed[0], committed[1]);  // (b waits for spares longer: the two records differ)
   EXPECT_GT(fleet, 0);
   EXPECT_NEAR(jobs, fleet, 2 * 5.7344e12);
+}
+
+// Replayed jobs that load their data end one after the other while the others still checkpoint:
+// each job's data loader stops watching the storage when the job ends (its runtime is freed then,
+// and the storage told its loader of every later transfer; a sanitized build saw the use after free).
+TEST(FleetStorage, ReplayedJobsThatLoadDataEndWhileOthersStillWrite)
+{
+  TempDir dir;
+  const auto r = fleetsim_command("run " + std::string(FLEETSIM_SOURCE_DIR) +
+                                  "/tests/data/fleet/many_short_replayed_jobs.yaml --set workload.jobs.s8.count=20 "
+                                  "--set data.bytes_per_token=4B --quiet --out " +
+                                  (dir / "out"));
+  ASSERT_EQ(r.code, 0) << r.text;
+  const fleetsim::testing::Csv jobs = read_csv(dir / "out/jobs.csv");
+  ASSERT_EQ(jobs.rows.size(), 20U);
+  std::vector<double> ends;
+  for (size_t i = 0; i < jobs.rows.size(); ++i) {
+    EXPECT_EQ(jobs.cell(i, "state"), "done") << i;
+    ends.push_back(std::stod(jobs.cell(i, "end_s")));
+  }
+  // The first ends more than two checkpoint intervals (10 minutes each) before the last: the later
+  // ones go on writing checkpoints after it.
+  EXPECT_GT(*std::max_element(ends.begin(), ends.end()) - *std::min_element(ends.begin(), ends.end()), 1200.0);
 }
 
 }  // namespace
