@@ -102,6 +102,8 @@ void FleetReplayedJobs::start(long j, const mf::FleetState& fleet, const Platfor
     });
   }
   job.job = std::make_unique<ReplayedJob>(std::move(js), job.seed, *job.step, *pool_, *keeper_, job.table);
+  if (jobs_.size() > 1)
+    job.job->share_the_fleet();
   job.job->on_finished([&inbox, j] { inbox.post(msg::JobEnded{j}); });
   job.job->start(platform, job.client, spawn, host, {}, j + 1);  // host group 0 is the fleet's own
 }

@@ -25,14 +25,18 @@ scenario::Scenario with_fabric_write_rate(scenario::Scenario s, const ResolvedSt
 }
 
 // The replay's power inputs: the cluster (spare nodes included), the step's compute and traffic,
-// and the storage's load over time.
-models::energy::ReplayPower replay_power(const scenario::Scenario& s, const RunResult& r)
+// and the storage's load over time. A job that shares a fleet's spare nodes and storage with other
+// replayed jobs (`alone` false) leaves their draw to the fleet's account: the spare nodes' idle
+// draw and the storage servers' fixed draw, which each job's account would count again.
+models::energy::ReplayPower replay_power(const scenario::Scenario& s, const RunResult& r, bool alone)
 {
   models::energy::ReplayPower in;
   in.spec = s.power;
   in.gpus_per_node = s.fleet.gpus_per_node;
   in.job_gpus = s.fleet.gpus;
-  in.cluster_gpus = s.fleet.gpus + s.capacity.spare_nodes * s.fleet.gpus_per_node;
+  in.cluster_gpus = s.fleet.gpus + (alone ? s.capacity.spare_nodes * s.fleet.gpus_per_node : 0);
+  if (!alone)
+    in.spec.storage_w = 0;  // (its energy per byte stays: its own record's bytes)
   in.compute_s = r.step.compute.si();
   in.step_time = r.step.step_time.si();
   in.traffic = models::energy::step_traffic(s.step, r.step.micro_batches);
@@ -139,7 +143,7 @@ RunResult ReplayedJob::finish()
     break_invariant_for_test(result.log);
     result.report = models::account(result.log, result.step.step_time.si(), s_.step.workload.global_batch_tokens,
                                     start_t_);
-    result.energy = models::energy::account_energy(result.report, result.log, replay_power(s_, result));
+    result.energy = models::energy::account_energy(result.report, result.log, replay_power(s_, result, alone_));
   } catch (models::InvariantViolation& e) {
     e.scenario = s_.name;
     e.seed = seed_;

@@ -51,6 +51,9 @@ public:
   /// Starts its actors (JobRuntime::start) now, on storage client `client`, as host group `group`.
   void start(const Platform& platform, int client, const JobRuntime::Spawn& spawn, ProcessHost& host,
              const std::function<void()>& after_checkpoint_writer, long group = 0);
+  /// It shares a fleet's spare nodes and storage with other replayed jobs: its energy account
+  /// leaves their draw (the spare nodes' idle draw, the storage's fixed draw) to the fleet's.
+  void share_the_fleet() { alone_ = false; }
   /// Called when it has reached its token target (Scenario::stop_at_target); set before start().
   void on_finished(std::function<void()> f);
   /// When it started, and when it ended (the window's end while it trains).
@@ -82,6 +85,7 @@ private:
   StorageSystem* storage_ = nullptr;  // its client's, from start()
   int client_ = 0;
   std::vector<StorageSample> storage_record_;
+  bool alone_ = true;  // the replay's, or a fleet's only replayed job (its spares are its reserve)
 };
 
 }  // namespace fleetsim::sim

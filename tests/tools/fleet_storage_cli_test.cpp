@@ -214,7 +214,8 @@ double written_bytes(const std::filesystem::path& csv)
 
 // Two Llama 3 jobs replayed side by side write their checkpoints to the one storage: each job's
 // storage.csv is its own traffic (its committed checkpoints' bytes), not the fleet's, and the two
-// add up to the fleet's storage.csv. (Each job's file was a copy of the fleet's whole record.)
+// add up to the fleet's storage.csv. (Each job's file was a copy of the fleet's whole record, and
+// each job's energy had the storage's and the spare nodes' draw.)
 TEST(FleetStorage, EachReplayedJobsRecordIsItsOwnTraffic)
 {
   TempDir dir;
@@ -224,6 +225,7 @@ TEST(FleetStorage, EachReplayedJobsRecordIsItsOwnTraffic)
   ASSERT_EQ(r.code, 0) << r.text;
   const double fleet = written_bytes(dir / "out/storage.csv");
   double jobs = 0;
+  double job_mwh = 0;
   std::vector<long> committed;
   for (const char* id : {"a", "b"}) {
     const std::string job = "out/jobs/" + std::string(id);
@@ -235,10 +237,17 @@ TEST(FleetStorage, EachReplayedJobsRecordIsItsOwnTraffic)
     EXPECT_GT(own, (static_cast<double>(committed.back()) - 1) * bytes) << id;
     EXPECT_LT(own, (static_cast<double>(committed.back()) + 3) * bytes) << id;
     jobs += own;
+    // Its energy leaves the storage servers' fixed draw (2.25 MW; no energy per byte here) and the
+    // shared spare nodes to the fleet's account, which holds them once: each job counted them.
+    EXPECT_EQ(s["energy"]["by_component_mwh"]["storage"].get<double>(), 0.0) << id;
+    job_mwh += s["energy"]["facility_mwh"].get<double>();
   }
   EXPECT_NE(committed[0], committed[1]);  // (b waits for spares longer: the two records differ)
   EXPECT_GT(fleet, 0);
   EXPECT_NEAR(jobs, fleet, 2 * 5.7344e12);
+  const nlohmann::json f = nlohmann::json::parse(read_file(dir / "out/summary.json"));
+  EXPECT_NEAR(f["energy"]["by_component_mwh"]["storage"].get<double>(), 2.25 * 120, 1e-6);
+  EXPECT_LT(job_mwh, f["energy"]["facility_mwh"].get<double>());
 }
 
 // Replayed jobs that load their data end one after the other while the others still checkpoint:
