@@ -179,9 +179,12 @@ void Accountant::segment(const PhaseSegment& seg)
                           : seg.phase == Phase::Planned   ? "planned"
                           : seg.phase == Phase::DataStall ? "data_stall"
                                                           : nullptr;
-    r_.lost_by_cause[charged != nullptr ? std::string(charged)
-                     : cause_.empty()   ? std::string("unattributed")
-                                        : cause_] += d;
+    const std::string cause = charged != nullptr ? std::string(charged)
+                              : cause_.empty()   ? std::string("unattributed")
+                                                 : cause_;
+    r_.lost_by_cause[cause] += d;
+    if (seg.queued)
+      r_.queued_by_cause[cause] += d;
   }
   clock_ = seg.t_end;
   TimelineRow row;

@@ -95,6 +95,9 @@ struct GoodputReport {
   double goodput_s = 0;                         // tokens / nominal tokens per second: training at full, uniform speed
   double goodput_ratio = 0;                     // goodput_s / elapsed
   std::map<std::string, double> lost_by_cause;  // elapsed - goodput_s, by cause (see the header)
+  // Of lost_by_cause, the seconds the job waited in its cluster's queue holding no node (requeued,
+  // PhaseSegment::queued): lost to the job, but no GPU's.
+  std::map<std::string, double> queued_by_cause;
   std::vector<double> lost_per_interruption;    // lost work of each Interruption record, in order
   std::vector<TimelineRow> timeline;
 };

@@ -45,6 +45,7 @@ struct PhaseSegment {
   double tokens_per_step = 0;   // tokens per step at the job's current size
   double straggler_factor = 1;  // step_time over the same job's step without stragglers
   long active_gpus = 0;         // GPUs holding the job's ranks
+  bool queued = false;          // Waiting: the job gave its nodes back and waits to be placed (it holds none)
 };
 
 /// An unexpected failure or a planned interruption. Training since the last committed checkpoint

@@ -290,10 +290,11 @@ void FleetState::finish(double horizon)
       r.progress_at_end = r.committed;
   accounts_.timeline().finish(horizon);
   // Every GPU-second a job held is productive or lost to exactly one cause, and was held on the timeline.
-  check_closes(total(), "the fleet");
-  check_allocated(total(), timeline());
+  // (Each job's first: a job's broken account names the job.)
   for (size_t j = 0; j < rec_.size(); ++j)
     check_closes(rec_[j].time, "job " + spec_[j].id);
+  check_closes(total(), "the fleet");
+  check_allocated(total(), timeline());
 }
 
 }  // namespace fleetsim::models::fleet

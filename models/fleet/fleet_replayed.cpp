@@ -41,10 +41,29 @@ void FleetState::end_replayed(long job, double t)
   JobRecord& r = record(job);
   check_invariant(spec(job).replayed && running_.count(job) == 1, "a replayed job ends once, while it runs",
                   [&] { return "job " + spec(job).id; });
-  const Placement p = live(job).placement;
-  leave(job, t);
+  leave_kept(job, t);
   r.state = JobState::Done;
   r.end = t;
+  update_levels();
+}
+
+void FleetState::requeue_replayed(long job, double t)
+{
+  now_ = std::max(now_, t);
+  check_invariant(spec(job).replayed && running_.count(job) == 1, "a replayed job is requeued while it runs",
+                  [&] { return "job " + spec(job).id; });
+  leave_kept(job, t);
+  live(job).requeued = true;
+  ++requeues_;
+  enqueue(job, t);
+  update_levels();
+}
+
+void FleetState::leave_kept(long job, double t)
+{
+  const JobRecord& r = record(job);
+  const Placement p = live(job).placement;
+  leave(job, t);
   // The keeper owes the scheduler as many nodes as the job brought: shown down until they come back
   // (reclaim), the job's own first, then nodes that stood in for it (no job lists them).
   const long gpn = cluster_.gpus_per_node();
@@ -61,13 +80,13 @@ void FleetState::end_replayed(long job, double t)
     owe(part.first);
   for (auto it = kept_.begin(); owed > 0 && it != kept_.end();)
     owe(*it++);
-  check_invariant(owed == 0, "the nodes an ended replayed job brought are kept until given back",
+  check_invariant(owed == 0, "the nodes a replayed job leaves are kept until given back",
                   [&] { return "job " + spec(job).id + ": " + std::to_string(owed) + " nodes not found"; });
-  update_levels();
 }
 
-void FleetState::reclaim(const std::vector<long>& nodes)
+void FleetState::reclaim(const std::vector<long>& nodes, double t)
 {
+  now_ = std::max(now_, t);
   for (long n : nodes) {
     check_invariant(kept_.count(n) == 1 && !kept_down_.empty(), "a node given back was kept and owed",
                     [&] { return "node " + std::to_string(n); });
@@ -94,10 +113,11 @@ void FleetState::close_replayed(long job, const ReplayedTime& time, double horiz
 {
   JobRecord& r = record(job);
   const bool ended = r.state == JobState::Done;
+  const bool holds = running_.count(job) == 1;  // (not: ended, or requeued and waiting at the window's end)
   if (!ended)
     now_ = horizon;  // (a job that ended is closed then)
-  check_invariant(spec(job).replayed && (running_.count(job) == 1 || ended),
-                  "a replayed job is closed once, while it runs or once it ended",
+  check_invariant(spec(job).replayed && (holds || ended || live(job).in_queue),
+                  "a replayed job is closed once, while it runs, waits in the queue, or once it ended",
                   [&] { return "job " + spec(job).id; });
   const double g = static_cast<double>(r.held);
   productive(job, g * time.productive_s);
@@ -106,7 +126,12 @@ void FleetState::close_replayed(long job, const ReplayedTime& time, double horiz
     const int cause = name == kReplayStartup ? kStartup : loss_cause(name);
     check_invariant(cause >= 0, "a replayed job's losses have a fleet cause",
                     [&] { return "job " + spec(job).id + " lost time to '" + name + "'"; });
-    charge(job, cause, g * lost.second);
+    // Its time in the queue after a requeue held no GPU: the fleet's idle GPUs, not the job's.
+    double held = lost.second;
+    for (const auto& queued : time.queued_s)
+      if (queued.first == name)
+        held -= queued.second;
+    charge(job, cause, g * held);
   }
   for (const TrainingSpan& span : time.training)
     accounts_.training_span(r, span.t_begin, span.t_end, static_cast<double>(span.gpus));
@@ -114,7 +139,7 @@ void FleetState::close_replayed(long job, const ReplayedTime& time, double horiz
   interruptions_ += time.interruptions;
   failures_ += time.interruptions;
   r.committed = time.progress_s;
-  if (!ended)
+  if (holds)
     leave(job, horizon);  // its nodes stay the keeper's: the window ends
   update_levels();
 }

@@ -198,8 +198,9 @@ void FleetState::start_segment(long job, double t, int restart_cause)
   const JobSpec& s = spec(job);
   JobRecord& r = rec_[static_cast<size_t>(job)];
   if (s.replayed) {
-    // Its runtime replays it from now on (its recoveries are its own): it starts once.
-    check_invariant(t >= s.submit && r.first_start == t && r.interruptions == 0, "a replayed job starts once",
+    // Its runtime replays it from now on (its recoveries are its own): it starts once, and again
+    // each time it is placed after a requeue (requeue_replayed), when its runtime goes on.
+    check_invariant(t >= s.submit && (r.first_start == t || l.requeued), "a replayed job starts once",
                     [&] { return "job " + s.id + " starts at " + std::to_string(t) + " s"; });
     r.state = JobState::Running;
     keep_placement(job);

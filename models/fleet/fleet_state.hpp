@@ -135,9 +135,13 @@ public:
   /// A replayed job reached its token target at t: it is done and holds no GPUs from t (its time is
   /// charged by close_replayed, which follows). Its nodes stay the node keeper's until reclaimed.
   void end_replayed(long job, double t);
-  /// Nodes the keeper gives back to the scheduler, of those it owes since a replayed job ended;
-  /// then the queue is scheduled.
-  void reclaim(const std::vector<long>& nodes);
+  /// A replayed job gave its nodes back after a failure (the requeue policy) at t: it holds no GPUs
+  /// from t and waits in the queue (ahead of the jobs submitted after it) to be placed again, when
+  /// its runtime goes on. Its nodes stay the node keeper's until reclaimed, as at its end.
+  void requeue_replayed(long job, double t);
+  /// Nodes the keeper gives back to the scheduler at t, of those it owes since a replayed job ended
+  /// or was requeued; then the queue is scheduled (a job placed on them starts at t).
+  void reclaim(const std::vector<long>& nodes, double t);
   /// True when the workload has replayed jobs (the spares are theirs; the simulator applies the
   /// failures of their nodes).
   [[nodiscard]] bool has_replayed_job() const { return cfg_.spares_replayed; }
@@ -177,6 +181,7 @@ private:
     double stop_t = 0;       // when its progress stopped (failure or preemption)
     double pending = 0;      // preemption: work done, saved once its checkpoint completes
     bool in_queue = false;
+    bool requeued = false;  // a replayed job requeued (requeue_replayed): placed again, its runtime goes on
     long io_token = 0;    // its storage transfer in flight (0: none)
     double draining = 0;  // asynchronous: work saved once the drain in flight completes
     bool drain_in_flight = false;
@@ -254,6 +259,9 @@ private:
   void keep_placement(long job);
   /// The job holds its GPUs no more from t (its nodes are not given back to the cluster here).
   void leave(long job, double t);
+  /// A replayed job leaves its nodes at t (leave()): the keeper owes the scheduler as many nodes as
+  /// it brought, shown down until reclaimed.
+  void leave_kept(long job, double t);
   void update_levels();
   [[nodiscard]] JobQueue::Key queue_key(long job) const;
   [[nodiscard]] JobRecord& record(long job) { return rec_[static_cast<size_t>(job)]; }

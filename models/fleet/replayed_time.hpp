@@ -38,6 +38,9 @@ struct TrainingSpan {
 struct ReplayedTime {
   double productive_s = 0;                               // the tokens trained, at the nominal rate
   std::vector<std::pair<std::string, double>> lost_s;    // the rest, by the replay's cause names
+  // Of lost_s, the seconds the job waited in the fleet's queue after a requeue, holding no GPU (the
+  // requeue policy): by cause name, in the order of lost_s.
+  std::vector<std::pair<std::string, double>> queued_s;
   std::vector<TrainingSpan> training;                    // its training segments
   long interruptions = 0;                                // unexpected ones
   double progress_s = 0;                                 // work at full speed done by the window's end

@@ -29,7 +29,8 @@ NamedRegistry<RecoveryPolicyEntry>& registry()
   // The built-in policies, one line each (models/resilience/recovery/).
   static NamedRegistry<RecoveryPolicyEntry> r = [] {
     NamedRegistry<RecoveryPolicyEntry> v;
-    for (auto e : {restart_policy_entry(), hot_spare_policy_entry(), elastic_policy_entry(), in_memory_policy_entry()})
+    for (auto e : {restart_policy_entry(), hot_spare_policy_entry(), elastic_policy_entry(), in_memory_policy_entry(),
+                   requeue_policy_entry()})
       v.add(e.name, e);
     return v;
   }();

@@ -60,6 +60,7 @@ struct PolicyCounters {
   long repairs = 0;           // nodes sent to the repair pipeline
   long episodes = 0;          // slowdown episodes started
   long drains = 0;            // slow nodes drained and replaced
+  long requeues = 0;          // recoveries that gave the nodes back and waited to be placed again
 };
 
 /// The fleet as a policy sees it when it decides.
@@ -90,6 +91,9 @@ public:
   [[nodiscard]] virtual int width_now(const RecoveryView& v) const { return v.full_dp; }
   /// While training: the width to grow to with a checkpointed planned restart, if larger than now.
   [[nodiscard]] virtual std::optional<int> grow_width(const RecoveryView& /*v*/) const { return std::nullopt; }
+  /// True when the job gives back every node after a failure is detected and waits, holding none,
+  /// to be placed again (the cluster's queue), instead of waiting for the nodes it lacks.
+  [[nodiscard]] virtual bool requeues() const { return false; }
   /// Duration of the restart phase (s).
   [[nodiscard]] virtual double restart_seconds(const RecoverySpec& spec) const { return spec.restart.si(); }
   /// True when a recovery now restores from host memory instead of storage.

@@ -65,7 +65,8 @@ Process FleetScheduler::operator()()
                             [&](const msg::Failure& f) { on_failure(f); },
                             [&](const msg::IoFinished& d) { fleet_.io_done(d.job, d.epoch, sg4::Engine::get_clock()); },
                             [](const msg::Recheck&) {}, [&](const msg::JobEnded& e) { end_replayed_(e.job); },
-                            [&](const msg::NodeBack& e) { node_back_(e.node); }},
+                            [&](const msg::NodeBack& e) { node_back_(e.node); },
+                            [&](const msg::JobRequeued& e) { requeue_replayed_(e.job); }},
                  *m);
     }
     for (long job : fleet_.take_started_replayed())

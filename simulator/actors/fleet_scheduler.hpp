@@ -41,10 +41,13 @@ struct JobEnded {   // a replayed job's runtime -> fleet scheduler: it reached i
 struct NodeBack {  // node keeper -> fleet scheduler: `node` is back in the pool, no job took it
   long node = 0;
 };
+struct JobRequeued {  // a replayed job's runtime -> fleet scheduler: it gave its nodes back (requeue policy)
+  long job = 0;
+};
 }  // namespace msg
 
-using FleetMessage =
-    std::variant<msg::Submit, msg::Failure, msg::IoFinished, msg::Recheck, msg::JobEnded, msg::NodeBack>;
+using FleetMessage = std::variant<msg::Submit, msg::Failure, msg::IoFinished, msg::Recheck, msg::JobEnded,
+                                  msg::NodeBack, msg::JobRequeued>;
 
 /// The storage clients of the jobs whose checkpoints go through the storage system: one client (its
 /// nodes' NICs) and one channel per such job, built with the platform.
@@ -104,11 +107,14 @@ public:
   /// beside replayed jobs; -1: none, it stays idle).
   void hold_repaired_in(long table) { hold_in_ = table; }
   /// `ended(job)`: a replayed job reached its token target (its runtime ends, its nodes go back);
-  /// `back(node)`: a node the keeper keeps is back in the pool (it may go back to the scheduler).
-  void on_replayed(std::function<void(long job)> ended, std::function<void(long node)> back)
+  /// `back(node)`: a node the keeper keeps is back in the pool (it may go back to the scheduler);
+  /// `requeued(job)`: a replayed job gave its nodes back after a failure and waits to be placed again.
+  void on_replayed(std::function<void(long job)> ended, std::function<void(long node)> back,
+                   std::function<void(long job)> requeued)
   {
     end_replayed_ = std::move(ended);
     node_back_ = std::move(back);
+    requeue_replayed_ = std::move(requeued);
   }
 
 private:
@@ -128,6 +134,7 @@ private:
   StartReplayed start_replayed_;
   std::function<void(long)> end_replayed_;
   std::function<void(long)> node_back_;
+  std::function<void(long)> requeue_replayed_;
   FleetStorage& storage_;
   StorageSystem& storage_system_;
   models::fleet::FleetState& fleet_;

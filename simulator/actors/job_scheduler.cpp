@@ -54,6 +54,7 @@ Process JobScheduler::operator()()
                                      return Act::None;
                                    },
                                    [](const msg::IoDone&) { return Act::None; },
+                                   [](const msg::Placed&) { return Act::None; },
                                },
                                *m);
     if (act == Act::Failure)

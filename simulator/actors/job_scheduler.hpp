@@ -83,6 +83,10 @@ private:
   /// Gets the nodes the job needs (waiting for repairs if it must) and sets the job's shape; returns a
   /// failure that struck the job's nodes while it waited.
   Task<MaybeFailure> acquire_nodes();
+  /// The requeue policy: gives every node back and waits, holding none, until the host places the job
+  /// again (msg::Placed) or, with no host's queue, until idle nodes can hold it. A failure meanwhile
+  /// strikes nothing: the job is not running.
+  Task<MaybeFailure> requeue();
   /// Spends `phase` for `duration`; returns the failure that cut it short, if any.
   Task<MaybeFailure> timed_phase(models::Phase phase, double duration);
   Task<MaybeFailure> reload_phase();

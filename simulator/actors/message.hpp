@@ -63,6 +63,7 @@ struct DrainCheck {  // alarm: has `node` been slow (episode, 0 = persistent) lo
   long episode = 0;
 };
 struct Tick {};  // alarm: the diurnal clock moved
+struct Placed {};  // the job's host (a fleet): a requeued job holds its nodes again (requeue policy)
 
 // ---- to the job ----
 struct Start {  // run incarnation `epoch` from the last checkpoint
@@ -113,7 +114,7 @@ struct StorageChanged {};  // storage system -> loader: a transfer started or en
 }  // namespace msg
 
 using SchedulerMessage = std::variant<msg::Failure, msg::Planned, msg::Stopped, msg::IoDone, msg::Repaired,
-                                      msg::SlowStart, msg::SlowEnd, msg::DrainCheck, msg::Tick>;
+                                      msg::SlowStart, msg::SlowEnd, msg::DrainCheck, msg::Tick, msg::Placed>;
 using JobMessage =
     std::variant<msg::Start, msg::Interrupt, msg::PlanStop, msg::Retime, msg::IoDone, msg::Starved, msg::Fed>;
 using LoaderMessage = std::variant<msg::DemandOn, msg::DemandOff, msg::IoDone, msg::StorageChanged>;

@@ -14,7 +14,7 @@ NodeKeeper::NodeKeeper(const scenario::Scenario& s, models::NodePool& pool, std:
 
 void NodeKeeper::attach(long pool_job, Inbox<SchedulerMessage>& scheduler, models::PolicyCounters& counters)
 {
-  jobs_[pool_job] = Job{&scheduler, &counters};
+  jobs_[pool_job] = Job{&scheduler, &counters, ++attachments_};
 }
 
 void NodeKeeper::detach(long pool_job) { jobs_.erase(pool_job); }
@@ -81,12 +81,14 @@ void NodeKeeper::send(long node, double mean, long through)
     pool_.repaired(node);  // replaced at once
     return;
   }
-  requests_.post(Request{d, node, through});
+  const auto holder = jobs_.find(through);
+  requests_.post(Request{d, node, through, holder != jobs_.end() ? holder->second.attachment : 0});
 }
 
 void NodeKeeper::back(const Request& r)
 {
-  if (auto it = jobs_.find(r.through); it != jobs_.end()) {
+  // (A job that left the keeper since -- requeued, and placed again -- does not take it back.)
+  if (auto it = jobs_.find(r.through); it != jobs_.end() && it->second.attachment == r.attachment) {
     it->second.scheduler->post(msg::Repaired{r.node});  // the job takes it back
     return;
   }
@@ -96,7 +98,14 @@ void NodeKeeper::back(const Request& r)
     on_return_(r.node);
 }
 
-void NodeKeeper::taken_back(long node, long pool_job) { tell_jobs(node, pool_job); }
+void NodeKeeper::taken_back(long node, long pool_job)
+{
+  tell_jobs(node, pool_job);
+  // A job that left the keeper as it read the node's return (requeued: it holds no node) does not
+  // keep it: the node is back as one no job took.
+  if (jobs_.count(pool_job) == 0 && on_return_)
+    on_return_(node);
+}
 
 void NodeKeeper::tell_jobs(long node, long except)
 {

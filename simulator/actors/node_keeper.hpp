@@ -5,7 +5,8 @@
 // serves every job of a run (the replay's one job, or a fleet's jobs), with one stream of repair
 // times ("repair/times" of the run's seed): draws follow the order in which nodes fail.
 //
-// A node comes back through the job that held it when it failed, while that job lives: the job's
+// A node comes back through the job that held it when it failed, while that job lives (and has not
+// left the keeper since: a requeued job placed again takes back only the nodes it lost since): the job's
 // scheduler takes it back into the pool when it reads the message (a scheduler stopping its job
 // reads it once the job has stopped). A node that no job held (a spare, a free node, a drained
 // idle node), or whose job has ended, is back in the pool at its repair time, and every living job
@@ -74,6 +75,7 @@ private:
     double after = 0;
     long node = 0;
     long through = -1;
+    long attachment = 0;  // the attachment of `through` it was sent in (Job::attachment)
   };
   using Due = std::tuple<double, long, Request>;  // due time, order of arrival, request
   struct Later {
@@ -85,6 +87,7 @@ private:
   struct Job {
     Inbox<SchedulerMessage>* scheduler = nullptr;
     models::PolicyCounters* counters = nullptr;
+    long attachment = 0;  // which of the run's attach() calls (a requeued job attaches again when placed)
   };
   /// The counters of a job's nodes (the run's when it is not attached).
   models::PolicyCounters& counters_of(long pool_job);
@@ -102,6 +105,7 @@ private:
   // values (a vector in a message's variant makes GCC 12 warn of uninitialised moves).
   std::map<std::pair<long, long>, std::vector<long>> lost_;
   long strikes_ = 0;
+  long attachments_ = 0;
   long spare_owner_ = -1;
   models::PolicyCounters run_;
   std::function<void(long)> on_return_;

@@ -41,6 +41,8 @@ Task<> JobScheduler::recover(msg::Failure failure)
 
 Task<JobScheduler::MaybeFailure> JobScheduler::acquire_nodes()
 {
+  if (w_.policy.requeues())
+    co_return co_await requeue();
   models::NodePool& pool = w_.pool;
   auto ready = [&] { return w_.policy.restart_width(view()).has_value(); };
   if (!ready()) {
@@ -71,6 +73,36 @@ Task<JobScheduler::MaybeFailure> JobScheduler::acquire_nodes()
   }
   fleet_changed();
   w_.counters.swaps += std::max(0L, pool.active(w_.pool_job) - before);
+  co_return std::nullopt;
+}
+
+Task<JobScheduler::MaybeFailure> JobScheduler::requeue()
+{
+  models::NodePool& pool = w_.pool;
+  for (long slot = 0; slot < pool.job_slots(w_.pool_job); ++slot)
+    if (const long node = pool.node_in(w_.pool_job, slot); node >= 0)
+      pool.let_go(node);
+  ++w_.counters.requeues;
+  w_.trace.set_active_gpus(0);
+  const bool queue = w_.requeue != nullptr && *w_.requeue;
+  const auto ready = [&] { return !queue && w_.policy.restart_width(view()).has_value(); };
+  if (!ready()) {
+    w_.trace.open(Phase::Waiting, now(), true);
+    if (queue)
+      (*w_.requeue)();
+    bool placed = false;
+    while (!placed && !ready()) {
+      auto m = co_await w_.inbox.next(-1);
+      if (std::holds_alternative<msg::Placed>(*m))
+        placed = true;
+      else
+        (void)background(*m);  // (it holds no node: a failure strikes nothing, a planned stop waits)
+    }
+    w_.trace.close(now(), false);
+  }
+  if (!queue)
+    pool.fill(w_.pool_job, pool.job_slots(w_.pool_job));
+  fleet_changed();
   co_return std::nullopt;
 }
 

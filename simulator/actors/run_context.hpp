@@ -101,6 +101,10 @@ struct SchedulerWiring {
   CheckpointHistory& history;  // a reload falls back past corrupt checkpoints
   // Called when the job has reached its token target and its scheduler ends (nullptr: none).
   const std::function<void()>* finished = nullptr;
+  // Called when a requeued job has given its nodes back (the requeue policy): its host queues it and
+  // posts msg::Placed once it holds nodes again. nullptr or empty: no queue (the replay's cluster is
+  // the job's own), the job waits until idle nodes can hold it.
+  const std::function<void()>* requeue = nullptr;
 };
 
 }  // namespace fleetsim::sim

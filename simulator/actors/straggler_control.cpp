@@ -52,6 +52,7 @@ bool StragglerControl::apply(const SchedulerMessage& m) const
                         [](const msg::IoDone&) { return false; },
                         [](const msg::Repaired&) { return false; },
                         [](const msg::DrainCheck&) { return false; },
+                        [](const msg::Placed&) { return false; },
                     },
                     m);
 }

@@ -89,6 +89,11 @@ void FleetReplayedJobs::start(long j, const mf::FleetState& fleet, const Platfor
     if (others_ >= 0 && pool_->job_of(part.first) == others_)
       pool_->let_go(part.first);
   }
+  if (job.job != nullptr) {  // placed again after a requeue: it goes on
+    pool_->place(job.table, nodes);
+    job.job->runtime().placed();
+    return;
+  }
   scenario::Scenario js = replayed_job_scenario(*job.source, job.spec);  // (its token target set)
   job.table = seat_job(*pool_, js, nodes, job.seed);
   job.nodes = static_cast<long>(nodes.size());
@@ -105,6 +110,7 @@ void FleetReplayedJobs::start(long j, const mf::FleetState& fleet, const Platfor
   if (jobs_.size() > 1)
     job.job->share_the_fleet();
   job.job->on_finished([&inbox, j] { inbox.post(msg::JobEnded{j}); });
+  job.job->on_requeue([&inbox, j] { inbox.post(msg::JobRequeued{j}); });
   job.job->start(platform, job.client, spawn, host, {}, j + 1);  // host group 0 is the fleet's own
 }
 
@@ -123,6 +129,18 @@ void FleetReplayedJobs::end(long j, mf::FleetState& fleet)
   owed_ += job.nodes;
   give_back(held, fleet);
   close(j, job, fleet, t);
+}
+
+void FleetReplayedJobs::requeue(long j, mf::FleetState& fleet)
+{
+  Job& job = jobs_.at(j);
+  job.job->runtime().leave_keeper();  // the nodes it lost come back to the pool directly
+  std::vector<long> left;             // its nodes, which it let go (JobScheduler::requeue): given back first
+  for (const auto& part : fleet.placement_of(j).parts)
+    left.push_back(part.first);
+  fleet.requeue_replayed(j, sg4::Engine::get_clock());
+  owed_ += job.nodes;
+  give_back(left, fleet);
 }
 
 void FleetReplayedJobs::close(long j, Job& job, mf::FleetState& fleet, double t)
@@ -157,7 +175,7 @@ void FleetReplayedJobs::give_back(const std::vector<long>& first, mf::FleetState
     choose(n);
   for (long n : out)
     pool_->hold(others_, n);  // (others_ >= 0: a fleet with a replayed job schedules some nodes)
-  fleet.reclaim(out);
+  fleet.reclaim(out, sg4::Engine::get_clock());
 }
 
 void FleetReplayedJobs::strike(const msg::Failure& f)

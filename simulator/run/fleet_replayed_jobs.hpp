@@ -46,12 +46,17 @@ public:
   [[nodiscard]] NodeKeeper& keeper() { return *keeper_; }
 
   /// Starts job `j` on the nodes the fleet placed it on (its ranks' order); when it reaches its
-  /// token target it posts msg::JobEnded to `inbox`, and nodes coming back go there as msg::NodeBack.
+  /// token target it posts msg::JobEnded to `inbox`, when it gives its nodes back after a failure
+  /// (the requeue policy) msg::JobRequeued, and nodes coming back go there as msg::NodeBack. A job
+  /// placed again after a requeue goes on, on its new nodes.
   void start(long j, const models::fleet::FleetState& fleet, const Platform& platform, const JobRuntime::Spawn& spawn,
              ProcessHost& host, Inbox<FleetMessage>& inbox);
   /// Job `j` reached its token target: its processes end, it leaves the fleet at this instant, and
   /// the nodes it brought go back to the scheduler.
   void end(long j, models::fleet::FleetState& fleet);
+  /// Job `j` gave its nodes back after a failure (the requeue policy): it waits in the fleet's queue,
+  /// holding none, and the nodes it brought go back to the scheduler.
+  void requeue(long j, models::fleet::FleetState& fleet);
   /// `node` came back from repair and no job took it: it goes back to the scheduler if one is owed.
   void node_back(long node, models::fleet::FleetState& fleet);
   /// A failure of node scope: the keeper applies it to the replayed jobs' nodes and the spares (the

@@ -421,7 +421,8 @@ FleetResult run_fleet(const scenario::Scenario& s, std::uint64_t seed)
   FleetScheduler scheduler(s, seed, fleet, pool, inbox, partial.repairs, storage, *platform.storage, start_replayed,
                            fabric.get(), daemon, data.get());
   scheduler.hold_repaired_in(others);
-  scheduler.on_replayed([&](long j) { replayed.end(j, fleet); }, [&](long n) { replayed.node_back(n, fleet); });
+  scheduler.on_replayed([&](long j) { replayed.end(j, fleet); }, [&](long n) { replayed.node_back(n, fleet); },
+                        [&](long j) { replayed.requeue(j, fleet); });
   host.spawn("fleet-scheduler", std::move(scheduler));
   if (!replayed.empty())
     host.spawn("node-keeper", [&replayed] { return replayed.keeper()(); });

@@ -153,9 +153,10 @@ void JobRuntime::start(const Platform& platform, int client, const Spawn& spawn,
                       interval_,  history_,         loads ? &loader_inbox_ : nullptr,
                       &demand_,   target_step()};
   StorageSystem& storage = *platform.storage;
-  const SchedulerWiring scheduler{
-      s_,         trace_,       pool_,  pool_job_, counters_, policy_,     checkpoint_bytes, seed_,    scheduler_inbox_,
-      job_inbox_, alarm_inbox_, nodes_, reads_,    storage,   plan_.files, interval_,        history_, &finished_};
+  const SchedulerWiring scheduler{s_,           trace_,           pool_,      pool_job_,        counters_,
+                                  policy_,      checkpoint_bytes, seed_,      scheduler_inbox_, job_inbox_,
+                                  alarm_inbox_, nodes_,           reads_,     storage,          plan_.files,
+                                  interval_,    history_,         &finished_, &requeue_};
   nodes_.attach(pool_job_, scheduler_inbox_, counters_);
   host.spawn("job-scheduler", JobScheduler(scheduler, shape_, [this](int dp) { return shape_for(dp); }), group);
   host.spawn("training-job", TrainingJob(job), group);
@@ -188,6 +189,14 @@ void JobRuntime::start(const Platform& platform, int client, const Spawn& spawn,
       sg4::this_actor::sleep_until(horizon / 2);
       pool_.repaired(0);  // node 0 is not in repair: NodePool's FLEETSIM_CHECK ends the process
     });
+}
+
+void JobRuntime::leave_keeper() { nodes_.detach(pool_job_); }
+
+void JobRuntime::placed()
+{
+  nodes_.attach(pool_job_, scheduler_inbox_, counters_);
+  scheduler_inbox_.post(msg::Placed{});
 }
 
 long JobRuntime::target_step() const

@@ -70,6 +70,15 @@ public:
   /// Called when the job has reached its token target (Scenario::stop_at_target) and its scheduler
   /// ends; set before start().
   void on_finished(std::function<void()> f) { finished_ = std::move(f); }
+  /// Called when the job, requeued after a failure (the requeue policy), has given its nodes back;
+  /// the host then places it again (placed()). Unset: the job waits until idle nodes can hold it.
+  /// Set before start().
+  void on_requeue(std::function<void()> f) { requeue_ = std::move(f); }
+  /// The job leaves the run's node keeper while it holds no node (requeued): the nodes it lost come
+  /// back to the pool directly.
+  void leave_keeper();
+  /// The host placed the requeued job again (its slots hold nodes): it goes on with its restart.
+  void placed();
   /// Closes the job's trace at the window's end and hands it over.
   [[nodiscard]] models::TraceLog finish(double horizon);
 
@@ -110,6 +119,7 @@ private:
   StorageQueue writes_;   // the job's checkpoints
   StorageQueue reads_;    // its reloads
   std::function<void()> finished_;
+  std::function<void()> requeue_;
 };
 
 }  // namespace fleetsim::sim

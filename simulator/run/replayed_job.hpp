@@ -56,6 +56,9 @@ public:
   void share_the_fleet() { alone_ = false; }
   /// Called when it has reached its token target (Scenario::stop_at_target); set before start().
   void on_finished(std::function<void()> f);
+  /// Called when it has given its nodes back after a failure (the requeue policy): its host queues
+  /// it, and calls runtime().placed() once it holds nodes again; set before start().
+  void on_requeue(std::function<void()> f) { job_->on_requeue(std::move(f)); }
   /// When it started, and when it ended (the window's end while it trains).
   [[nodiscard]] double start_time() const { return start_t_; }
   [[nodiscard]] double end_time() const { return end_t_.value_or(s_.duration.si()); }

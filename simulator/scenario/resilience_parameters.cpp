@@ -248,7 +248,9 @@ std::vector<ParamSpec> resilience_parameters()
                         "hot_spare = keep the allocation, swap warm spare nodes in (recovery.spare_swap); elastic = "
                         "continue on fewer data-parallel replicas and grow back when nodes return; in_memory = restore "
                         "from checkpoint copies in peers' host memory (Gemini-style), remote storage only when every "
-                        "copy of a shard is lost (models/resilience/recovery_policy.hpp: the registry)",
+                        "copy of a shard is lost; requeue = give every node back and wait, holding none, to be placed "
+                        "again (a fleet's queue; alone, until idle nodes can hold the job) "
+                        "(models/resilience/recovery_policy.hpp: the registry)",
                         models::recovery_policy_names)
           .when(facts::interrupted())
           .job_only()

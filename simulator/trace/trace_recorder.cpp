@@ -10,7 +10,7 @@
 
 namespace fleetsim::sim {
 
-void TraceRecorder::open(models::Phase phase, double t)
+void TraceRecorder::open(models::Phase phase, double t, bool queued)
 {
   models::check_invariant(!open_, "one phase at a time", [&] {
     return "opening " + std::string(models::phase_name(phase)) + " at " + std::to_string(t) + " s while " +
@@ -23,6 +23,7 @@ void TraceRecorder::open(models::Phase phase, double t)
   seg.tokens_per_step = tokens_per_step_;
   seg.straggler_factor = straggler_factor_;
   seg.active_gpus = active_gpus_;
+  seg.queued = queued;
   open_ = seg;
   if (phase == models::Phase::Training)
     FLEETSIM_LOG(Run, trace, "training at {:.4f} s per step on {} GPUs", step_time_, active_gpus_);

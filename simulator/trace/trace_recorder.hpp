@@ -29,7 +29,8 @@ public:
   /// in a sweep).
   void reserve(size_t records) { log_.reserve(records); }
 
-  void open(models::Phase phase, double t);
+  /// Opens `phase` at t; `queued`: a Waiting phase in which the job holds no node (requeued).
+  void open(models::Phase phase, double t, bool queued = false);
   /// Closes the open phase at t. For training, `steps` is the number of steps completed, or -1
   /// to count the whole steps that fit in the segment.
   void close(double t, bool interrupted, long steps = -1);

@@ -12,5 +12,6 @@ namespace fleetsim::models {
 [[nodiscard]] RecoveryPolicyEntry hot_spare_policy_entry();
 [[nodiscard]] RecoveryPolicyEntry elastic_policy_entry();
 [[nodiscard]] RecoveryPolicyEntry in_memory_policy_entry();
+[[nodiscard]] RecoveryPolicyEntry requeue_policy_entry();
 
 }  // namespace fleetsim::models
