@@ -55,6 +55,12 @@ struct JobSpec {
   // its nodes from its start to its end -- once it has trained `tokens` (> 0) and checkpointed them,
   // else the window's end; work, checkpoint_* and recovery above are not used.
   bool replayed = false;
+  // A replayed job that is a unit of work (a trace's or the generator's job with
+  // workload.defaults.runtime: replay): no model of its own, its step a second of its work at full
+  // speed; it ends once it has done `work`; its checkpoints (checkpoint_interval) stall it
+  // checkpoint_cost (plus the write of checkpoint_bytes), its first start and each restart take
+  // restart_cost, and `recovery` is its recovery policy (in_place: restart, requeue: requeue).
+  bool work_job = false;
   double tokens = 0;   // a replayed job's token target (0: none)
   std::string origin;  // where it was declared: "workload.jobs.hero", "trace.csv:12", "generator"
 };

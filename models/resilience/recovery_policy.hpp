@@ -33,6 +33,9 @@ struct RecoverySpec {
   units::Seconds watchdog_timeout{600};  // detection of hangs
   units::Seconds restart{600};
   units::Seconds warmup{0};
+  // From the job's first allocation to its first step (launch, initialisation), charged as its
+  // start-up: a fleet's work job's restart_cost (JobSpec::work_job); not a key, 0 in a replay.
+  units::Seconds startup{0};
   std::string policy_name = "restart";
   units::Seconds spare_swap{120};         // hot_spare: replaces restart
   bool elastic_keep_global_batch = true;  // elastic: global batch kept (else per-replica batch kept)

@@ -17,7 +17,9 @@ FleetStorage storing_jobs(const mf::Workload& workload, int gpus_per_node, long 
   FleetStorage storage;
   bool from_nodes = false;
   for (size_t j = 0; j < workload.size(); ++j)
-    if (workload[j].node_storage) {
+    if (workload[j].replayed) {
+      continue;  // (its runtime has a client of its own: FleetReplayedJobs::add_clients)
+    } else if (workload[j].node_storage) {
       from_nodes = true;
     } else if (workload[j].checkpoint_bytes > 0) {
       storage.slot[static_cast<long>(j)] = clients.size();

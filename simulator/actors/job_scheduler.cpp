@@ -18,7 +18,15 @@ Process JobScheduler::operator()()
 {
   set_shape(w_.scenario.step.layout.dp);
   stragglers_.start();
-  start_job();
+  // A fleet's work job launches first (RecoverySpec::startup): a failure meanwhile is recovered from.
+  if (const double startup = w_.scenario.recovery.startup.si(); startup > 0) {
+    if (auto f = co_await timed_phase(Phase::Restart, startup))
+      co_await recover(*f);
+    else
+      start_job();
+  } else {
+    start_job();
+  }
   while (!finished_) {
     // Elastic: nodes that came back while the job was recovering make room for more replicas now.
     if (const auto grow = w_.policy.grow_width(view())) {

@@ -122,10 +122,11 @@ nlohmann::ordered_json replayed_jobs_json(const FleetResult& r)
   namespace rj = sf::replayed_jobs;
   nlohmann::ordered_json replayed = nlohmann::ordered_json::array();
   for (const ReplayedResult& x : r.replayed)
-    replayed.push_back({{rj::kId.key, r.specs[static_cast<size_t>(x.job)].id},
-                        {rj::kOutputs.key, replayed_dir(r.specs[static_cast<size_t>(x.job)].id)},
-                        {rj::kEttr.key, x.result.report.ettr},
-                        {rj::kUnexpectedInterruptions.key, x.result.report.unexpected}});
+    if (!r.specs[static_cast<size_t>(x.job)].work_job)  // (a work job has no outputs of its own)
+      replayed.push_back({{rj::kId.key, r.specs[static_cast<size_t>(x.job)].id},
+                          {rj::kOutputs.key, replayed_dir(r.specs[static_cast<size_t>(x.job)].id)},
+                          {rj::kEttr.key, x.result.report.ettr},
+                          {rj::kUnexpectedInterruptions.key, x.result.report.unexpected}});
   return replayed;
 }
 
@@ -172,8 +173,8 @@ nlohmann::ordered_json fleet_summary_json(const scenario::Scenario& s, const Fle
           metrics::registered_values({r.total, r.jobs, r.specs, r.timeline, r.gpus, r.horizon, r.seed});
       !extra.empty())
     j[ms::kMetrics.key] = std::move(extra);
-  if (!r.replayed.empty())
-    j[sf::kReplayedJobs.key] = replayed_jobs_json(r);
+  if (nlohmann::ordered_json replayed = replayed_jobs_json(r); !replayed.empty())
+    j[sf::kReplayedJobs.key] = std::move(replayed);
   j[ms::kWallTimeS.key] = round_to(r.wall_time_s, 4);
   return j;
 }
@@ -184,10 +185,10 @@ namespace {
 
 const ReplayedResult* replayed_of(const FleetResult& r, size_t job)
 {
-  for (const ReplayedResult& x : r.replayed)
-    if (x.job == static_cast<long>(job))
-      return &x;
-  return nullptr;
+  // (r.replayed is in job order: FleetReplayedJobs::finish)
+  const auto it = std::lower_bound(r.replayed.begin(), r.replayed.end(), static_cast<long>(job),
+                                   [](const ReplayedResult& x, long j) { return x.job < j; });
+  return it != r.replayed.end() && it->job == static_cast<long>(job) ? &*it : nullptr;
 }
 
 // How far job i got, what else it lost, and how fast it trained (jobs.csv's last columns).
@@ -208,7 +209,7 @@ void append_progress(std::string& line, const FleetResult& r, size_t i, double o
   line += ',';
   if (spec.tokens_per_second > 0)
     append_fixed(line, job.progress_at_end * spec.tokens_per_second, 0);
-  else if (const ReplayedResult* x = replayed_of(r, i))
+  else if (const ReplayedResult* x = spec.work_job ? nullptr : replayed_of(r, i))
     append_fixed(line, x->result.report.tokens, 0);
   line += ',';
   append_fixed(line, other / kHour, 4);
@@ -337,9 +338,11 @@ std::string write_fleet_outputs(const std::string& dir, const scenario::Scenario
       !err.empty())
     return err;
   for (const ReplayedResult& x : r.replayed)
-    if (std::string err = write_outputs(dir + "/" + replayed_dir(r.specs[static_cast<size_t>(x.job)].id), x.s,
-                                        x.result, traces);
-        !err.empty())
+    if (r.specs[static_cast<size_t>(x.job)].work_job)
+      continue;  // (no outputs of its own: its line of jobs.csv)
+    else if (std::string err = write_outputs(dir + "/" + replayed_dir(r.specs[static_cast<size_t>(x.job)].id), x.s,
+                                             x.result, traces);
+             !err.empty())
       return err;
   if (r.storage.empty())
     return {};

@@ -32,7 +32,20 @@ FleetReplayedJobs::FleetReplayedJobs(const scenario::Scenario& s, mf::Workload& 
   // A job's step follows from its scenario (the fleet's or its own) and its GPUs: the copies of a job
   // (`count`) and jobs alike share one resolution.
   for (size_t j = 0; j < workload.size(); ++j)
-    if (workload[j].replayed) {
+    if (workload[j].work_job) {
+      // A unit of work: its tokens are its seconds of work, its step one of them (work_step()).
+      mf::JobSpec& spec = workload[j];
+      spec.tokens = spec.work;
+      auto known = steps_.find({nullptr, 0});
+      if (known == steps_.end())
+        known = steps_.emplace(std::pair{nullptr, 0L}, work_step()).first;
+      Job job;
+      job.source = &s;
+      job.spec = spec;
+      job.step = &known->second;
+      job.seed = jobs_.empty() ? seed : models::RandomStream(seed, "fleet/jobs/" + spec.id).next();
+      jobs_.emplace(static_cast<long>(j), std::move(job));
+    } else if (workload[j].replayed) {
       mf::JobSpec& spec = workload[j];
       const scenario::Scenario& source = own_scenario(s, spec);
       auto known = steps_.find({&source, spec.gpus});
@@ -94,7 +107,9 @@ void FleetReplayedJobs::start(long j, const mf::FleetState& fleet, const Platfor
     job.job->runtime().placed();
     return;
   }
-  scenario::Scenario js = replayed_job_scenario(*job.source, job.spec);  // (its token target set)
+  // (its token target set)
+  scenario::Scenario js = job.spec.work_job ? work_job_scenario(*job.source, job.spec)
+                                            : replayed_job_scenario(*job.source, job.spec);
   job.table = seat_job(*pool_, js, nodes, job.seed);
   job.nodes = static_cast<long>(nodes.size());
   if (jobs_.size() == 1)

@@ -30,7 +30,7 @@ namespace fleetsim::sim {
 class FleetReplayedJobs {
 public:
   /// The workload's replayed jobs: their scenarios and steps (call before the Engine: a simulated
-  /// step forks). The first draws its own events (software failures, maintenance, ...) from the
+  /// step forks). A work job (JobSpec::work_job) runs work_job_scenario() at work_step(). The first draws its own events (software failures, maintenance, ...) from the
   /// run's seed, as the replay of it does; each other one from a seed of its own. A job with a token
   /// target gets their training time at the nominal rate as its work (the scheduler's estimate).
   FleetReplayedJobs(const scenario::Scenario& s, models::fleet::Workload& workload, std::uint64_t seed);
@@ -71,7 +71,7 @@ private:
   // the queue or done holds none.
   struct Job {
     const scenario::Scenario* source = nullptr;  // the fleet's, or the job's own (FleetJobDecl::own)
-    models::fleet::JobSpec spec;                 // its GPUs and tokens
+    models::fleet::JobSpec spec;                 // its GPUs and tokens (a work job's whole spec)
     const ResolvedStep* step = nullptr;          // (steps_'s)
     std::uint64_t seed = 0;
     int client = 0;
@@ -86,7 +86,8 @@ private:
   void give_back(const std::vector<long>& first, models::fleet::FleetState& fleet);
   const scenario::Scenario& s_;
   std::map<long, Job> jobs_;  // by index in the workload
-  std::map<std::pair<const scenario::Scenario*, long>, ResolvedStep> steps_;  // by source and GPUs
+  // By source and GPUs; the work jobs' one step (work_step()) under {nullptr, 0}.
+  std::map<std::pair<const scenario::Scenario*, long>, ResolvedStep> steps_;
   models::NodePool* pool_ = nullptr;
   std::optional<NodeKeeper> keeper_;
   long others_ = -1;

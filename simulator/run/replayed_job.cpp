@@ -71,6 +71,46 @@ scenario::Scenario replayed_job_scenario(const scenario::Scenario& fleet, const 
   return s;
 }
 
+scenario::Scenario work_job_scenario(const scenario::Scenario& fleet, const models::fleet::JobSpec& j)
+{
+  scenario::Scenario s = fleet;
+  s.workload = {};
+  s.fleet.gpus = j.gpus;
+  s.token_target = j.work;  // a step trains one token: a second of work
+  s.stop_at_target = true;
+  s.step_model = "analytic";
+  s.step.layout = models::ParallelLayout{};
+  s.step.layout.dp = static_cast<int>(j.gpus);
+  s.step.workload.global_batch_tokens = 1;
+  auto& c = s.checkpoint;
+  c = {};
+  c.interval = units::Seconds(j.checkpoint_interval > 0 ? j.checkpoint_interval : 4 * fleet.duration.si() + 1);
+  c.write_overhead = units::Seconds(j.checkpoint_cost);
+  c.state_per_gpu = units::Bytes(j.checkpoint_bytes / static_cast<double>(j.gpus));
+  c.files = j.checkpoint_bytes > 0 ? fleet.checkpoint.files : models::CheckpointFiles::Consolidated;
+  s.recovery.restart = units::Seconds(j.restart_cost);
+  s.recovery.startup = units::Seconds(j.restart_cost);
+  s.recovery.warmup = units::Seconds(0);
+  s.recovery.policy_name = j.recovery == models::fleet::JobRecovery::InPlace ? "restart" : "requeue";
+  s.data = {};
+  s.heterogeneous = {};  // (the fleet's generations are its nodes'; a work job's speed is its work's)
+  s.planned = {};
+  return s;
+}
+
+ResolvedStep work_step()
+{
+  ResolvedStep r;
+  models::StepBreakdown& b = r.breakdown;
+  b.model = "work";
+  b.step_time = units::Seconds(1);
+  b.compute = units::Seconds(1);
+  b.tokens_per_step = 1;
+  b.compute_fraction = 1;
+  b.binding_term = "compute";
+  return r;
+}
+
 ReplayedJob::ReplayedJob(scenario::Scenario s, std::uint64_t seed, const ResolvedStep& step)
     : s_(with_fabric_write_rate(std::move(s), step)),
       seed_(seed),

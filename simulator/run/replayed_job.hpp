@@ -27,6 +27,16 @@ namespace fleetsim::sim {
 [[nodiscard]] scenario::Scenario replayed_job_scenario(const scenario::Scenario& fleet,
                                                        const models::fleet::JobSpec& j);
 
+/// The scenario of a fleet's work job `j` (JobSpec::work_job): the fleet's failures, recovery
+/// detection, storage, power and node-level sections, on a layout of its GPUs (data parallel) whose
+/// step is one second of its work at full speed (work_step()); it ends once it has done its work;
+/// its checkpoints every checkpoint_interval of work (never when 0) stall it checkpoint_cost and
+/// write its checkpoint_bytes, if any, to the storage; its first start and each restart take
+/// restart_cost (reload and warm-up included); its recovery policy is restart (in_place) or requeue.
+[[nodiscard]] scenario::Scenario work_job_scenario(const scenario::Scenario& fleet, const models::fleet::JobSpec& j);
+/// A work job's step: one second of its work, all compute, one "token" (a second of work) a step.
+[[nodiscard]] ResolvedStep work_step();
+
 class ReplayedJob {
 public:
   /// The replay's job: `s` its scenario, `step` its resolved step; the job owns its cluster (its

@@ -121,6 +121,15 @@ std::vector<ParamSpec> fleet_parameters()
       quantity("workload.defaults.restart_cost", T, "0s", "launch, initialisation and reload at each start", 0.0, false)
           .when(facts::a_job_takes_the_default_restart())
           .fleet_only(),
+      choice("workload.defaults.runtime", "closed_form",
+             "how the fleet runs a trace's and the generator's jobs: closed_form (the fleet's own job model) or "
+             "replay (each on the single-job replay's runtime as a unit of work: its step a second of its work at "
+             "full speed, a checkpoint every checkpoint_interval stalling it checkpoint_cost, its first start and "
+             "each restart restart_cost, its recovery the restart (in_place) or requeue policy; no outputs of its "
+             "own; docs/models/fleet.md, \"Work jobs on the runtime\")",
+             {"closed_form", "replay"})
+          .when(facts::a_job_takes_the_default_runtime())
+          .fleet_only(),
       choice("workload.defaults.recovery", "requeue", "after a failure: requeue or in_place", {"requeue", "in_place"})
           .when(facts::a_job_takes_the_default_recovery())
           .when(facts::interrupted())

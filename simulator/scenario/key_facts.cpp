@@ -314,6 +314,12 @@ Condition a_job_takes_the_default_recovery()
   });
 }
 
+Condition a_job_takes_the_default_runtime()
+{
+  return fact("a trace or the generator gives jobs", "every job is declared (workload.jobs: its own runtime)",
+              [](const FactInput& in) { return undeclared_jobs(in); });
+}
+
 Condition a_job_takes_the_default_comm_fraction()
 {
   return fact("a job given as work (not tokens) takes the default communication share",

@@ -57,6 +57,8 @@ namespace fleetsim::scenario::detail::facts {
 [[nodiscard]] Condition a_job_takes_the_default_cost();
 [[nodiscard]] Condition a_job_takes_the_default_restart();
 [[nodiscard]] Condition a_job_takes_the_default_recovery();
+/// A trace or the generator gives jobs (they run as workload.defaults.runtime says).
+[[nodiscard]] Condition a_job_takes_the_default_runtime();
 [[nodiscard]] Condition a_job_takes_the_default_comm_fraction();
 /// A fleet job checkpoints without a checkpoint_size of its own.
 [[nodiscard]] Condition a_job_checkpoints_unsized();

@@ -114,6 +114,11 @@ models::fleet::JobSpec job_defaults(Reader& r)
   d.comm_fraction = r.number("workload.defaults.comm_fraction");
   d.recovery = r.text("workload.defaults.recovery") == "in_place" ? models::fleet::JobRecovery::InPlace
                                                                   : models::fleet::JobRecovery::Requeue;
+  if (r.text("workload.defaults.runtime") == "replay") {
+    d.replayed = true;
+    d.work_job = true;
+    d.preemptible = false;
+  }
   return d;
 }
 
@@ -257,6 +262,53 @@ void read_fleet(Reader& r, const std::vector<ResolvedValue>& resolved, const std
   read_generator(r, s);
 }
 
+namespace {
+
+// A trace's or the generator's jobs on the runtime (workload.defaults.runtime: replay): what the
+// runtime does not model for them yet is refused at the key.
+void check_work_runtime(Reader& r, const Scenario& s)
+{
+  if (!r.has("workload.defaults.runtime") || r.text("workload.defaults.runtime") != "replay" ||
+      (s.workload.trace_jobs.empty() && !s.workload.generator))
+    return;
+  if (s.scheduler.preemption != models::fleet::Preemption::None)
+    r.error_at_first_given({"scheduler.preemption", "workload.defaults.runtime"},
+                           "'scheduler.preemption' of the jobs on the replay's runtime "
+                           "(workload.defaults.runtime: replay) is not modelled yet: leave it out, or run them "
+                           "closed_form");
+  if (s.stragglers.episode_interval > 0 && s.stragglers.episode_speed < 1)
+    r.error_at_first_given({"stragglers.episode_interval", "workload.defaults.runtime"},
+                           "'stragglers.episode_interval': slowdown episodes beside the jobs on the replay's "
+                           "runtime (workload.defaults.runtime: replay) are not modelled yet (each job would draw "
+                           "them over the whole cluster): leave them out, or run the jobs closed_form");
+  // The replay's node pool holds one job per node: a job of part of a node is not modelled there yet.
+  const int gpn = s.fleet.gpus_per_node;
+  std::vector<long> sizes;
+  for (const auto& j : s.workload.trace_jobs)
+    sizes.push_back(j.gpus);
+  if (s.workload.generator)
+    for (const auto& w : s.workload.generator->gpus)
+      if (w.probability > 0)
+        sizes.push_back(w.gpus);
+  if (const auto part = std::find_if(sizes.begin(), sizes.end(), [gpn](long g) { return g % gpn != 0; });
+      part != sizes.end())
+    r.error_at_first_given({"workload.defaults.runtime"},
+                           "'workload.defaults.runtime: replay' needs jobs of whole nodes: a job of " +
+                               std::to_string(*part) + " GPUs on " + std::to_string(gpn) +
+                               "-GPU nodes would share its node, which the replay's node pool does not model yet; "
+                               "run the jobs closed_form");
+  for (const auto& c : s.causes)
+    if (c.scope == models::Scope::Storage)
+      r.error_at_first_given({"failures.causes." + c.name + ".scope", "workload.defaults.runtime"},
+                             "'failures.causes." + c.name +
+                                 ".scope: storage' beside the jobs on the replay's "
+                                 "runtime (workload.defaults.runtime: replay) is not modelled yet (each job would draw "
+                                 "the storage's outages itself): give the cause another scope, or run the jobs "
+                                 "closed_form");
+}
+
+}  // namespace
+
 // Jobs that cannot fit the cluster (what a fleet does not model is refused by key: check_applies).
 void check_fleet(Reader& r, const Scenario& s)
 {
@@ -272,6 +324,7 @@ void check_fleet(Reader& r, const Scenario& s)
                            "'stragglers.episode_interval': slowdown episodes beside more than one replayed job "
                            "(workload.jobs.<name>.runtime: replay) are not modelled yet (each job would draw them "
                            "over the whole cluster); leave them out, or replay one job");
+  check_work_runtime(r, s);
   // The shared fleet fabric is built at node resolution from the Clos's racks and pods
   // (simulator/platform/fleet_fabric.hpp); a rail-optimized fabric or a torus is not, yet.
   if (s.fabric.fleet == FleetFabricMode::Shared && s.fabric.topology != "clos")
