@@ -80,8 +80,16 @@ std::vector<long> FleetState::waiting(size_t limit) const { return queue_.first(
 double FleetState::run_estimate(long job) const
 {
   const JobSpec& s = spec(job);
-  if (s.replayed)  // its tokens at the nominal rate from its start, or the window
-    return s.work > 0 ? std::max(0.0, live_[static_cast<size_t>(job)].alloc_t + s.work - now_) : cfg_.horizon - now_;
+  const Live& l = live_[static_cast<size_t>(job)];
+  // A work job as the closed-form one, from its start (its runtime's progress is its own: the whole
+  // work, again after a requeue).
+  if (s.work_job)
+    return std::max(0.0, finish_time(Segment{l.in_queue ? now_ : l.alloc_t, s.restart_cost, s.checkpoint_interval,
+                                             s.checkpoint_cost},
+                                     s.work) -
+                             now_);
+  if (s.replayed)  // its tokens at the nominal rate from its start (now, if queued), or the window
+    return s.work > 0 ? std::max(0.0, (l.in_queue ? now_ : l.alloc_t) + s.work - now_) : cfg_.horizon - now_;
   const Segment seg{now_, s.restart_cost, s.checkpoint_interval, s.checkpoint_cost};
   const double remaining = std::max(0.0, s.work - rec_[static_cast<size_t>(job)].committed);
   return finish_time(seg, remaining) - now_;
@@ -102,7 +110,9 @@ std::vector<RunningView> FleetState::running() const
     v.stopping = r.state != JobState::Running;
     v.started = l.alloc_t;
     v.placement = &l.placement;
-    if (s.replayed)
+    if (s.work_job)
+      v.release = now_ + run_estimate(job);
+    else if (s.replayed)
       v.release = cfg_.horizon;  // it holds its nodes for the whole window
     else if (r.state == JobState::Running)
       v.release = finish_time(l.seg, std::max(0.0, s.work - r.committed));

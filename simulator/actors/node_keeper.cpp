@@ -101,9 +101,9 @@ void NodeKeeper::back(const Request& r)
 void NodeKeeper::taken_back(long node, long pool_job)
 {
   tell_jobs(node, pool_job);
-  // A job that left the keeper as it read the node's return (requeued: it holds no node) does not
-  // keep it: the node is back as one no job took.
-  if (jobs_.count(pool_job) == 0 && on_return_)
+  // It is idle in the pool until a job takes it: the fleet may be owed one (a requeued or ended
+  // job's), as of a node that came back directly.
+  if (on_return_)
     on_return_(node);
 }
 

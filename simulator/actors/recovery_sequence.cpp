@@ -22,7 +22,11 @@ Task<> JobScheduler::recover(msg::Failure failure)
     const auto& cause = w_.scenario.causes.at(static_cast<size_t>(failure.cause));
     MaybeFailure next = co_await timed_phase(
         Phase::Detection, models::detection_delay(cause, rec.detection, rec.watchdog_timeout).si());
-    if (!next)
+    // (A drain's restart, planned, keeps its nodes: drain() acquires them in place.) No co_await in
+    // a conditional expression: GCC 12 miscompiles it.
+    if (!next && w_.policy.requeues())
+      next = co_await requeue();
+    else if (!next)
       next = co_await acquire_nodes();
     if (!next)
       next = co_await timed_phase(Phase::Restart, restart);
@@ -41,8 +45,6 @@ Task<> JobScheduler::recover(msg::Failure failure)
 
 Task<JobScheduler::MaybeFailure> JobScheduler::acquire_nodes()
 {
-  if (w_.policy.requeues())
-    co_return co_await requeue();
   models::NodePool& pool = w_.pool;
   auto ready = [&] { return w_.policy.restart_width(view()).has_value(); };
   if (!ready()) {
@@ -95,8 +97,8 @@ Task<JobScheduler::MaybeFailure> JobScheduler::requeue()
       auto m = co_await w_.inbox.next(-1);
       if (std::holds_alternative<msg::Placed>(*m))
         placed = true;
-      else
-        (void)background(*m);  // (it holds no node: a failure strikes nothing, a planned stop waits)
+      else if (!std::holds_alternative<msg::Planned>(*m))  // (no maintenance for a job on no node)
+        (void)background(*m);                              // (it holds no node: a failure strikes nothing)
     }
     w_.trace.close(now(), false);
   }

@@ -78,6 +78,7 @@ struct JobWiring {
   Inbox<LoaderMessage>* loader = nullptr;  // its data loader (nullptr: data loading not modelled)
   DataDemand* demand = nullptr;
   long target_step = 0;  // the step that reaches the job's token target (0: none, it trains on)
+  bool checkpoint_at_target = true;  // it checkpoints the stretch that reaches it before it ends
 };
 
 /// The job scheduler: the fleet's state, the policy, the trace, and every other actor's inbox.

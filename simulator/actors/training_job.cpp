@@ -55,6 +55,11 @@ Task<> TrainingJob::run_incarnation(long epoch, bool from_memory)
       steps = std::max(0L, w_.target_step - step_);
     Outcome o = co_await train(epoch, steps);
     demand(epoch, false);
+    if (last && o == Outcome::Continue && !w_.checkpoint_at_target) {
+      // Done without a last checkpoint (a fleet's work job): its work counts as the window's end's.
+      w_.scheduler.post(msg::Stopped{epoch, true, true});
+      co_return;
+    }
     if (o == Outcome::Continue)
       o = co_await checkpoint(epoch, last);
     if (o == Outcome::Interrupted) {

@@ -42,6 +42,10 @@ FleetReplayedJobs::FleetReplayedJobs(const scenario::Scenario& s, mf::Workload& 
       Job job;
       job.source = &s;
       job.spec = spec;
+      // Its checkpoints go through the storage with checkpoint_size_per_gpu (its own client); the
+      // fleet's state, which does not run it, never sees them (JobSpec::checkpoint_bytes stays 0).
+      if (spec.checkpoint_interval > 0)
+        job.spec.checkpoint_bytes = s.workload.checkpoint_size_per_gpu * static_cast<double>(spec.gpus);
       job.step = &known->second;
       job.seed = jobs_.empty() ? seed : models::RandomStream(seed, "fleet/jobs/" + spec.id).next();
       jobs_.emplace(static_cast<long>(j), std::move(job));

@@ -42,10 +42,6 @@ void store_from_nodes(const scenario::Scenario& s, mf::Workload& w)
   if (!(per_gpu > 0))
     return;
   for (mf::JobSpec& j : w) {
-    if (j.work_job && j.checkpoint_interval > 0) {  // (its runtime writes them through its own client)
-      j.checkpoint_bytes = per_gpu * static_cast<double>(j.gpus);
-      continue;
-    }
     if (j.replayed || j.checkpoint_bytes > 0 || !(j.checkpoint_interval > 0))
       continue;
     j.checkpoint_bytes = j.tokens_per_second > 0 ? 14 * s.step.workload.parameters : per_gpu * static_cast<double>(j.gpus);

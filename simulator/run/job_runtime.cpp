@@ -151,7 +151,7 @@ void JobRuntime::start(const Platform& platform, int client, const Spawn& spawn,
   const JobWiring job{trace_,     shape_,           plan_,
                       job_inbox_, scheduler_inbox_, writes_,
                       interval_,  history_,         loads ? &loader_inbox_ : nullptr,
-                      &demand_,   target_step()};
+                      &demand_,   target_step(),    s_.checkpoint_at_target};
   StorageSystem& storage = *platform.storage;
   const SchedulerWiring scheduler{s_,           trace_,           pool_,      pool_job_,        counters_,
                                   policy_,      checkpoint_bytes, seed_,      scheduler_inbox_, job_inbox_,

@@ -78,6 +78,7 @@ scenario::Scenario work_job_scenario(const scenario::Scenario& fleet, const mode
   s.fleet.gpus = j.gpus;
   s.token_target = j.work;  // a step trains one token: a second of work
   s.stop_at_target = true;
+  s.checkpoint_at_target = false;
   s.step_model = "analytic";
   s.step.layout = models::ParallelLayout{};
   s.step.layout.dp = static_cast<int>(j.gpus);
@@ -85,7 +86,9 @@ scenario::Scenario work_job_scenario(const scenario::Scenario& fleet, const mode
   auto& c = s.checkpoint;
   c = {};
   c.interval = units::Seconds(j.checkpoint_interval > 0 ? j.checkpoint_interval : 4 * fleet.duration.si() + 1);
-  c.write_overhead = units::Seconds(j.checkpoint_cost);
+  // With bytes, a checkpoint takes as long as its write (checkpoint_cost is the scheduler's estimate, as
+  // for the closed-form job); without, it stalls checkpoint_cost.
+  c.write_overhead = units::Seconds(j.checkpoint_bytes > 0 ? 0.0 : j.checkpoint_cost);
   c.state_per_gpu = units::Bytes(j.checkpoint_bytes / static_cast<double>(j.gpus));
   c.files = j.checkpoint_bytes > 0 ? fleet.checkpoint.files : models::CheckpointFiles::Consolidated;
   s.recovery.restart = units::Seconds(j.restart_cost);

@@ -176,6 +176,9 @@ struct Scenario {
   // The job ends once it has trained token_target tokens and checkpointed them (a fleet's job
   // declared by tokens; not a key: a single job's replay trains to the window's end).
   bool stop_at_target = false;
+  // With stop_at_target: the job checkpoints its last stretch before it ends (a replayed job; not a
+  // fleet's work job, which, as the closed-form job, ends as soon as its work is done).
+  bool checkpoint_at_target = true;
   std::uint64_t seed = 1;
   std::string step_model = "simulated";
 

@@ -276,6 +276,11 @@ void check_work_runtime(Reader& r, const Scenario& s)
                            "'scheduler.preemption' of the jobs on the replay's runtime "
                            "(workload.defaults.runtime: replay) is not modelled yet: leave it out, or run them "
                            "closed_form");
+  if (s.fabric.fleet == FleetFabricMode::Shared)
+    r.error_at_first_given({"network.fleet_fabric", "workload.defaults.runtime"},
+                           "'network.fleet_fabric: shared' beside the jobs on the replay's runtime "
+                           "(workload.defaults.runtime: replay) is not modelled yet (their flows are not on the "
+                           "shared fabric): leave it out, or run the jobs closed_form");
   if (s.stragglers.episode_interval > 0 && s.stragglers.episode_speed < 1)
     r.error_at_first_given({"stragglers.episode_interval", "workload.defaults.runtime"},
                            "'stragglers.episode_interval': slowdown episodes beside the jobs on the replay's "
